@@ -1,0 +1,22 @@
+# quench_add_test(<name> SOURCES <files...> [LIBRARIES <libs...>])
+# A GoogleTest executable linked to the framework; its tests are registered with CTest.
+# Tests find the example data through QUENCH_TEST_DATA and the build's plugins through
+# QUENCH_TEST_PLUGINS.
+if(QUENCH_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+endif()
+function(quench_add_test name)
+  if(NOT QUENCH_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE quench_framework quench_warnings GTest::gtest_main
+                        ${ARG_LIBRARIES})
+  target_compile_definitions(${name} PRIVATE
+    QUENCH_TEST_DATA="${PROJECT_SOURCE_DIR}/examples/data"
+    QUENCH_TEST_PLUGINS="${CMAKE_BINARY_DIR}/${QUENCH_PLUGIN_SUBDIR}")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
+    PROPERTIES ENVIRONMENT "QUENCH_TEST_DATA=${PROJECT_SOURCE_DIR}/examples/data")
+endfunction()

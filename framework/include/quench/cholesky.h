@@ -1,0 +1,45 @@
+// Cholesky factorization through LAPACK (dpotrf of the BLAS backend), with a jitter policy
+// for nearly singular kernel matrices. Every engine factorizes through this class.
+#pragma once
+
+#include <string>
+
+#include <Eigen/Core>
+
+#include "quench/export.h"
+
+namespace quench {
+
+struct JitterPolicy {
+  /// First jitter tried after a failure, relative to the mean of the diagonal.
+  double initial_relative = 1e-10;
+  double growth = 10.0;  ///< factor between tries
+  int max_tries = 6;     ///< 0 = no jitter, a non-PD matrix fails at once
+};
+
+class QUENCH_API Cholesky {
+ public:
+  /// Factorizes the symmetric matrix A = L L^T (only the lower triangle of A is read).
+  /// When A is not positive definite, adds jitter * I per the policy; throws NumericalError
+  /// naming `what` when every try fails.
+  explicit Cholesky(Eigen::MatrixXd A, const JitterPolicy& policy = {},
+                    const std::string& what = "matrix");
+
+  Eigen::Index size() const { return factor_.rows(); }
+  /// The jitter that was added to the diagonal (0 when none was needed).
+  double jitter() const { return jitter_; }
+  /// The lower-triangular factor L (the strict upper triangle is zero).
+  const Eigen::MatrixXd& lower() const { return factor_; }
+
+  Eigen::VectorXd solve(const Eigen::VectorXd& b) const;  ///< A^{-1} b
+  Eigen::MatrixXd solve(const Eigen::MatrixXd& B) const;  ///< A^{-1} B
+  Eigen::MatrixXd solve_lower(const Eigen::MatrixXd& B) const;  ///< L^{-1} B
+  Eigen::MatrixXd inverse() const;  ///< A^{-1} (dpotri)
+  double log_determinant() const;   ///< log det A
+
+ private:
+  Eigen::MatrixXd factor_;
+  double jitter_ = 0.0;
+};
+
+}  // namespace quench

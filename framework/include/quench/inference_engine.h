@@ -1,0 +1,68 @@
+// Inference engines: the methods. An engine receives the data and the components it declared
+// it needs, and returns Results.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <Eigen/Core>
+
+#include "quench/component.h"
+#include "quench/dataset.h"
+#include "quench/kernel.h"
+#include "quench/likelihood.h"
+#include "quench/optimizer.h"
+#include "quench/resampler.h"
+#include "quench/results.h"
+
+namespace quench {
+
+class InferenceEngine;
+
+/// Services of the host during a run.
+struct RunContext {
+  /// Worker threads for independent work (draws, folds); 0 = all cores. Results must not
+  /// depend on this number.
+  int threads = 0;
+  /// Called with the fraction done (0..1) on long runs; may be empty.
+  std::function<void(double fraction)> progress;
+  /// Creates another engine by plugin name with default parameters (for engines that wrap
+  /// an inner engine, e.g. mc_bootstrap). Throws ConfigError for an unknown name.
+  std::function<std::shared_ptr<InferenceEngine>(const std::string& plugin)> make_engine;
+};
+
+/// Everything an engine works on. Components an engine did not declare may be null.
+struct Problem {
+  const Dataset* data = nullptr;
+  std::shared_ptr<const Kernel> kernel;
+  std::shared_ptr<const Likelihood> likelihood;
+  std::shared_ptr<const Resampler> resampler;
+  std::shared_ptr<const Optimizer> optimizer;
+  std::uint64_t seed = 0;
+  RunContext context;
+};
+
+/// A model prepared once for repeated retraining on reweighted training data (bootstrap
+/// counts, Bayesian-bootstrap weights). predict() must be safe to call from several threads.
+class QUENCH_API ResampledModel {
+ public:
+  virtual ~ResampledModel();
+  /// Predictions at the N training inputs followed by the test inputs, for the model trained
+  /// with per-point weights w (w_i = 0 drops point i). Throws NumericalError on failure.
+  virtual Eigen::VectorXd predict(const Eigen::VectorXd& weights) const = 0;
+};
+
+class QUENCH_API InferenceEngine : public Component {
+ public:
+  ~InferenceEngine() override;
+
+  virtual Results run(const Problem& problem) const = 0;
+
+  /// A model to retrain on weighted data, or nullptr if the engine cannot be retrained
+  /// this way (the default).
+  virtual std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const;
+};
+
+}  // namespace quench

@@ -1,0 +1,42 @@
+// Per-site observation models p(y | f).
+#pragma once
+
+#include <optional>
+
+#include <Eigen/Core>
+
+#include "quench/component.h"
+
+namespace quench {
+
+/// Moments of the tilted distribution p(y|f) N(f; m, v) / Z.
+struct TiltedMoments {
+  double log_z = 0.0;  ///< log Z = log \int p(y|f) N(f; m, v) df
+  double mean = 0.0;   ///< E[f]
+  double variance = 0.0;  ///< Var[f]
+};
+
+class QUENCH_API Likelihood : public Component {
+ public:
+  ~Likelihood() override;
+
+  /// log p(y | f).
+  virtual double log_likelihood(double y, double f) const = 0;
+  /// d/df log p(y | f) and d^2/df^2 log p(y | f).
+  virtual double d_log_likelihood(double y, double f) const = 0;
+  virtual double d2_log_likelihood(double y, double f) const = 0;
+
+  /// Tilted moments of p(y|f) N(f; m, v). The default integrates by Gauss-Hermite quadrature;
+  /// likelihoods with closed forms override it.
+  virtual TiltedMoments tilted_moments(double y, double m, double v) const;
+
+  /// The noise variance when the likelihood is Gaussian N(y; f, sigma^2), else nullopt.
+  /// Engines with closed-form Gaussian algebra (exact GP regression) require it.
+  virtual std::optional<double> gaussian_noise_variance() const { return std::nullopt; }
+
+  /// Label transform applied to the training targets before inference (identity by default;
+  /// e.g. the Dirichlet transform of 002 eqs 10-11).
+  virtual Eigen::VectorXd transform_targets(const Eigen::VectorXd& y) const { return y; }
+};
+
+}  // namespace quench

@@ -1,0 +1,35 @@
+// Threads over independent tasks (draws, particles, folds). Each task must derive its
+// randomness from its own index (RngStream(seed, index)), so results do not depend on the
+// number of threads. BLAS runs single-threaded inside the workers to avoid oversubscription.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+#include "quench/export.h"
+
+namespace quench {
+
+/// Number of workers for a request (0 = hardware concurrency), at least 1.
+QUENCH_API int resolve_threads(int requested);
+
+/// Runs task(i) for i in [0, count) on `threads` workers (0 = all cores). Tasks are handed
+/// out dynamically. The first exception thrown by a task is rethrown after all workers stop.
+/// `progress`, if set, is called from the calling thread with the fraction done.
+QUENCH_API void parallel_for(std::size_t count, int threads,
+                             const std::function<void(std::size_t)>& task,
+                             const std::function<void(double)>& progress = {});
+
+/// Sets the BLAS backend's thread count for the current scope and restores it afterwards.
+class QUENCH_API ScopedBlasThreads {
+ public:
+  explicit ScopedBlasThreads(int threads);
+  ~ScopedBlasThreads();
+  ScopedBlasThreads(const ScopedBlasThreads&) = delete;
+  ScopedBlasThreads& operator=(const ScopedBlasThreads&) = delete;
+
+ private:
+  int previous_;
+};
+
+}  // namespace quench

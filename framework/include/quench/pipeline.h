@@ -1,0 +1,61 @@
+// Pipelines: a YAML file naming the data, the components (plugin + parameters), one or more
+// engines run on the same data, the outputs and the seed. Validated against the plugins'
+// schemas before any work starts; every problem is reported at once as file:line:col.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "quench/export.h"
+#include "quench/results.h"
+
+namespace quench {
+
+class Registry;
+struct PipelineSpec;  // parsed form (internal)
+
+struct RunOptions {
+  int threads = 0;              ///< worker threads; 0 = all cores
+  bool progress = false;        ///< progress bar on stderr
+};
+
+class QUENCH_API Pipeline {
+ public:
+  /// Parses a pipeline file. Throws ConfigError for YAML syntax errors and structural
+  /// problems that need no plugin knowledge (all collected).
+  static Pipeline from_file(const std::string& path);
+  /// Parses YAML text; relative data paths resolve against base_directory.
+  static Pipeline from_string(const std::string& yaml, const std::string& name = "<string>",
+                              const std::string& base_directory = ".");
+
+  Pipeline(Pipeline&&) noexcept;
+  Pipeline& operator=(Pipeline&&) noexcept;
+  ~Pipeline();
+
+  /// The pipeline's plugin_paths (resolved against its directory).
+  const std::vector<std::string>& plugin_paths() const;
+  /// The output directory named by the pipeline (outputs.dir), resolved; empty if none.
+  const std::string& output_directory() const;
+  const std::string& name() const;
+  /// The pipeline's seed (every random draw derives from it).
+  std::uint64_t seed() const;
+
+  /// Checks every component and engine against the registry: unknown plugins and keys
+  /// (with did-you-mean), types, ranges, missing required parameters, missing components.
+  /// Throws ConfigError holding all diagnostics.
+  void validate(const Registry& registry) const;
+
+  /// Validates, loads the data and runs every engine for every sweep point. A failing
+  /// engine yields Results with status failed (the others still run).
+  std::vector<Results> run(const Registry& registry, const RunOptions& options = {}) const;
+
+  const PipelineSpec& spec() const;
+
+ private:
+  explicit Pipeline(std::unique_ptr<PipelineSpec> spec);
+  std::unique_ptr<PipelineSpec> spec_;
+};
+
+}  // namespace quench

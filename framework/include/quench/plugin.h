@@ -1,0 +1,57 @@
+// What a plugin library exports: one descriptor listing its plugins. A library defines
+//
+//   const quench::LibraryDescriptor* describe() { static quench::LibraryDescriptor d{...}; ... }
+//   QUENCH_PLUGIN_LIBRARY(describe)
+//
+// The registry reads api_version and descriptor_size first and refuses a library whose values
+// differ from its own, before touching anything else in the descriptor.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/dll/alias.hpp>
+
+#include "quench/component.h"
+#include "quench/parameters.h"
+
+namespace quench {
+
+/// Bumped on any change of the plugin ABI (this header, the interfaces, Params).
+inline constexpr std::uint32_t kPluginApiVersion = 1;
+
+using PluginFactory = std::function<std::unique_ptr<Component>(const Params&)>;
+
+struct PluginInfo {
+  Family family = Family::kernel;
+  std::string name;     ///< unique within its family, e.g. "gaussian"
+  std::string version;  ///< the plugin's own version
+  std::string doc;      ///< one line
+  ParamSchema schema;
+  PluginFactory factory;
+  /// Components an engine needs from the pipeline (engines only).
+  std::vector<Family> needs;
+};
+
+struct LibraryDescriptor {
+  // Read first, before the layout of the rest is trusted.
+  std::uint32_t api_version = kPluginApiVersion;
+  std::uint32_t descriptor_size = sizeof(LibraryDescriptor);
+  // Valid only when the two fields above match the host's.
+  std::string library_name;
+  std::string library_version;
+  std::vector<PluginInfo> plugins;
+};
+
+using DescriptorFunction = const LibraryDescriptor*();
+
+/// The one symbol a plugin library exports.
+inline constexpr const char* kDescriptorSymbol = "quench_plugin_descriptor";
+
+}  // namespace quench
+
+/// Exports `function` (a DescriptorFunction) as the library's descriptor.
+#define QUENCH_PLUGIN_LIBRARY(function) BOOST_DLL_ALIAS(function, quench_plugin_descriptor)

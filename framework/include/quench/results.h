@@ -1,0 +1,35 @@
+// What an engine returns: named scalars, vectors and matrices, with status and timings.
+// Names are stable (docs/results.md); engines computing the same quantity use the same name
+// so reports can put an analytical answer beside its Monte-Carlo reference.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <Eigen/Core>
+
+namespace quench {
+
+enum class RunStatus { ok, not_converged, failed };
+const char* to_string(RunStatus status);
+
+struct Status {
+  RunStatus code = RunStatus::ok;
+  std::string message;  ///< why it is not ok; empty when ok
+  int iterations = 0;
+};
+
+struct Results {
+  std::string engine;  ///< the engine's name in the pipeline
+  std::string plugin;  ///< the engine plugin that produced it
+  /// Swept parameters of this run, "resampler.ratio" -> 0.5 (empty without a sweep).
+  std::map<std::string, double> sweep;
+  std::map<std::string, double> scalars;
+  std::map<std::string, Eigen::VectorXd> vectors;
+  std::map<std::string, Eigen::MatrixXd> matrices;
+  std::map<std::string, std::string> info;  ///< free-form metadata (units, methods)
+  std::map<std::string, double> timings;    ///< seconds
+  Status status;
+};
+
+}  // namespace quench

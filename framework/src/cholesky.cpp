@@ -1,0 +1,79 @@
+#include "quench/cholesky.h"
+
+#include <cmath>
+#include <sstream>
+
+#include <lapacke.h>
+
+#include "quench/errors.h"
+
+namespace quench {
+
+namespace {
+lapack_int potrf_lower(Eigen::MatrixXd& A) {
+  return LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', static_cast<lapack_int>(A.rows()), A.data(),
+                        static_cast<lapack_int>(A.rows()));
+}
+}  // namespace
+
+Cholesky::Cholesky(Eigen::MatrixXd A, const JitterPolicy& policy, const std::string& what) {
+  if (A.rows() != A.cols())
+    throw NumericalError(what, "Cholesky needs a square matrix");
+  if (!A.allFinite()) throw NumericalError(what, "matrix has non-finite entries");
+  const Eigen::Index n = A.rows();
+  factor_ = A;
+  lapack_int info = potrf_lower(factor_);
+  if (info != 0 && policy.max_tries > 0) {
+    const double scale = n > 0 ? std::max(A.diagonal().cwiseAbs().mean(), 1e-300) : 1.0;
+    double jitter = policy.initial_relative * scale;
+    for (int t = 0; t < policy.max_tries && info != 0; ++t, jitter *= policy.growth) {
+      factor_ = A;
+      factor_.diagonal().array() += jitter;
+      info = potrf_lower(factor_);
+      if (info == 0) jitter_ = jitter;
+    }
+  }
+  if (info != 0) {
+    std::ostringstream msg;
+    msg << what << " (" << n << "x" << n << ") is not positive definite (LAPACK dpotrf info "
+        << info << ")";
+    if (policy.max_tries > 0)
+      msg << " even with jitter up to " << policy.initial_relative
+          << " x growth^" << policy.max_tries - 1 << " times the mean diagonal";
+    throw NumericalError("cholesky", msg.str());
+  }
+  factor_.triangularView<Eigen::StrictlyUpper>().setZero();
+}
+
+Eigen::VectorXd Cholesky::solve(const Eigen::VectorXd& b) const {
+  Eigen::MatrixXd B = b;
+  return solve(B).col(0);
+}
+
+Eigen::MatrixXd Cholesky::solve(const Eigen::MatrixXd& B) const {
+  Eigen::MatrixXd X = B;
+  const auto n = static_cast<lapack_int>(factor_.rows());
+  LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n, static_cast<lapack_int>(X.cols()), factor_.data(), n,
+                 X.data(), static_cast<lapack_int>(X.rows()));
+  return X;
+}
+
+Eigen::MatrixXd Cholesky::solve_lower(const Eigen::MatrixXd& B) const {
+  Eigen::MatrixXd X = B;
+  factor_.triangularView<Eigen::Lower>().solveInPlace(X);  // dtrsm through EIGEN_USE_BLAS
+  return X;
+}
+
+Eigen::MatrixXd Cholesky::inverse() const {
+  Eigen::MatrixXd inv = factor_;
+  const auto n = static_cast<lapack_int>(inv.rows());
+  LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', n, inv.data(), n);
+  inv.triangularView<Eigen::StrictlyUpper>() = inv.transpose();
+  return inv;
+}
+
+double Cholesky::log_determinant() const {
+  return 2.0 * factor_.diagonal().array().log().sum();
+}
+
+}  // namespace quench

@@ -1,0 +1,100 @@
+// Out-of-line destructors (the key functions that anchor the interfaces' type information in
+// the framework library, so dynamic_cast works across plugin boundaries) and the default
+// implementations of the interfaces.
+#include <cmath>
+#include <limits>
+
+#include "quench/component.h"
+#include "quench/gauss_hermite.h"
+#include "quench/inference_engine.h"
+#include "quench/kernel.h"
+#include "quench/likelihood.h"
+#include "quench/optimizer.h"
+#include "quench/resampler.h"
+
+namespace quench {
+
+const char* to_string(Family family) {
+  switch (family) {
+    case Family::kernel: return "kernel";
+    case Family::likelihood: return "likelihood";
+    case Family::resampler: return "resampler";
+    case Family::optimizer: return "optimizer";
+    case Family::engine: return "engine";
+  }
+  return "?";
+}
+
+std::optional<Family> family_from_string(std::string_view name) {
+  for (Family f : {Family::kernel, Family::likelihood, Family::resampler, Family::optimizer,
+                   Family::engine})
+    if (name == to_string(f)) return f;
+  return std::nullopt;
+}
+
+const char* to_string(RunStatus status) {
+  switch (status) {
+    case RunStatus::ok: return "ok";
+    case RunStatus::not_converged: return "not_converged";
+    case RunStatus::failed: return "failed";
+  }
+  return "?";
+}
+
+Component::~Component() = default;
+FeatureMap::~FeatureMap() = default;
+Kernel::~Kernel() = default;
+Likelihood::~Likelihood() = default;
+Resampler::~Resampler() = default;
+SmoothObjective::~SmoothObjective() = default;
+Optimizer::~Optimizer() = default;
+ResampledModel::~ResampledModel() = default;
+InferenceEngine::~InferenceEngine() = default;
+
+void Kernel::prepare(const Eigen::MatrixXd& /*X_train*/) {}
+
+Eigen::VectorXd Kernel::diagonal(const Eigen::MatrixXd& X) const {
+  Eigen::VectorXd d(X.rows());
+  for (Eigen::Index i = 0; i < X.rows(); ++i) d(i) = cross(X.row(i), X.row(i))(0, 0);
+  return d;
+}
+
+Eigen::MatrixXd Kernel::gram(const Eigen::MatrixXd& X) const {
+  Eigen::MatrixXd K = cross(X, X);
+  K.diagonal().array() += diagonal_noise();
+  return K;
+}
+
+// Tilted moments by quadrature in the variable f = m + sqrt(v) z, with the likelihood taken
+// in log space relative to its maximum over the nodes so that tiny likelihoods do not
+// underflow.
+TiltedMoments Likelihood::tilted_moments(double y, double m, double v) const {
+  const auto& rule = gauss_hermite(64);
+  const double s = std::sqrt(v);
+  const std::size_t n = rule.nodes.size();
+  std::vector<double> logp(n);
+  double max_logp = -std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < n; ++k) {
+    logp[k] = log_likelihood(y, m + s * rule.nodes[k]);
+    max_logp = std::max(max_logp, logp[k]);
+  }
+  double z = 0, first = 0, second = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const double w = rule.weights[k] * std::exp(logp[k] - max_logp);
+    z += w;
+    first += w * rule.nodes[k];
+    second += w * rule.nodes[k] * rule.nodes[k];
+  }
+  const double ez = first / z;
+  TiltedMoments out;
+  out.log_z = std::log(z) + max_logp;
+  out.mean = m + s * ez;
+  out.variance = v * std::max(second / z - ez * ez, 0.0);
+  return out;
+}
+
+std::unique_ptr<ResampledModel> InferenceEngine::prepare_resampling(const Problem&) const {
+  return nullptr;
+}
+
+}  // namespace quench

@@ -1,0 +1,486 @@
+// Parsing of pipeline files into a PipelineSpec. Only the structure is checked here (known
+// keys, types of the fixed fields, required sections); plugin parameters are kept as raw YAML
+// and interpreted by resolve_pipeline against the plugins' schemas. Every problem found is
+// collected and thrown as one ConfigError, sorted by position.
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipeline_spec.h"
+
+namespace quench {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kTopKeys = {"name",       "seed",    "plugin_paths", "data",
+                                           "components", "engines", "outputs"};
+const std::vector<std::string> kDataKeys = {
+    "file", "test_file", "target", "inputs", "split", "standardize_inputs", "standardize_target"};
+const std::vector<std::string> kSplitKeys = {"rule", "column", "count", "fraction"};
+const std::vector<std::string> kSplitRules = {"none", "column", "first_train", "first_test",
+                                              "fraction"};
+const std::vector<std::string> kOutputKeys = {"dir", "plots", "tables"};
+const std::vector<Family> kComponentFamilies = {Family::kernel, Family::likelihood,
+                                                Family::resampler, Family::optimizer};
+
+/// A key of a mapping with its value.
+struct Entry {
+  std::string key;
+  SourceLocation at;  ///< position of the key
+  YAML::Node value;
+};
+
+std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::string best = did_you_mean(word, candidates);
+  return best.empty() ? std::string() : "; did you mean '" + best + "'?";
+}
+
+/// How a node reads in a message: "'text'", "quoted string \"text\"", "a list", "a mapping"
+/// or "nothing".
+std::string describe(const YAML::Node& node) {
+  if (node.IsScalar() && node.Tag() == "!") return "quoted string \"" + node.Scalar() + "\"";
+  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a mapping";
+  return "nothing";
+}
+
+/// Plain (unquoted) scalars are the only ones read as numbers or booleans.
+bool is_plain(const YAML::Node& node) { return node.IsScalar() && node.Tag() == "?"; }
+
+std::string resolve_path(const std::string& base_dir, const std::string& path) {
+  if (path.empty() || base_dir.empty() || fs::path(path).is_absolute()) return path;
+  return (fs::path(base_dir) / path).lexically_normal().string();
+}
+
+class Parser {
+ public:
+  Parser(const std::string& file, const std::string& base_dir) {
+    spec_.file = file;
+    spec_.base_dir = base_dir;
+  }
+
+  PipelineSpec parse(const std::string& yaml) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(yaml);
+    } catch (const YAML::Exception& e) {
+      throw ConfigError({{at(e.mark), e.msg}});
+    }
+    spec_.name = fs::path(spec_.file).stem().string();
+    const SourceLocation root_at = root.IsNull() ? SourceLocation{spec_.file, 1, 1} : at(root);
+    if (!root.IsMap()) {
+      error(root_at, root.IsNull() ? "the pipeline is empty"
+                                   : "a pipeline must be a mapping, got " + describe(root));
+      finish();
+    }
+    bool have_data = false, have_engines = false;
+    for (const auto& e : entries(root, kTopKeys, "unknown top-level key '")) {
+      if (e.key == "name") {
+        if (auto s = string_value(e, "name")) {
+          if (s->empty())
+            error(e.at, "'name' must not be empty");
+          else
+            spec_.name = *s;
+        }
+      } else if (e.key == "seed") {
+        if (auto seed = unsigned_value(e, "seed")) spec_.seed = *seed;
+      } else if (e.key == "plugin_paths") {
+        for (const auto& p : string_list(e, "plugin_paths"))
+          spec_.plugin_paths.push_back(resolve_path(spec_.base_dir, p));
+      } else if (e.key == "data") {
+        have_data = true;
+        parse_data(e);
+      } else if (e.key == "components") {
+        parse_components(e);
+      } else if (e.key == "engines") {
+        have_engines = true;
+        parse_engines(e);
+      } else if (e.key == "outputs") {
+        parse_outputs(e);
+      }
+    }
+    if (!have_data) error(root_at, "missing required key 'data'");
+    if (!have_engines) error(root_at, "missing required key 'engines' (a list of engines)");
+    spec_.data.seed = spec_.seed;
+    finish();
+    return std::move(spec_);
+  }
+
+ private:
+  SourceLocation at(const YAML::Mark& mark) const {
+    if (mark.line < 0) return {spec_.file, 0, 0};
+    return {spec_.file, mark.line + 1, mark.column + 1};
+  }
+  SourceLocation at(const YAML::Node& node) const { return at(node.Mark()); }
+  /// Position of a value; a null value has none of its own, so use its key's.
+  SourceLocation value_at(const Entry& e) const {
+    if (e.value.IsNull() || e.value.Mark().line < 0) return e.at;
+    return at(e.value);
+  }
+
+  void error(SourceLocation where, std::string message) {
+    diagnostics_.push_back({std::move(where), std::move(message)});
+  }
+
+  void finish() {
+    if (diagnostics_.empty()) return;
+    std::stable_sort(diagnostics_.begin(), diagnostics_.end(),
+                     [](const Diagnostic& a, const Diagnostic& b) {
+                       if (a.where.line != b.where.line) return a.where.line < b.where.line;
+                       return a.where.column < b.where.column;
+                     });
+    throw ConfigError(std::move(diagnostics_));
+  }
+
+  /// The entries of a mapping, reporting duplicate keys and (when `known` is given) unknown
+  /// ones as `unknown + key + "'" + where` plus a suggestion.
+  std::vector<Entry> entries(const YAML::Node& map, const std::vector<std::string>& known,
+                             const std::string& unknown, const std::string& where = {}) {
+    std::vector<Entry> out;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const SourceLocation key_at = at(it->first);
+      if (!it->first.IsScalar()) {
+        error(key_at, "keys must be names, got " + describe(it->first));
+        continue;
+      }
+      const std::string key = it->first.Scalar();
+      auto same = [&](const Entry& e) { return e.key == key; };
+      if (std::find_if(out.begin(), out.end(), same) != out.end()) {
+        error(key_at, "duplicate key '" + key + "'");
+        continue;
+      }
+      if (!known.empty() && std::find(known.begin(), known.end(), key) == known.end()) {
+        error(key_at, unknown + key + "'" + where + suggestion(key, known));
+        continue;
+      }
+      out.push_back({key, key_at, it->second});
+    }
+    return out;
+  }
+
+  /// A mapping value; a null value counts as empty. Reports anything else.
+  bool expect_map(const Entry& e, const std::string& what) {
+    if (e.value.IsMap() || e.value.IsNull()) return true;
+    error(value_at(e), "'" + what + "' expects a mapping, got " + describe(e.value));
+    return false;
+  }
+
+  std::optional<std::string> string_value(const Entry& e, const std::string& what) {
+    if (e.value.IsScalar()) return e.value.Scalar();
+    error(value_at(e), "'" + what + "' expects a string, got " + describe(e.value));
+    return std::nullopt;
+  }
+
+  std::optional<bool> bool_value(const Entry& e, const std::string& what) {
+    if (is_plain(e.value)) {
+      const std::string& s = e.value.Scalar();
+      if (s == "true" || s == "True" || s == "TRUE") return true;
+      if (s == "false" || s == "False" || s == "FALSE") return false;
+    }
+    error(value_at(e), "'" + what + "' expects true or false, got " + describe(e.value));
+    return std::nullopt;
+  }
+
+  std::optional<std::uint64_t> unsigned_value(const Entry& e, const std::string& what) {
+    if (is_plain(e.value)) {
+      std::string s = e.value.Scalar();
+      if (!s.empty() && s[0] == '+') s.erase(0, 1);
+      std::uint64_t x = 0;
+      auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+      if (!s.empty() && ec == std::errc() && end == s.data() + s.size()) return x;
+      if (ec == std::errc::result_out_of_range) {
+        error(value_at(e), "'" + what + "' is too large: " + e.value.Scalar());
+        return std::nullopt;
+      }
+    }
+    error(value_at(e), "'" + what + "' expects a non-negative integer, got " + describe(e.value));
+    return std::nullopt;
+  }
+
+  std::optional<double> real_value(const Entry& e, const std::string& what) {
+    if (is_plain(e.value)) {
+      const std::string& s = e.value.Scalar();
+      double x = 0;
+      const char* first = s.data() + (!s.empty() && s[0] == '+' ? 1 : 0);
+      auto [end, ec] = std::from_chars(first, s.data() + s.size(), x);
+      if (!s.empty() && ec == std::errc() && end == s.data() + s.size()) return x;
+    }
+    error(value_at(e), "'" + what + "' expects a real number, got " + describe(e.value));
+    return std::nullopt;
+  }
+
+  /// A list of strings; a single string counts as a list of one.
+  std::vector<std::string> string_list(const Entry& e, const std::string& what) {
+    std::vector<std::string> out;
+    if (e.value.IsScalar()) return {e.value.Scalar()};
+    if (!e.value.IsSequence()) {
+      error(value_at(e), "'" + what + "' expects a list of strings, got " + describe(e.value));
+      return out;
+    }
+    for (const auto& item : e.value) {
+      if (item.IsScalar())
+        out.push_back(item.Scalar());
+      else
+        error(at(item), "'" + what + "' items must be strings, got " + describe(item));
+    }
+    return out;
+  }
+
+  void parse_data(const Entry& data) {
+    if (!expect_map(data, "data")) return;
+    DataSpec& d = spec_.data;
+    bool have_file = false;
+    for (const auto& e : entries(data.value, kDataKeys, "unknown key '", " in data")) {
+      const std::string what = "data." + e.key;
+      if (e.key == "file" || e.key == "test_file") {
+        auto s = string_value(e, what);
+        if (!s) continue;
+        if (s->empty()) {
+          error(value_at(e), "'" + what + "' must not be empty");
+          continue;
+        }
+        (e.key == "file" ? d.train_file : d.test_file) = resolve_path(spec_.base_dir, *s);
+        have_file = have_file || e.key == "file";
+      } else if (e.key == "target") {
+        if (auto s = string_value(e, what)) {
+          if (s->empty())
+            error(value_at(e), "'data.target' must not be empty");
+          else
+            d.target = *s;
+        }
+      } else if (e.key == "inputs") {
+        d.inputs = string_list(e, what);
+        for (std::size_t i = 0; i < d.inputs.size(); ++i)
+          for (std::size_t j = 0; j < i; ++j)
+            if (d.inputs[i] == d.inputs[j])
+              error(value_at(e), "'data.inputs' lists '" + d.inputs[i] + "' twice");
+      } else if (e.key == "split") {
+        parse_split(e);
+      } else if (e.key == "standardize_inputs") {
+        if (auto b = bool_value(e, what)) d.standardize_inputs = *b;
+      } else if (e.key == "standardize_target") {
+        if (auto b = bool_value(e, what)) d.standardize_target = *b;
+      }
+    }
+    if (!have_file) error(data.at, "missing required key 'file' in data");
+  }
+
+  std::optional<SplitRule> split_rule(const Entry& e) {
+    auto s = string_value(e, "data.split.rule");
+    if (!s) return std::nullopt;
+    for (std::size_t i = 0; i < kSplitRules.size(); ++i)
+      if (*s == kSplitRules[i]) return static_cast<SplitRule>(i);
+    error(value_at(e),
+          "'data.split.rule' must be one of none, column, first_train, first_test, fraction; "
+          "got '" +
+              *s + "'" + suggestion(*s, kSplitRules));
+    return std::nullopt;
+  }
+
+  // `split: {rule: ..., ...}`, or just `split: <rule>`.
+  void parse_split(const Entry& split) {
+    DataSpec& d = spec_.data;
+    bool rule_ok = true, have_count = false, have_fraction = false;
+    std::vector<Entry> rest;
+    if (split.value.IsScalar()) {
+      auto rule = split_rule(split);
+      if (rule) d.split = *rule;
+      rule_ok = rule.has_value();
+    } else if (!expect_map(split, "data.split")) {
+      return;
+    }
+    std::vector<Entry> listed;
+    if (split.value.IsMap())
+      listed = entries(split.value, kSplitKeys, "unknown key '", " in data.split");
+    for (auto& e : listed) {
+      if (e.key == "rule") {
+        auto rule = split_rule(e);
+        if (rule) d.split = *rule;
+        rule_ok = rule.has_value();
+      } else {
+        rest.push_back(std::move(e));
+      }
+    }
+    for (const auto& e : rest) {
+      const std::string what = "data.split." + e.key;
+      const SplitRule r = d.split;
+      const bool used =
+          (e.key == "column" && r == SplitRule::column) ||
+          (e.key == "count" && (r == SplitRule::first_train || r == SplitRule::first_test)) ||
+          (e.key == "fraction" && r == SplitRule::fraction);
+      if (rule_ok && !used) {
+        error(e.at, "'" + e.key + "' is not used by split rule '" +
+                        kSplitRules[static_cast<std::size_t>(r)] + "'");
+        continue;
+      }
+      if (e.key == "column") {
+        if (auto s = string_value(e, what)) {
+          if (s->empty())
+            error(value_at(e), "'data.split.column' must not be empty");
+          else
+            d.split_column = *s;
+        }
+      } else if (e.key == "count") {
+        have_count = true;
+        auto n = unsigned_value(e, what);
+        constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+        if (n && *n == 0)
+          error(value_at(e), "'data.split.count' must be >= 1, got 0");
+        else if (n)
+          d.count = static_cast<std::int64_t>(std::min(*n, kMax));
+      } else if (e.key == "fraction") {
+        have_fraction = true;
+        auto x = real_value(e, what);
+        if (x && !(*x > 0.0 && *x < 1.0))
+          error(value_at(e), "'data.split.fraction' must be between 0 and 1 (exclusive), got " +
+                                 e.value.Scalar());
+        else if (x)
+          d.fraction = *x;
+      }
+    }
+    if (!rule_ok) return;
+    if ((d.split == SplitRule::first_train || d.split == SplitRule::first_test) && !have_count)
+      error(split.at,
+            "split rule '" + kSplitRules[static_cast<std::size_t>(d.split)] + "' needs 'count'");
+    if (d.split == SplitRule::fraction && !have_fraction)
+      error(split.at, "split rule 'fraction' needs 'fraction'");
+  }
+
+  /// A component or engine block: a mapping with `plugin` (and for engines `name`), or just
+  /// a plugin name. `what` names the block in messages ("components.kernel", "engine 2").
+  std::optional<PluginSpec> parse_block(const YAML::Node& block, const SourceLocation& block_at,
+                                        const std::string& what, std::string* name,
+                                        SourceLocation* name_at) {
+    PluginSpec spec;
+    spec.at = block_at;
+    if (block.IsScalar()) {
+      if (block.Scalar().empty()) {
+        error(block_at, "missing 'plugin' in " + what);
+        return std::nullopt;
+      }
+      spec.plugin = block.Scalar();
+      return spec;
+    }
+    if (!block.IsMap()) {
+      error(block_at, what + " expects a mapping with 'plugin', got " + describe(block));
+      return std::nullopt;
+    }
+    bool ok = true, have_plugin = false;
+    for (const auto& e : entries(block, {}, "")) {
+      if (e.key == "plugin") {
+        if (!e.value.IsScalar() || e.value.Scalar().empty()) {
+          error(value_at(e), "'plugin' expects a plugin name, got " + describe(e.value));
+          ok = false;
+        } else {
+          spec.plugin = e.value.Scalar();
+          spec.at = value_at(e);
+        }
+        have_plugin = true;
+      } else if (e.key == "name") {
+        if (!name) {
+          error(e.at, "'name' applies only to engines (in " + what + ")");
+        } else if (!e.value.IsScalar() || e.value.Scalar().empty()) {
+          error(value_at(e), "'name' expects a string, got " + describe(e.value));
+          ok = false;
+        } else {
+          *name = e.value.Scalar();
+          *name_at = value_at(e);
+        }
+      } else {
+        spec.params[e.key] = RawParam{e.value, e.at};
+      }
+    }
+    if (!have_plugin) error(block_at, "missing 'plugin' in " + what);
+    if (!have_plugin || !ok) return std::nullopt;
+    return spec;
+  }
+
+  void parse_components(const Entry& components) {
+    if (!expect_map(components, "components")) return;
+    if (!components.value.IsMap()) return;
+    std::vector<std::string> families;
+    for (Family f : kComponentFamilies) families.push_back(to_string(f));
+    for (const auto& e : entries(components.value, {}, "")) {
+      const auto family = family_from_string(e.key);
+      if (!family || *family == Family::engine) {
+        error(e.at, "unknown component family '" + e.key + "'" +
+                        (e.key == "engine" ? " (engines go in the top-level 'engines' list)"
+                                           : suggestion(e.key, families)));
+        continue;
+      }
+      const SourceLocation block_at = e.value.IsMap() ? at(e.value) : value_at(e);
+      if (auto spec = parse_block(e.value, block_at, "components." + e.key, nullptr, nullptr))
+        spec_.components[*family] = std::move(*spec);
+    }
+  }
+
+  void parse_engines(const Entry& engines) {
+    if (!engines.value.IsSequence() || engines.value.size() == 0) {
+      error(value_at(engines), "'engines' expects a non-empty list of engines, got " +
+                                   (engines.value.IsSequence() ? std::string("an empty list")
+                                                               : describe(engines.value)));
+      return;
+    }
+    std::vector<SourceLocation> name_positions;
+    std::size_t index = 0;
+    for (const auto& item : engines.value) {
+      ++index;
+      const SourceLocation item_at = at(item);
+      std::string name;
+      SourceLocation name_at;
+      auto spec = parse_block(item, item_at, "engine " + std::to_string(index), &name, &name_at);
+      if (!spec) continue;
+      const bool named = !name.empty();
+      if (!named) {
+        name = spec->plugin;
+        name_at = spec->at;
+      }
+      bool duplicate = false;
+      for (std::size_t i = 0; i < spec_.engines.size() && !duplicate; ++i) {
+        if (spec_.engines[i].name != name) continue;
+        duplicate = true;
+        error(name_at, "duplicate engine name '" + name + "' (first used at line " +
+                           std::to_string(name_positions[i].line) + ")" +
+                           (named ? "" : "; give each engine a distinct 'name'"));
+      }
+      if (duplicate) continue;
+      spec_.engines.push_back({name, std::move(*spec)});
+      name_positions.push_back(name_at);
+    }
+  }
+
+  void parse_outputs(const Entry& outputs) {
+    if (!expect_map(outputs, "outputs")) return;
+    if (!outputs.value.IsMap()) return;
+    for (const auto& e : entries(outputs.value, kOutputKeys, "unknown key '", " in outputs")) {
+      const std::string what = "outputs." + e.key;
+      if (e.key == "dir") {
+        if (auto s = string_value(e, what)) spec_.outputs.dir = *s;
+      } else if (e.key == "plots") {
+        if (auto b = bool_value(e, what)) spec_.outputs.plots = *b;
+      } else if (e.key == "tables") {
+        if (auto b = bool_value(e, what)) spec_.outputs.tables = *b;
+      }
+    }
+  }
+
+  PipelineSpec spec_;
+  std::vector<Diagnostic> diagnostics_;
+};
+
+}  // namespace
+
+PipelineSpec parse_pipeline(const std::string& yaml, const std::string& file,
+                            const std::string& base_dir) {
+  return Parser(file, base_dir).parse(yaml);
+}
+
+}  // namespace quench

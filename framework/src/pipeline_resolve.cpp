@@ -1,0 +1,315 @@
+// Resolution of a parsed pipeline against the registry: plugins are looked up, their raw
+// YAML parameters interpreted against each plugin's schema (a list on a scalar parameter is a
+// sweep) and the components engines need are checked. Every problem is collected and thrown
+// as one ConfigError, sorted by position.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipeline_spec.h"
+#include "quench/registry.h"
+
+namespace quench {
+
+namespace {
+
+std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::string best = did_you_mean(word, candidates);
+  return best.empty() ? std::string() : "; did you mean '" + best + "'?";
+}
+
+/// How a node reads in a message: "'text'", "quoted string \"text\"", "a list", "a mapping"
+/// or "nothing".
+std::string describe(const YAML::Node& node) {
+  if (node.IsScalar() && node.Tag() == "!") return "quoted string \"" + node.Scalar() + "\"";
+  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a mapping";
+  return "nothing";
+}
+
+std::string with_article(const std::string& word) {
+  const bool vowel = !word.empty() && std::string("aeiou").find(word[0]) != std::string::npos;
+  return (vowel ? "an " : "a ") + word;
+}
+
+bool digits(const std::string& s, std::size_t& i) {
+  const std::size_t start = i;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  return i > start;
+}
+
+/// YAML 1.2 core-schema integers: [-+]?[0-9]+.
+bool is_integer(const std::string& s) {
+  std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  return digits(s, i) && i == s.size();
+}
+
+/// YAML 1.2 core-schema floats (and integers), including .inf and .nan.
+std::optional<double> parse_real(const std::string& s) {
+  std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  const bool negative = !s.empty() && s[0] == '-';
+  const std::string rest = s.substr(i);
+  if (rest == ".inf" || rest == ".Inf" || rest == ".INF")
+    return negative ? -std::numeric_limits<double>::infinity()
+                    : std::numeric_limits<double>::infinity();
+  if (i == 0 && (s == ".nan" || s == ".NaN" || s == ".NAN"))
+    return std::numeric_limits<double>::quiet_NaN();
+  const bool whole = digits(s, i);
+  bool fraction = false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    fraction = digits(s, i);
+  }
+  if (!whole && !fraction) return std::nullopt;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (!digits(s, i)) return std::nullopt;
+  }
+  if (i != s.size()) return std::nullopt;
+  const char* first = s.data() + (s[0] == '+' ? 1 : 0);
+  double x = 0;
+  auto [end, ec] = std::from_chars(first, s.data() + s.size(), x);
+  if (ec == std::errc::result_out_of_range) {
+    // Overflow becomes infinity (then rejected as non-finite), underflow zero.
+    const std::size_t e = s.find_first_of("eE");
+    const bool underflow = e != std::string::npos && s[e + 1] == '-';
+    x = underflow ? 0.0 : std::numeric_limits<double>::infinity();
+    if (negative) x = -x;
+  } else if (ec != std::errc() || end != s.data() + s.size()) {
+    return std::nullopt;
+  }
+  return x;
+}
+
+/// Plain (unquoted) scalars are the only ones read as numbers or booleans.
+bool is_plain(const YAML::Node& node) { return node.IsScalar() && node.Tag() == "?"; }
+
+class Resolver {
+ public:
+  Resolver(const PipelineSpec& spec, const Registry& registry) : spec_(spec), registry_(registry) {}
+
+  ResolvedPipeline resolve() {
+    ResolvedPipeline out;
+    for (const auto& [family, plugin] : spec_.components)
+      if (auto r = resolve_plugin(family, plugin, to_string(family)))
+        out.components[family] = std::move(*r);
+    for (const auto& engine : spec_.engines) {
+      auto r = resolve_plugin(Family::engine, engine.spec, engine.name);
+      if (!r) continue;
+      check_needs(engine, *r);
+      out.engines.emplace_back(engine.name, std::move(*r));
+    }
+    if (!diagnostics_.empty()) {
+      std::stable_sort(diagnostics_.begin(), diagnostics_.end(),
+                       [](const Diagnostic& a, const Diagnostic& b) {
+                         if (a.where.line != b.where.line) return a.where.line < b.where.line;
+                         return a.where.column < b.where.column;
+                       });
+      throw ConfigError(std::move(diagnostics_));
+    }
+    return out;
+  }
+
+ private:
+  SourceLocation at(const YAML::Node& node, const SourceLocation& fallback) const {
+    if (node.IsNull() || node.Mark().line < 0) return fallback;
+    return {spec_.file, node.Mark().line + 1, node.Mark().column + 1};
+  }
+
+  void error(SourceLocation where, std::string message) {
+    diagnostics_.push_back({std::move(where), std::move(message)});
+  }
+
+  /// Finds a plugin, reporting an unknown one (with suggestions from its family) at `where`.
+  const PluginEntry* find(Family family, const std::string& name, const SourceLocation& where,
+                          const std::string& context = {}) {
+    if (const PluginEntry* entry = registry_.find(family, name)) return entry;
+    const std::string f = to_string(family);
+    const auto names = registry_.names(family);
+    std::string message = "unknown " + f + " plugin '" + name + "'" + context;
+    if (names.empty())
+      message += " (no " + f + " plugins are loaded)";
+    else
+      message += suggestion(name, names);
+    error(where, std::move(message));
+    return nullptr;
+  }
+
+  std::optional<ResolvedPlugin> resolve_plugin(Family family, const PluginSpec& plugin,
+                                               const std::string& sweep_prefix) {
+    const PluginEntry* entry = find(family, plugin.plugin, plugin.at);
+    if (!entry) return std::nullopt;
+    ResolvedPlugin out;
+    out.entry = entry;
+    const ParamSchema& schema = entry->info->schema;
+    const std::string label = std::string(to_string(family)) + " plugin '" + plugin.plugin + "'";
+
+    // Parameters in file order, so sweeps keep the order they were written in.
+    std::vector<std::pair<std::string, const RawParam*>> params;
+    for (const auto& [name, raw] : plugin.params) params.emplace_back(name, &raw);
+    std::stable_sort(params.begin(), params.end(), [](const auto& a, const auto& b) {
+      if (a.second->at.line != b.second->at.line) return a.second->at.line < b.second->at.line;
+      return a.second->at.column < b.second->at.column;
+    });
+
+    std::vector<std::string> known;
+    for (const auto& s : schema.specs()) known.push_back(s.name);
+    for (const auto& [name, raw] : params) {
+      const ParamSpec* ps = schema.find(name);
+      if (!ps) {
+        error(raw->at, "unknown parameter '" + name + "' for " + label + suggestion(name, known));
+        continue;
+      }
+      const std::string what = "parameter '" + name + "' of " + label;
+      const YAML::Node& node = raw->node;
+      const SourceLocation value_at = at(node, raw->at);
+      const bool sweep =
+          node.IsSequence() && (ps->type != ParamType::real_list ||
+                                std::any_of(node.begin(), node.end(),
+                                            [](const YAML::Node& n) { return n.IsSequence(); }));
+      if (!sweep) {
+        if (auto v = value(*ps, node, value_at, what)) out.fixed[name] = std::move(*v);
+        continue;
+      }
+      if (node.size() == 0) {
+        error(value_at, what + " has an empty sweep list");
+        continue;
+      }
+      Sweep s{sweep_prefix + "." + name, name, {}};
+      bool ok = true;
+      for (const auto& item : node) {
+        auto v = value(*ps, item, at(item, value_at), what);
+        if (v) s.values.push_back(std::move(*v));
+        ok = ok && v.has_value();
+      }
+      if (ok) out.sweeps.push_back(std::move(s));
+    }
+    for (const auto& s : schema.specs())
+      if (s.required() && !plugin.params.count(s.name))
+        error(plugin.at, "missing required parameter '" + s.name + "' for " + label);
+    return out;
+  }
+
+  /// One value of a parameter, checked against its spec; reports problems at `where`.
+  std::optional<ParamValue> value(const ParamSpec& spec, const YAML::Node& node,
+                                  const SourceLocation& where, const std::string& what) {
+    auto wrong_type = [&] {
+      error(where, what + " expects " + to_string(spec.type) + ", got " + describe(node));
+      return std::nullopt;
+    };
+    ParamValue v;
+    switch (spec.type) {
+      case ParamType::integer: {
+        if (!is_plain(node) || !is_integer(node.Scalar())) return wrong_type();
+        const std::string& s = node.Scalar();
+        std::int64_t i = 0;
+        const char* first = s.data() + (s[0] == '+' ? 1 : 0);
+        if (std::from_chars(first, s.data() + s.size(), i).ec != std::errc()) {
+          error(where, what + " is out of range: " + s);
+          return std::nullopt;
+        }
+        v = i;
+        break;
+      }
+      case ParamType::real: {
+        if (!is_plain(node)) return wrong_type();
+        auto x = parse_real(node.Scalar());
+        if (!x) return wrong_type();
+        v = *x;
+        break;
+      }
+      case ParamType::boolean: {
+        const std::string s = node.IsScalar() ? node.Scalar() : std::string();
+        if (is_plain(node) && (s == "true" || s == "True" || s == "TRUE"))
+          v = true;
+        else if (is_plain(node) && (s == "false" || s == "False" || s == "FALSE"))
+          v = false;
+        else
+          return wrong_type();
+        break;
+      }
+      case ParamType::string:
+      case ParamType::plugin:
+        if (!node.IsScalar()) return wrong_type();
+        v = node.Scalar();
+        break;
+      case ParamType::real_list: {
+        if (!node.IsSequence()) return wrong_type();
+        std::vector<double> xs;
+        for (const auto& item : node) {
+          auto x = is_plain(item) ? parse_real(item.Scalar()) : std::nullopt;
+          if (!x) {
+            error(at(item, where), what + " expects a list of reals, got item " + describe(item));
+            return std::nullopt;
+          }
+          xs.push_back(*x);
+        }
+        v = std::move(xs);
+        break;
+      }
+    }
+    if (std::string why = check_value(spec, v); !why.empty()) {
+      if (spec.type == ParamType::string && !spec.choices.empty())
+        why += suggestion(std::get<std::string>(v), spec.choices);
+      error(where, what + " " + why);
+      return std::nullopt;
+    }
+    if (spec.type == ParamType::plugin) {
+      const auto family = family_from_string(spec.plugin_family);
+      if (family && !find(*family, std::get<std::string>(v), where, " (" + what + ")"))
+        return std::nullopt;
+    }
+    return v;
+  }
+
+  /// Reports families an engine needs that the pipeline does not define, including those
+  /// needed by engines it names through plugin parameters (e.g. an inner engine).
+  void check_needs(const EngineSpec& engine, const ResolvedPlugin& resolved) {
+    std::vector<std::pair<Family, std::string>> needs;  // (family, "" or " for ...")
+    for (Family f : resolved.entry->info->needs) needs.emplace_back(f, "");
+    for (const auto& ps : resolved.entry->info->schema.specs()) {
+      if (ps.type != ParamType::plugin || ps.plugin_family != to_string(Family::engine)) continue;
+      std::vector<std::string> names;
+      if (auto it = resolved.fixed.find(ps.name); it != resolved.fixed.end())
+        names.push_back(std::get<std::string>(it->second));
+      else if (ps.default_value && !engine.spec.params.count(ps.name))
+        names.push_back(std::get<std::string>(*ps.default_value));
+      for (const auto& s : resolved.sweeps)
+        if (s.param == ps.name)
+          for (const auto& v : s.values) names.push_back(std::get<std::string>(v));
+      for (const auto& name : names)
+        if (const PluginEntry* inner = registry_.find(Family::engine, name))
+          for (Family f : inner->info->needs)
+            needs.emplace_back(f, " (for " + ps.name + " engine '" + name + "')");
+    }
+    std::vector<Family> reported;
+    for (const auto& [family, why] : needs) {
+      if (spec_.components.count(family) ||
+          std::find(reported.begin(), reported.end(), family) != reported.end())
+        continue;
+      reported.push_back(family);
+      const std::string f = to_string(family);
+      error(engine.spec.at, "engine '" + engine.name + "' (" + engine.spec.plugin + ") needs " +
+                                with_article(f) + why + "; add components." + f);
+    }
+  }
+
+  const PipelineSpec& spec_;
+  const Registry& registry_;
+  std::vector<Diagnostic> diagnostics_;
+};
+
+}  // namespace
+
+ResolvedPipeline resolve_pipeline(const PipelineSpec& spec, const Registry& registry) {
+  return Resolver(spec, registry).resolve();
+}
+
+}  // namespace quench

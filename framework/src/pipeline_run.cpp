@@ -1,0 +1,182 @@
+// Running a resolved pipeline: load the data once, expand sweeps, build components and
+// engines through the registry, run each engine and record failures as statuses.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+
+#include "pipeline_spec.h"
+#include "quench/errors.h"
+#include "quench/inference_engine.h"
+#include "quench/pipeline.h"
+#include "quench/registry.h"
+
+namespace quench {
+namespace {
+
+using Values = std::map<std::string, ParamValue>;
+
+// One point of the cartesian product of sweeps: parameter values and the swept numbers.
+struct SweepPoint {
+  std::vector<Values> values;  // per sweep owner, the swept parameters
+  std::map<std::string, double> numbers;
+};
+
+double as_number(const ParamValue& v) {
+  if (auto* x = std::get_if<double>(&v)) return *x;
+  if (auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+  if (auto* b = std::get_if<bool>(&v)) return *b ? 1.0 : 0.0;
+  return NAN;  // strings and lists: recorded by position only
+}
+
+// Cartesian product of the sweeps of several plugins (the first sweep varies slowest).
+std::vector<SweepPoint> expand(const std::vector<const ResolvedPlugin*>& owners) {
+  std::vector<SweepPoint> points(1);
+  points[0].values.resize(owners.size());
+  for (std::size_t o = 0; o < owners.size(); ++o)
+    for (const Sweep& sweep : owners[o]->sweeps) {
+      std::vector<SweepPoint> next;
+      for (const auto& p : points)
+        for (std::size_t k = 0; k < sweep.values.size(); ++k) {
+          SweepPoint q = p;
+          q.values[o][sweep.param] = sweep.values[k];
+          const double x = as_number(sweep.values[k]);
+          q.numbers[sweep.key] = std::isnan(x) ? static_cast<double>(k) : x;
+          next.push_back(std::move(q));
+        }
+      points = std::move(next);
+    }
+  return points;
+}
+
+Params params_for(const ResolvedPlugin& plugin, const Values& swept) {
+  Values values = plugin.fixed;
+  for (const auto& [k, v] : swept) values[k] = v;
+  return Params(plugin.entry->info->schema, values);
+}
+
+// Non-finite numbers in a result are a numerical failure, never silently reported.
+void check_finite(Results& r) {
+  if (r.status.code != RunStatus::ok) return;
+  auto fail = [&](const std::string& what) {
+    r.status.code = RunStatus::failed;
+    r.status.message = "non-finite values in '" + what + "'";
+  };
+  for (const auto& [k, v] : r.scalars)
+    if (!std::isfinite(v)) return fail(k);
+  for (const auto& [k, v] : r.vectors)
+    if (!v.allFinite()) return fail(k);
+  for (const auto& [k, m] : r.matrices)
+    if (!m.allFinite()) return fail(k);
+}
+
+std::string format_sweep(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
+std::function<void(double)> progress_bar(const std::string& label) {
+  return [label](double fraction) {
+    const int width = 30, filled = static_cast<int>(fraction * width + 0.5);
+    std::fprintf(stderr, "\r%-40.40s [%.*s%*s] %3d%%", label.c_str(), filled,
+                 "##############################", width - filled, "",
+                 static_cast<int>(fraction * 100 + 0.5));
+    if (fraction >= 1.0) std::fputc('\n', stderr);
+    std::fflush(stderr);
+  };
+}
+
+}  // namespace
+
+std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& options) const {
+  const PipelineSpec& spec = *spec_;
+  const ResolvedPipeline resolved = resolve_pipeline(spec, registry);
+  DataSpec data_spec = spec.data;
+  if (data_spec.seed == 0) data_spec.seed = spec.seed;
+  const Dataset data = load_dataset(data_spec);
+
+  std::vector<const ResolvedPlugin*> component_owners;
+  std::vector<Family> component_families;
+  for (const auto& [family, plugin] : resolved.components) {
+    component_owners.push_back(&plugin);
+    component_families.push_back(family);
+  }
+
+  std::vector<Results> all;
+  for (const SweepPoint& point : expand(component_owners)) {
+    Problem problem;
+    problem.data = &data;
+    problem.seed = spec.seed;
+    problem.context.threads = options.threads;
+    problem.context.make_engine = [&registry](const std::string& name) {
+      const PluginEntry* entry = registry.find(Family::engine, name);
+      if (!entry) throw ConfigError({}, "unknown engine plugin '" + name + "'");
+      return registry.create_as<InferenceEngine>(Family::engine, name,
+                                                 Params(entry->info->schema, {}));
+    };
+    // Components are built once per sweep point and shared by the engines.
+    for (std::size_t c = 0; c < component_owners.size(); ++c) {
+      const auto& plugin = *component_owners[c];
+      const std::string& name = plugin.entry->info->name;
+      const Params params = params_for(plugin, point.values[c]);
+      switch (component_families[c]) {
+        case Family::kernel: {
+          auto k = registry.create_as<Kernel>(Family::kernel, name, params);
+          k->prepare(data.X_train);
+          problem.kernel = k;
+          break;
+        }
+        case Family::likelihood:
+          problem.likelihood = registry.create_as<Likelihood>(Family::likelihood, name, params);
+          break;
+        case Family::resampler: {
+          auto r = registry.create_as<Resampler>(Family::resampler, name, params);
+          r->prepare(data.X_train.rows());
+          problem.resampler = r;
+          break;
+        }
+        case Family::optimizer:
+          problem.optimizer = registry.create_as<Optimizer>(Family::optimizer, name, params);
+          break;
+        case Family::engine:
+          break;
+      }
+    }
+    for (const auto& [engine_name, engine_plugin] : resolved.engines) {
+      for (const SweepPoint& engine_point : expand({&engine_plugin})) {
+        Results r;
+        const auto start = std::chrono::steady_clock::now();
+        Problem p = problem;
+        std::map<std::string, double> sweep = point.numbers;
+        sweep.insert(engine_point.numbers.begin(), engine_point.numbers.end());
+        if (options.progress && isatty(STDERR_FILENO)) {
+          std::string label = engine_name;
+          for (const auto& [k, v] : sweep) label += " " + k.substr(k.rfind('.') + 1) + "=" + format_sweep(v);
+          p.context.progress = progress_bar(label);
+        }
+        try {
+          auto engine = registry.create_as<InferenceEngine>(
+              Family::engine, engine_plugin.entry->info->name,
+              params_for(engine_plugin, engine_point.values[0]));
+          r = engine->run(p);
+        } catch (const ConfigError& e) {
+          // Configuration problems found while running (e.g. dimension mismatches).
+          r.status = {RunStatus::failed, e.what(), 0};
+        } catch (const std::exception& e) {
+          r.status = {RunStatus::failed, e.what(), 0};
+        }
+        r.engine = engine_name;
+        r.plugin = engine_plugin.entry->info->name;
+        r.sweep = sweep;
+        r.timings["total"] =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        check_finite(r);
+        all.push_back(std::move(r));
+      }
+    }
+  }
+  return all;
+}
+
+}  // namespace quench

@@ -1,0 +1,94 @@
+// Internal: the parsed form of a pipeline file and its resolution against the registry.
+// pipeline_parse.cpp builds a PipelineSpec from YAML; pipeline_resolve.cpp checks it against
+// the plugins' schemas; pipeline_run.cpp runs the resolved pipeline.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "quench/component.h"
+#include "quench/dataset.h"
+#include "quench/errors.h"
+#include "quench/parameters.h"
+
+namespace quench {
+
+class Registry;
+struct PluginEntry;
+
+/// One parameter as written: its YAML value (interpreted later against the schema).
+struct RawParam {
+  YAML::Node node;
+  SourceLocation at;  ///< position of the key
+};
+
+/// A component or an engine as written: `plugin: name` plus parameters.
+struct PluginSpec {
+  std::string plugin;
+  SourceLocation at;         ///< position of the plugin name (or of the block)
+  std::map<std::string, RawParam> params;
+};
+
+struct EngineSpec {
+  std::string name;  ///< unique within the pipeline; defaults to the plugin name
+  PluginSpec spec;
+};
+
+struct OutputSpec {
+  std::string dir;   ///< resolved against the current directory; empty = results/<name>
+  bool plots = true;
+  bool tables = true;
+};
+
+struct PipelineSpec {
+  std::string file;      ///< as given (for messages)
+  std::string base_dir;  ///< directory relative paths resolve against
+  std::string name;      ///< `name:` or the file stem
+  std::uint64_t seed = 0;
+  std::vector<std::string> plugin_paths;
+  DataSpec data;         ///< paths resolved against base_dir
+  std::map<Family, PluginSpec> components;  ///< kernel, likelihood, resampler, optimizer
+  std::vector<EngineSpec> engines;
+  OutputSpec outputs;
+};
+
+/// Parses YAML text. Collects every structural problem (YAML syntax, unknown top-level,
+/// data or output keys with did-you-mean, wrong types of those fields, missing `plugin`,
+/// duplicate engine names) and throws one ConfigError holding all of them.
+PipelineSpec parse_pipeline(const std::string& yaml, const std::string& file,
+                            const std::string& base_dir);
+
+/// A swept parameter: one run per value.
+struct Sweep {
+  std::string key;    ///< "resampler.ratio" or "<engine name>.samples"
+  std::string param;  ///< "ratio"
+  std::vector<ParamValue> values;
+};
+
+/// A plugin with its parameters interpreted against the schema.
+struct ResolvedPlugin {
+  const PluginEntry* entry = nullptr;
+  std::map<std::string, ParamValue> fixed;  ///< single values (defaults not included)
+  std::vector<Sweep> sweeps;                ///< list values of scalar parameters
+};
+
+struct ResolvedPipeline {
+  std::map<Family, ResolvedPlugin> components;
+  std::vector<std::pair<std::string, ResolvedPlugin>> engines;  ///< (engine name, plugin)
+};
+
+/// Checks the spec against the registry: unknown plugins (with did-you-mean among that
+/// family's names), unknown parameters (did-you-mean among the schema's names), wrong types,
+/// out-of-range values and choices, missing required parameters, plugin-valued parameters
+/// naming unknown plugins, and components an engine needs (PluginInfo::needs) that the
+/// pipeline does not define. Throws one ConfigError with every diagnostic, in file order.
+ResolvedPipeline resolve_pipeline(const PipelineSpec& spec, const Registry& registry);
+
+/// The closest candidate within a small edit distance, or "" (for "did you mean 'x'?").
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace quench

@@ -1,0 +1,114 @@
+// Plots through gnuplot (Debian's gnuplot-nox): learning curves of the bootstrap test error
+// against a swept parameter, and the bootstrap mean +- sd of predictions at test inputs.
+// Without gnuplot the report still completes, with a warning.
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "quench/report.h"
+#include "report_internal.h"
+
+namespace quench {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool have_gnuplot() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
+
+// Runs a gnuplot script that writes to `png`, through a temporary file renamed at the end.
+bool render(const std::string& script, const fs::path& png, const fs::path& work) {
+  const fs::path temp_png = work / (png.filename().string() + ".tmp.png");
+  const fs::path script_file = work / (png.filename().string() + ".gp");
+  write_file_atomically(script_file.string(),
+                        "set terminal pngcairo size 900,600 noenhanced font ',11'\nset output '" +
+                            temp_png.string() + "'\n" + script);
+  const std::string cmd = "gnuplot '" + script_file.string() + "' 2>'" + (work / "gnuplot.err").string() + "'";
+  if (std::system(cmd.c_str()) != 0 || !fs::exists(temp_png)) return false;
+  fs::rename(temp_png, png);
+  return true;
+}
+
+struct CurvePoint {
+  double x, y, err;
+};
+
+void learning_curves(const std::vector<Results>& runs, const fs::path& dir, const fs::path& work,
+                     ReportFiles& files) {
+  std::set<std::string> keys;
+  for (const auto& r : runs)
+    for (const auto& [k, v] : r.sweep) keys.insert(k);
+  if (keys.size() != 1) return;  // a curve needs exactly one swept parameter
+  const std::string key = *keys.begin();
+  for (const char* quantity : {"test_error_square", "test_error_eps_insensitive"}) {
+    std::map<std::string, std::vector<CurvePoint>> curves;
+    for (const auto& r : runs) {
+      auto it = r.scalars.find(quantity);
+      if (it == r.scalars.end() || !r.sweep.count(key)) continue;
+      auto se = r.scalars.find(std::string(quantity) + "_stderr");
+      curves[r.engine].push_back({r.sweep.at(key), it->second, se == r.scalars.end() ? 0.0 : se->second});
+    }
+    if (curves.empty()) continue;
+    std::ostringstream plot;
+    plot << "set xlabel '" << key << "'\nset ylabel '" << quantity << "'\nset grid\nset key top right\n"
+         << "set title 'bootstrap " << quantity << " (000 eq 21)'\nplot ";
+    std::size_t index = 0;
+    for (const auto& [engine, points] : curves) {
+      std::string data;
+      for (const auto& p : points)
+        data += format_number(p.x) + " " + format_number(p.y) + " " + format_number(p.err) + "\n";
+      const fs::path data_file = work / (engine + "_" + quantity + ".dat");
+      write_file_atomically(data_file.string(), data);
+      plot << (index++ ? ", " : "") << "'" << data_file.string()
+           << "' using 1:2:3 with yerrorlines pointtype 7 title '" << engine << "'";
+    }
+    plot << "\n";
+    const fs::path png = dir / (std::string("learning_curve_") + quantity + ".png");
+    if (render(plot.str(), png, work)) files.plots.push_back(png.string());
+    else files.warnings.push_back("gnuplot failed for " + png.string());
+  }
+}
+
+void prediction_plots(const std::vector<Results>& runs, const fs::path& dir, const fs::path& work,
+                      ReportFiles& files) {
+  for (const auto& r : runs) {
+    auto mean = r.vectors.find("prediction_mean");
+    auto var = r.vectors.find("prediction_variance");
+    if (mean == r.vectors.end() || var == r.vectors.end()) continue;
+    std::string data;
+    for (Eigen::Index i = 0; i < mean->second.size(); ++i)
+      data += std::to_string(i + 1) + " " + format_number(mean->second(i)) + " " +
+              format_number(std::sqrt(std::max(var->second(i), 0.0))) + "\n";
+    const std::string label = run_label(r);
+    const fs::path data_file = work / (label + "_prediction.dat");
+    write_file_atomically(data_file.string(), data);
+    std::ostringstream plot;
+    plot << "set xlabel 'test input'\nset ylabel 'bootstrap prediction'\nset grid\n"
+         << "set title '" << label << ": bootstrap mean +- sd of the prediction'\n"
+         << "plot '" << data_file.string() << "' using 1:2:3 with yerrorbars pointtype 7 title 'mean +- sd'\n";
+    const fs::path png = dir / ("prediction_" + label + ".png");
+    if (render(plot.str(), png, work)) files.plots.push_back(png.string());
+    else files.warnings.push_back("gnuplot failed for " + png.string());
+  }
+}
+
+}  // namespace
+
+void write_plots(const std::vector<Results>& runs, const std::string& directory,
+                 ReportFiles& files) {
+  if (!have_gnuplot()) {
+    files.warnings.push_back("gnuplot not found: plots skipped (apt-get install gnuplot-nox)");
+    return;
+  }
+  const fs::path dir = fs::path(directory) / "plots";
+  const fs::path work = fs::path(directory) / ".plot-work";
+  fs::create_directories(dir);
+  fs::create_directories(work);
+  learning_curves(runs, dir, work, files);
+  prediction_plots(runs, dir, work, files);
+  std::error_code ignored;
+  fs::remove_all(work, ignored);
+}
+
+}  // namespace quench

@@ -1,0 +1,191 @@
+#include <filesystem>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "quench/report.h"
+#include "report_internal.h"
+
+namespace quench {
+
+std::string format_number(double x) {
+  std::ostringstream out;
+  out << std::setprecision(17) << x;
+  return out.str();
+}
+
+std::string run_label(const Results& r) {
+  std::string label = r.engine;
+  for (const auto& [key, value] : r.sweep) {
+    const auto dot = key.rfind('.');
+    std::ostringstream v;
+    v << value;
+    label += "__" + key.substr(dot == std::string::npos ? 0 : dot + 1) + "-" + v.str();
+  }
+  for (char& c : label)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) c = '_';
+  return label;
+}
+
+namespace {
+
+nlohmann::json number(double x) {
+  // JSON has no NaN/Inf: write null so readers see a missing value, never a parse error.
+  return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+}
+
+std::string csv_of_columns(const std::vector<std::pair<std::string, const Eigen::VectorXd*>>& cols) {
+  std::string text;
+  for (std::size_t c = 0; c < cols.size(); ++c) text += (c ? "," : "") + cols[c].first;
+  text += '\n';
+  const Eigen::Index rows = cols.empty() ? 0 : cols.front().second->size();
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    for (std::size_t c = 0; c < cols.size(); ++c)
+      text += (c ? "," : "") + format_number((*cols[c].second)(i));
+    text += '\n';
+  }
+  return text;
+}
+
+std::string csv_of_matrix(const Eigen::MatrixXd& M) {
+  std::string text;
+  for (Eigen::Index j = 0; j < M.cols(); ++j) text += (j ? ",c" : "c") + std::to_string(j);
+  text += '\n';
+  for (Eigen::Index i = 0; i < M.rows(); ++i) {
+    for (Eigen::Index j = 0; j < M.cols(); ++j) text += (j ? "," : "") + format_number(M(i, j));
+    text += '\n';
+  }
+  return text;
+}
+
+// Vectors are grouped into tables by length: training-input quantities, test-input
+// quantities, and any other length in a table of its own.
+std::map<std::string, std::vector<std::pair<std::string, const Eigen::VectorXd*>>> vector_tables(
+    const Results& r) {
+  std::map<Eigen::Index, std::vector<std::pair<std::string, const Eigen::VectorXd*>>> by_length;
+  for (const auto& [name, v] : r.vectors) by_length[v.size()].push_back({name, &v});
+  std::map<std::string, std::vector<std::pair<std::string, const Eigen::VectorXd*>>> tables;
+  for (auto& [length, cols] : by_length) {
+    bool train = true;
+    for (const auto& c : cols) train = train && c.first.rfind("train_", 0) == 0;
+    tables[train ? "train" : "n" + std::to_string(length)] = cols;
+  }
+  return tables;
+}
+
+}  // namespace
+
+std::string results_to_json(const std::vector<Results>& runs, const ReportOptions& options) {
+  nlohmann::json doc;
+  doc["schema"] = "quench.results/1";
+  doc["pipeline"] = options.pipeline_name;
+  doc["seed"] = options.seed;
+  doc["runs"] = nlohmann::json::array();
+  for (const auto& r : runs) {
+    nlohmann::json run;
+    run["engine"] = r.engine;
+    run["plugin"] = r.plugin;
+    run["label"] = run_label(r);
+    run["sweep"] = nlohmann::json::object();
+    for (const auto& [k, v] : r.sweep) run["sweep"][k] = number(v);
+    run["status"] = {{"code", to_string(r.status.code)},
+                     {"message", r.status.message},
+                     {"iterations", r.status.iterations}};
+    run["scalars"] = nlohmann::json::object();
+    for (const auto& [k, v] : r.scalars) run["scalars"][k] = number(v);
+    run["vectors"] = nlohmann::json::object();
+    for (const auto& [k, v] : r.vectors) {
+      auto arr = nlohmann::json::array();
+      for (Eigen::Index i = 0; i < v.size(); ++i) arr.push_back(number(v(i)));
+      run["vectors"][k] = arr;
+    }
+    // Matrices can be large: results.json names their CSV file and shape.
+    run["matrices"] = nlohmann::json::object();
+    for (const auto& [k, m] : r.matrices)
+      run["matrices"][k] = {{"rows", m.rows()},
+                            {"cols", m.cols()},
+                            {"file", "tables/" + run_label(r) + "__" + k + ".csv"}};
+    run["info"] = r.info;
+    run["timings"] = nlohmann::json::object();
+    for (const auto& [k, v] : r.timings) run["timings"][k] = number(v);
+    doc["runs"].push_back(run);
+  }
+  return doc.dump(1) + "\n";
+}
+
+ReportFiles write_report(const std::vector<Results>& runs, const std::string& directory,
+                         const ReportOptions& options) {
+  namespace fs = std::filesystem;
+  ReportFiles files;
+  fs::create_directories(directory);
+  if (options.tables) {
+    // One row per run: engine, swept values, every scalar.
+    std::vector<std::string> sweep_keys, scalar_keys;
+    for (const auto& r : runs) {
+      for (const auto& [k, v] : r.sweep)
+        if (std::find(sweep_keys.begin(), sweep_keys.end(), k) == sweep_keys.end())
+          sweep_keys.push_back(k);
+      for (const auto& [k, v] : r.scalars)
+        if (std::find(scalar_keys.begin(), scalar_keys.end(), k) == scalar_keys.end())
+          scalar_keys.push_back(k);
+    }
+    std::string text = "engine,status";
+    for (const auto& k : sweep_keys) text += "," + k;
+    for (const auto& k : scalar_keys) text += "," + k;
+    text += '\n';
+    for (const auto& r : runs) {
+      text += r.engine + "," + to_string(r.status.code);
+      for (const auto& k : sweep_keys)
+        text += "," + (r.sweep.count(k) ? format_number(r.sweep.at(k)) : std::string());
+      for (const auto& k : scalar_keys)
+        text += "," + (r.scalars.count(k) ? format_number(r.scalars.at(k)) : std::string());
+      text += '\n';
+    }
+    const std::string summary = (fs::path(directory) / "tables" / "scalars.csv").string();
+    write_file_atomically(summary, text);
+    files.tables.push_back(summary);
+    for (const auto& r : runs) {
+      for (const auto& [suffix, cols] : vector_tables(r)) {
+        const auto path = (fs::path(directory) / "tables" / (run_label(r) + "__" + suffix + ".csv")).string();
+        write_file_atomically(path, csv_of_columns(cols));
+        files.tables.push_back(path);
+      }
+      for (const auto& [name, m] : r.matrices) {
+        const auto path = (fs::path(directory) / "tables" / (run_label(r) + "__" + name + ".csv")).string();
+        write_file_atomically(path, csv_of_matrix(m));
+        files.tables.push_back(path);
+      }
+    }
+  }
+  if (options.plots) write_plots(runs, directory, files);
+  // results.json last: its presence means the report is complete.
+  files.results_json = (fs::path(directory) / "results.json").string();
+  write_file_atomically(files.results_json, results_to_json(runs, options));
+  return files;
+}
+
+std::string summarize(const std::vector<Results>& runs) {
+  std::ostringstream out;
+  for (const auto& r : runs) {
+    out << r.engine << " (" << r.plugin << ")";
+    for (const auto& [k, v] : r.sweep) out << "  " << k << "=" << v;
+    out << "  [" << to_string(r.status.code);
+    if (r.status.iterations) out << ", " << r.status.iterations << " iterations";
+    out << "]\n";
+    if (!r.status.message.empty()) out << "    " << r.status.message << "\n";
+    for (const auto& [k, v] : r.scalars) {
+      if (k.size() > 7 && k.compare(k.size() - 7, 7, "_stderr") == 0) continue;
+      out << "    " << std::left << std::setw(34) << k << std::setprecision(6) << v;
+      if (r.scalars.count(k + "_stderr")) out << " +- " << std::setprecision(2) << r.scalars.at(k + "_stderr");
+      out << "\n";
+    }
+    double total = 0;
+    for (const auto& [k, v] : r.timings) total += (k == "per_sample" ? 0 : v);
+    if (total > 0) out << "    " << std::left << std::setw(34) << "time [s]" << std::setprecision(4) << total << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace quench

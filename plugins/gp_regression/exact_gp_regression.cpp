@@ -1,0 +1,123 @@
+#include "exact_gp_regression.h"
+
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "quench/cholesky.h"
+#include "quench/errors.h"
+
+namespace quench::gp_regression {
+
+double observation_noise(const Problem& problem, const char* engine) {
+  const auto noise = problem.likelihood->gaussian_noise_variance();
+  if (!noise)
+    throw ConfigError({}, std::string(engine) + " needs a Gaussian likelihood (closed-form algebra)");
+  return *noise + problem.kernel->diagonal_noise();
+}
+
+ParamSchema ExactGpRegression::schema() {
+  ParamSchema s;
+  s.boolean("predictive_variance",
+            "report test variances of y (latent variance + noise) instead of f", false);
+  return s;
+}
+
+ExactGpRegression::ExactGpRegression(const Params& params)
+    : predictive_variance_(params.boolean("predictive_variance")) {}
+
+Results ExactGpRegression::run(const Problem& problem) const {
+  const auto start = std::chrono::steady_clock::now();
+  const Dataset& data = *problem.data;
+  const Kernel& kernel = *problem.kernel;
+  const double noise = observation_noise(problem, "exact_gp_regression");
+  const Eigen::Index n = data.X_train.rows();
+
+  // K + sigma^2 I = L L^T; alpha = (K + sigma^2 I)^{-1} y.
+  const Eigen::MatrixXd K = kernel.cross(data.X_train, data.X_train);
+  Eigen::MatrixXd Ky = K;
+  Ky.diagonal().array() += noise;
+  const Cholesky chol(Ky, JitterPolicy{}, "K + sigma^2 I");
+  const Eigen::VectorXd alpha = chol.solve(data.y_train);
+
+  Results r;
+  r.vectors["train_mean"] = K * alpha;
+  // Var f_i = K_ii - ||L^{-1} K_{:,i}||^2.
+  const Eigen::MatrixXd V = chol.solve_lower(K);
+  r.vectors["train_variance"] =
+      (K.diagonal() - V.colwise().squaredNorm().transpose()).cwiseMax(0.0);
+  r.scalars["log_marginal_likelihood"] = -0.5 * data.y_train.dot(alpha) -
+                                        0.5 * chol.log_determinant() -
+                                        0.5 * static_cast<double>(n) * std::log(2 * M_PI);
+  r.scalars["train_mse"] = (r.vectors["train_mean"] - data.y_train).squaredNorm() / n;
+  r.scalars["noise_variance"] = noise;
+  r.scalars["jitter"] = chol.jitter();
+  if (data.X_test.rows() > 0) {
+    const Eigen::MatrixXd Ks = kernel.cross(data.X_train, data.X_test);
+    const Eigen::MatrixXd Vs = chol.solve_lower(Ks);
+    r.vectors["test_mean"] = Ks.transpose() * alpha;
+    Eigen::VectorXd var =
+        (kernel.diagonal(data.X_test) - Vs.colwise().squaredNorm().transpose()).cwiseMax(0.0);
+    if (predictive_variance_) var.array() += noise;
+    r.vectors["test_variance"] = var;
+    if (data.y_test.size() == data.X_test.rows())
+      r.scalars["test_mse"] =
+          (r.vectors["test_mean"] - data.y_test).squaredNorm() / data.X_test.rows();
+  }
+  r.timings["fit"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+namespace {
+
+// Kernel matrix between all evaluation inputs (training then test) and the training inputs,
+// computed once; each retrain factorizes the block of the points it keeps.
+class ResampledGp final : public ResampledModel {
+ public:
+  ResampledGp(const Problem& problem, double noise) : noise_(noise), y_(problem.data->y_train) {
+    const Dataset& d = *problem.data;
+    Eigen::MatrixXd X_eval(d.X_train.rows() + d.X_test.rows(), d.X_train.cols());
+    X_eval << d.X_train, d.X_test;
+    K_eval_ = problem.kernel->cross(X_eval, d.X_train);
+  }
+
+  Eigen::VectorXd predict(const Eigen::VectorXd& weights) const override {
+    const Eigen::Index n = y_.size();
+    if (weights.size() != n)
+      throw NumericalError("exact_gp_regression", "weight vector has the wrong length");
+    std::vector<Eigen::Index> kept;
+    kept.reserve(static_cast<std::size_t>(n));
+    for (Eigen::Index i = 0; i < n; ++i)
+      if (weights(i) > 0) kept.push_back(i);
+    const auto m = static_cast<Eigen::Index>(kept.size());
+    if (m == 0) return Eigen::VectorXd::Zero(K_eval_.rows());  // the prior mean
+    // (K_AA + diag(sigma^2 / s_A)) alpha_A = y_A.
+    Eigen::MatrixXd A(m, m);
+    Eigen::VectorXd y(m);
+    for (Eigen::Index b = 0; b < m; ++b) {
+      const Eigen::Index j = kept[static_cast<std::size_t>(b)];
+      for (Eigen::Index a = b; a < m; ++a) A(a, b) = K_eval_(kept[static_cast<std::size_t>(a)], j);
+      A(b, b) += noise_ / weights(j);
+      y(b) = y_(j);
+    }
+    const Cholesky chol(std::move(A), JitterPolicy{}, "bootstrap K + sigma^2/s");
+    const Eigen::VectorXd alpha = chol.solve(y);
+    Eigen::VectorXd alpha_full = Eigen::VectorXd::Zero(n);
+    for (Eigen::Index b = 0; b < m; ++b) alpha_full(kept[static_cast<std::size_t>(b)]) = alpha(b);
+    return K_eval_ * alpha_full;
+  }
+
+ private:
+  double noise_;
+  Eigen::VectorXd y_;
+  Eigen::MatrixXd K_eval_;
+};
+
+}  // namespace
+
+std::unique_ptr<ResampledModel> ExactGpRegression::prepare_resampling(
+    const Problem& problem) const {
+  return std::make_unique<ResampledGp>(problem, observation_noise(problem, "exact_gp_regression"));
+}
+
+}  // namespace quench::gp_regression

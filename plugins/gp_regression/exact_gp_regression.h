@@ -1,0 +1,28 @@
+// Exact Gaussian-process regression with Gaussian noise: posterior mean and variance at the
+// training and test inputs and the log marginal likelihood (Rasmussen & Williams, Alg. 2.1).
+// For resampled data with per-point weights s_i it is the GP on the distinct points with noise
+// sigma^2 / s_i, which equals the GP on the data set with each point repeated s_i times.
+#pragma once
+
+#include "quench/inference_engine.h"
+#include "quench/parameters.h"
+
+namespace quench::gp_regression {
+
+class ExactGpRegression final : public InferenceEngine {
+ public:
+  static ParamSchema schema();
+  explicit ExactGpRegression(const Params& params);
+
+  Results run(const Problem& problem) const override;
+  std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
+
+ private:
+  bool predictive_variance_;
+};
+
+/// Total per-observation noise: the likelihood's sigma^2 plus the kernel's diagonal noise v2.
+/// Throws ConfigError when the likelihood is not Gaussian.
+double observation_noise(const Problem& problem, const char* engine);
+
+}  // namespace quench::gp_regression

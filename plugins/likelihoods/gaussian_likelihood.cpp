@@ -1,0 +1,32 @@
+#include "gaussian_likelihood.h"
+
+#include <cmath>
+
+namespace quench::likelihoods {
+
+ParamSchema GaussianLikelihood::schema() {
+  ParamSchema s;
+  s.real("noise", "noise variance sigma^2", std::nullopt, 1e-300);
+  return s;
+}
+
+GaussianLikelihood::GaussianLikelihood(const Params& params) : noise_(params.real("noise")) {}
+
+double GaussianLikelihood::log_likelihood(double y, double f) const {
+  return -0.5 * (std::log(2 * M_PI * noise_) + (y - f) * (y - f) / noise_);
+}
+
+double GaussianLikelihood::d_log_likelihood(double y, double f) const { return (y - f) / noise_; }
+
+double GaussianLikelihood::d2_log_likelihood(double, double) const { return -1.0 / noise_; }
+
+TiltedMoments GaussianLikelihood::tilted_moments(double y, double m, double v) const {
+  const double s = v + noise_;
+  TiltedMoments t;
+  t.log_z = -0.5 * (std::log(2 * M_PI * s) + (y - m) * (y - m) / s);
+  t.mean = m + v * (y - m) / s;
+  t.variance = v - v * v / s;
+  return t;
+}
+
+}  // namespace quench::likelihoods

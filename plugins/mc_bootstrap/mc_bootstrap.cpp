@@ -1,0 +1,98 @@
+#include "mc_bootstrap.h"
+
+#include <chrono>
+
+#include "quench/errors.h"
+#include "quench/losses.h"
+#include "quench/parallel.h"
+#include "quench/rng.h"
+
+namespace quench::mc_bootstrap {
+
+ParamSchema McBootstrap::schema() {
+  ParamSchema s;
+  s.integer("samples", "number of resampled data sets T", 1000, 1, 10000000)
+      .plugin("inner", "engine", "engine retrained on each resampled data set",
+              "exact_gp_regression")
+      .real("epsilon", "epsilon of the epsilon-insensitive test loss (000 Fig. 1)", 0.1, 0.0)
+      .real("beta", "smoothing beta of the epsilon-insensitive loss, in (0, 1]", 0.1, 1e-9, 1.0)
+      .boolean("keep_samples",
+               "return the predictor at every training input for every sample (N x T)", true);
+  return s;
+}
+
+McBootstrap::McBootstrap(const Params& p)
+    : samples_(p.integer("samples")),
+      inner_(p.string("inner")),
+      epsilon_(p.real("epsilon")),
+      beta_(p.real("beta")),
+      keep_samples_(p.boolean("keep_samples")) {}
+
+Results McBootstrap::run(const Problem& problem) const {
+  const auto start = std::chrono::steady_clock::now();
+  const Dataset& data = *problem.data;
+  const Eigen::Index n = data.X_train.rows(), m = data.X_test.rows();
+  const auto T = static_cast<Eigen::Index>(samples_);
+  if (!problem.context.make_engine)
+    throw ConfigError({}, "mc_bootstrap needs the host to create its inner engine");
+  const auto inner = problem.context.make_engine(inner_);
+  const auto model = inner->prepare_resampling(problem);
+  if (!model)
+    throw ConfigError({}, "engine '" + inner_ + "' cannot be retrained on resampled data");
+  const auto prepared = std::chrono::steady_clock::now();
+
+  // One RNG stream per sample: the result does not depend on the thread count.
+  Eigen::MatrixXd F(n + m, T), O(n, T);
+  Eigen::VectorXd sizes(T);
+  parallel_for(
+      static_cast<std::size_t>(T), problem.context.threads,
+      [&](std::size_t t) {
+        RngStream rng(problem.seed, t);
+        const Eigen::VectorXd w = problem.resampler->sample(rng);
+        const auto col = static_cast<Eigen::Index>(t);
+        F.col(col) = model->predict(w);
+        O.col(col) = (w.array() == 0.0).cast<double>();
+        sizes(col) = w.sum();
+      },
+      problem.context.progress);
+  const auto sampled = std::chrono::steady_clock::now();
+
+  Results r;
+  const Eigen::MatrixXd F_train = F.topRows(n);
+  const auto square = out_of_bag_error(F_train, O, data.y_train, square_loss);
+  const auto eps = out_of_bag_error(F_train, O, data.y_train, [this](double d) {
+    return eps_insensitive_loss(d, epsilon_, beta_);
+  });
+  r.scalars["test_error_square"] = square.value;
+  r.scalars["test_error_square_stderr"] = square.standard_error;
+  r.scalars["test_error_eps_insensitive"] = eps.value;
+  r.scalars["test_error_eps_insensitive_stderr"] = eps.standard_error;
+  r.scalars["test_error_points"] = static_cast<double>(square.points);
+  r.scalars["samples"] = static_cast<double>(T);
+  r.scalars["mean_sample_size"] = sizes.mean();
+  r.scalars["expected_sample_size"] = problem.resampler->expected_size();
+
+  // Bootstrap mean and variance of the prediction (000 eq 20 by simulation).
+  auto moments = [&](const Eigen::MatrixXd& G, const std::string& prefix) {
+    const Eigen::VectorXd mean = G.rowwise().mean();
+    const Eigen::VectorXd var =
+        T > 1 ? Eigen::VectorXd((G.colwise() - mean).rowwise().squaredNorm() / double(T - 1))
+              : Eigen::VectorXd::Zero(G.rows());
+    r.vectors[prefix + "mean"] = mean;
+    r.vectors[prefix + "variance"] = var;
+    r.vectors[prefix + "mean_stderr"] = (var / static_cast<double>(T)).cwiseSqrt();
+  };
+  moments(F_train, "train_prediction_");
+  if (m > 0) moments(F.bottomRows(m), "prediction_");
+  if (keep_samples_) r.matrices["predictor_samples"] = F_train;
+  r.info["inner_engine"] = inner_;
+  r.info["loss_eps_insensitive"] =
+      "epsilon=" + std::to_string(epsilon_) + ", beta=" + std::to_string(beta_);
+  using seconds = std::chrono::duration<double>;
+  r.timings["prepare"] = seconds(prepared - start).count();
+  r.timings["sampling"] = seconds(sampled - prepared).count();
+  r.timings["per_sample"] = seconds(sampled - prepared).count() / static_cast<double>(T);
+  return r;
+}
+
+}  // namespace quench::mc_bootstrap

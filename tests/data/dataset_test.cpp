@@ -1,0 +1,381 @@
+// load_dataset: column selection, every split rule, test files and standardization.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "quench/dataset.h"
+#include "quench/errors.h"
+#include "test_util.h"
+
+namespace quench {
+namespace {
+
+using testing::data_file;
+using DatasetFile = testing::ScratchDir;
+
+DataSpec spec_for(const std::string& file) {
+  DataSpec spec;
+  spec.train_file = data_file(file);
+  return spec;
+}
+
+/// Expects load_dataset(spec) to throw a DataError naming `file`, `row` and `column` (when not
+/// empty) whose what() contains every string in `parts`.
+void expect_error(const DataSpec& spec, const std::string& file, int row, const std::string& column,
+                  const std::vector<std::string>& parts) {
+  try {
+    load_dataset(spec);
+    FAIL() << "no DataError";
+  } catch (const DataError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.file(), file) << what;
+    EXPECT_EQ(e.row(), row) << what;
+    EXPECT_EQ(e.column(), column) << what;
+    EXPECT_NE(what.find(file), std::string::npos) << what;
+    if (row > 0) {
+      EXPECT_NE(what.find("row " + std::to_string(row)), std::string::npos) << what;
+    }
+    if (!column.empty()) {
+      EXPECT_NE(what.find("'" + column + "'"), std::string::npos) << what;
+    }
+    for (const auto& part : parts) EXPECT_NE(what.find(part), std::string::npos) << what;
+  }
+}
+
+/// Mean and sample standard deviation, written out.
+void mean_sd(const std::vector<double>& x, double& mean, double& sd) {
+  mean = 0;
+  for (double v : x) mean += v;
+  mean /= double(x.size());
+  double ss = 0;
+  for (double v : x) ss += (v - mean) * (v - mean);
+  sd = std::sqrt(ss / double(x.size() - 1));
+}
+
+TEST(Dataset, BostonAllRowsTrain) {
+  const Dataset d = load_dataset(spec_for("boston.csv"));
+  EXPECT_EQ(d.name, "boston");
+  ASSERT_EQ(d.X_train.rows(), 506);
+  ASSERT_EQ(d.X_train.cols(), 13);
+  ASSERT_EQ(d.y_train.size(), 506);
+  EXPECT_EQ(d.X_test.rows(), 0);
+  EXPECT_EQ(d.X_test.cols(), 13);
+  EXPECT_EQ(d.y_test.size(), 0);
+  ASSERT_EQ(d.input_names.size(), 13u);
+  EXPECT_EQ(d.input_names.front(), "crim");
+  EXPECT_EQ(d.input_names.back(), "lstat");
+  EXPECT_EQ(d.X_train(0, 0), 0.00632);
+  EXPECT_EQ(d.X_train(0, 5), 6.575);
+  EXPECT_EQ(d.X_train(0, 12), 4.98);
+  EXPECT_EQ(d.y_train(0), 24.0);
+  EXPECT_EQ(d.y_train(505), 11.9);
+  // No standardization: mean 0, scale 1.
+  ASSERT_EQ(d.input_mean.size(), 13);
+  ASSERT_EQ(d.input_scale.size(), 13);
+  EXPECT_EQ(d.input_mean.cwiseAbs().sum(), 0.0);
+  EXPECT_EQ(d.input_scale.sum(), 13.0);
+  EXPECT_EQ(d.target_mean, 0.0);
+  EXPECT_EQ(d.target_scale, 1.0);
+}
+
+TEST(Dataset, ListedInputsKeepTheirOrder) {
+  DataSpec spec = spec_for("boston.csv");
+  spec.inputs = {"lstat", "rm"};
+  const Dataset d = load_dataset(spec);
+  ASSERT_EQ(d.X_train.cols(), 2);
+  EXPECT_EQ(d.input_names, (std::vector<std::string>{"lstat", "rm"}));
+  EXPECT_EQ(d.X_train(0, 0), 4.98);
+  EXPECT_EQ(d.X_train(0, 1), 6.575);
+}
+
+TEST(Dataset, OtherTargetColumn) {
+  DataSpec spec = spec_for("boston.csv");
+  spec.target = "rm";
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.X_train.cols(), 13);
+  EXPECT_EQ(d.y_train(0), 6.575);
+  EXPECT_EQ(d.input_names.back(), "y");
+}
+
+TEST(Dataset, StandardizationUsesTrainingRowsOnly) {
+  DataSpec spec = spec_for("boston.csv");
+  spec.split = SplitRule::first_train;
+  spec.count = 400;
+  spec.standardize_inputs = true;
+  spec.standardize_target = true;
+  const Dataset d = load_dataset(spec);
+  ASSERT_EQ(d.X_train.rows(), 400);
+  ASSERT_EQ(d.X_test.rows(), 106);
+  for (Eigen::Index j = 0; j < d.X_train.cols(); ++j) {
+    const auto col = d.X_train.col(j);
+    const double mean = col.mean();
+    const double sd = std::sqrt((col.array() - mean).square().sum() / 399.0);
+    EXPECT_NEAR(mean, 0.0, 1e-12) << d.input_names[j];
+    EXPECT_NEAR(sd, 1.0, 1e-12) << d.input_names[j];
+  }
+  const double y_mean = d.y_train.mean();
+  EXPECT_NEAR(y_mean, 0.0, 1e-12);
+  EXPECT_NEAR(std::sqrt((d.y_train.array() - y_mean).square().sum() / 399.0), 1.0, 1e-12);
+
+  // By hand: column rm (index 5) and the target, from the raw file's first 400 rows.
+  const CsvTable raw = read_csv(data_file("boston.csv"));
+  std::vector<double> rm, y;
+  for (int i = 0; i < 400; ++i) {
+    rm.push_back(raw.values(i, 5));
+    y.push_back(raw.values(i, 13));
+  }
+  double rm_mean, rm_sd, y_mu, y_sd;
+  mean_sd(rm, rm_mean, rm_sd);
+  mean_sd(y, y_mu, y_sd);
+  EXPECT_NEAR(d.input_mean(5), rm_mean, 1e-12);
+  EXPECT_NEAR(d.input_scale(5), rm_sd, 1e-12);
+  EXPECT_NEAR(d.target_mean, y_mu, 1e-12);
+  EXPECT_NEAR(d.target_scale, y_sd, 1e-12);
+  // Test row 0 is data row 400; test row 105 is the last row.
+  EXPECT_NEAR(d.X_test(0, 5), (raw.values(400, 5) - rm_mean) / rm_sd, 1e-12);
+  EXPECT_NEAR(d.y_test(105), (raw.values(505, 13) - y_mu) / y_sd, 1e-12);
+  // The test set is not standardized by itself: its mean is not 0.
+  EXPECT_GT(std::abs(d.X_test.col(5).mean()), 0.1);
+}
+
+TEST_F(DatasetFile, ConstantColumnKeepsScaleOne) {
+  DataSpec spec;
+  spec.train_file = write("const.csv", "a,c,y\n1,5,1\n2,5,2\n4,5,3\n");
+  spec.standardize_inputs = true;
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.name, "const");
+  EXPECT_EQ(d.input_scale(1), 1.0);
+  EXPECT_EQ(d.input_mean(1), 5.0);
+  EXPECT_EQ(d.X_train.col(1).cwiseAbs().sum(), 0.0);
+  // Column a: mean 7/3, sample sd sqrt(((4/3)^2 + (1/3)^2 + (5/3)^2) / 2) = sqrt(7/3).
+  EXPECT_NEAR(d.input_mean(0), 7.0 / 3.0, 1e-15);
+  EXPECT_NEAR(d.input_scale(0), std::sqrt(7.0 / 3.0), 1e-15);
+  EXPECT_NEAR(d.X_train(2, 0), (4.0 - 7.0 / 3.0) / std::sqrt(7.0 / 3.0), 1e-15);
+  EXPECT_TRUE(d.X_train.allFinite());
+}
+
+TEST(Dataset, SonarTrainColumnSplit) {
+  DataSpec spec = spec_for("sonar.csv");
+  spec.split = SplitRule::column;
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.X_train.rows(), 104);
+  EXPECT_EQ(d.X_test.rows(), 104);
+  EXPECT_EQ(d.X_train.cols(), 60);
+  EXPECT_EQ(d.input_names.size(), 60u);
+  EXPECT_EQ(d.input_names.back(), "V60");
+  // 55 rocks (-1) and 49 mines (+1) train; 42 and 62 test.
+  EXPECT_EQ(d.y_train.sum(), 49.0 - 55.0);
+  EXPECT_EQ(d.y_test.sum(), 62.0 - 42.0);
+}
+
+TEST(Dataset, CrabsColumnSplit) {
+  DataSpec spec = spec_for("crabs.csv");
+  spec.split = SplitRule::column;
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.X_train.rows(), 80);
+  EXPECT_EQ(d.X_test.rows(), 120);
+  EXPECT_EQ(d.input_names, (std::vector<std::string>{"sp", "FL", "RW", "CL", "CW", "BD"}));
+  EXPECT_EQ(d.X_train(0, 1), 8.1);
+}
+
+TEST(Dataset, WithoutColumnRuleTheSplitColumnIsAnInput) {
+  const Dataset d = load_dataset(spec_for("crabs.csv"));
+  EXPECT_EQ(d.X_train.rows(), 200);
+  EXPECT_EQ(d.input_names.back(), "train");
+}
+
+TEST(Dataset, FirstTrainAndFirstTest) {
+  DataSpec spec = spec_for("boston.csv");
+  spec.split = SplitRule::first_train;
+  spec.count = 505;
+  Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.X_train.rows(), 505);
+  EXPECT_EQ(d.X_test.rows(), 1);
+  EXPECT_EQ(d.y_test(0), 11.9);
+
+  spec.split = SplitRule::first_test;
+  spec.count = 6;
+  d = load_dataset(spec);
+  EXPECT_EQ(d.X_test.rows(), 6);
+  EXPECT_EQ(d.X_train.rows(), 500);
+  EXPECT_EQ(d.y_test(0), 24.0);
+  EXPECT_EQ(d.y_train(499), 11.9);
+  EXPECT_EQ(d.y_train(0), 22.9);  // line 8: 0.08829,12.5,...,12.43,22.9
+  EXPECT_EQ(d.X_train(0, 0), 0.08829);
+}
+
+TEST(Dataset, CountOutOfRange) {
+  DataSpec spec = spec_for("boston.csv");
+  for (auto rule : {SplitRule::first_train, SplitRule::first_test}) {
+    spec.split = rule;
+    for (std::int64_t count : {std::int64_t{0}, std::int64_t{-3}, std::int64_t{506}}) {
+      spec.count = count;
+      expect_error(spec, spec.train_file, 0, "",
+                   {std::to_string(count), "outside [1, 505]", "506 rows"});
+    }
+  }
+}
+
+TEST_F(DatasetFile, FractionSplitIsSeededAndOrdered) {
+  std::string text = "id,x,y\n";
+  for (int i = 0; i < 100; ++i) {
+    text += std::to_string(i) + "," + std::to_string(i * i) + "," + std::to_string(i % 3) + "\n";
+  }
+  DataSpec spec;
+  spec.train_file = write("ids.csv", text);
+  spec.split = SplitRule::fraction;
+  spec.fraction = 0.7;
+  spec.seed = 1;
+  const Dataset a = load_dataset(spec);
+  const Dataset b = load_dataset(spec);
+  spec.seed = 2;
+  const Dataset c = load_dataset(spec);
+
+  ASSERT_EQ(a.X_train.rows(), 70);
+  ASSERT_EQ(a.X_test.rows(), 30);
+  EXPECT_EQ(a.X_train, b.X_train);
+  EXPECT_EQ(a.X_test, b.X_test);
+  EXPECT_NE(a.X_train, c.X_train);
+  // Training and test rows are each in file order and together hold every row once.
+  std::vector<int> seen(100, 0);
+  for (const Eigen::MatrixXd* X : {&a.X_train, &a.X_test}) {
+    for (Eigen::Index i = 0; i < X->rows(); ++i) {
+      if (i > 0) {
+        EXPECT_LT((*X)(i - 1, 0), (*X)(i, 0));
+      }
+      EXPECT_EQ((*X)(i, 1), (*X)(i, 0) * (*X)(i, 0));  // rows stay intact
+      ++seen[static_cast<std::size_t>((*X)(i, 0))];
+    }
+  }
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(seen[i], 1) << i;
+  // Pinned (checked against an independent Python mt19937_64 + Fisher-Yates): the same on
+  // every platform, since neither std::shuffle nor std::uniform_int_distribution is used.
+  std::vector<int> first_test;
+  for (int i = 0; i < 5; ++i) first_test.push_back(static_cast<int>(a.X_test(i, 0)));
+  EXPECT_EQ(first_test, (std::vector<int>{3, 4, 9, 11, 23}));
+}
+
+TEST(Dataset, FractionRoundsTrainingRows) {
+  DataSpec spec = spec_for("boston.csv");
+  spec.split = SplitRule::fraction;
+  spec.fraction = 0.3;  // round(151.8) = 152
+  spec.seed = 7;
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.X_train.rows(), 152);
+  EXPECT_EQ(d.X_test.rows(), 354);
+}
+
+TEST(Dataset, FractionOutOfRange) {
+  DataSpec spec = spec_for("boston.csv");
+  spec.split = SplitRule::fraction;
+  for (double f : {0.0, 1.0, -0.5, 1.5}) {
+    spec.fraction = f;
+    expect_error(spec, spec.train_file, 0, "", {"fraction", "outside (0, 1)"});
+  }
+  spec.fraction = 0.0005;  // rounds to 0 training rows
+  expect_error(spec, spec.train_file, 0, "", {"= 0 is outside [1, 505]"});
+  spec.fraction = 0.9995;  // rounds to every row
+  expect_error(spec, spec.train_file, 0, "", {"= 506 is outside [1, 505]"});
+}
+
+TEST(Dataset, PimaTestFile) {
+  DataSpec spec = spec_for("pima_train.csv");
+  spec.test_file = data_file("pima_test.csv");
+  spec.standardize_inputs = true;
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.name, "pima_train");
+  EXPECT_EQ(d.X_train.rows(), 200);
+  EXPECT_EQ(d.X_test.rows(), 332);
+  EXPECT_EQ(d.X_train.cols(), 7);
+  EXPECT_EQ(d.y_train.sum(), 68.0 - 132.0);
+  EXPECT_EQ(d.y_test.sum(), 109.0 - 223.0);
+  // Test row 0 is "6,148,72,35,33.6,0.627,50,1"; glu standardized with the training moments.
+  EXPECT_NEAR(d.X_test(0, 1), (148.0 - d.input_mean(1)) / d.input_scale(1), 1e-12);
+  EXPECT_NEAR(d.X_train.col(1).mean(), 0.0, 1e-12);
+}
+
+TEST_F(DatasetFile, TestFileColumnsMatchByName) {
+  DataSpec spec;
+  spec.train_file = write("tr.csv", "a,b,y\n1,2,3\n4,5,6\n");
+  spec.test_file = write("te.csv", "y,extra,b,a\n30,0,20,10\n");
+  const Dataset d = load_dataset(spec);
+  ASSERT_EQ(d.X_test.rows(), 1);
+  EXPECT_EQ(d.X_test(0, 0), 10.0);
+  EXPECT_EQ(d.X_test(0, 1), 20.0);
+  EXPECT_EQ(d.y_test(0), 30.0);
+
+  spec.test_file = write("te2.csv", "a,y\n1,2\n");
+  expect_error(spec, spec.test_file, 1, "b", {"no such input column", "available columns: a, y"});
+  spec.test_file = write("te3.csv", "a,b\n1,2\n");
+  expect_error(spec, spec.test_file, 1, "y", {"no such target column"});
+  spec.test_file = write("te4.csv", "a,b,y\n1,2,3\n1,x,3\n");
+  expect_error(spec, spec.test_file, 3, "b", {"expected a number, got 'x'"});
+  spec.test_file = write("te5.csv", "a,b,y\n1,2,3\n");
+  spec.train_file = write("tr2.csv", "a,b,y\n1,2,3\n4,nan,6\n");
+  expect_error(spec, spec.train_file, 3, "b", {"not a finite number: 'nan'"});
+}
+
+TEST(Dataset, TestFileRejectsOtherSplitRules) {
+  DataSpec spec = spec_for("pima_train.csv");
+  spec.test_file = data_file("pima_test.csv");
+  spec.split = SplitRule::first_train;
+  spec.count = 10;
+  expect_error(spec, spec.train_file, 0, "", {"'first_train'", "test file"});
+}
+
+TEST(Dataset, UnknownColumns) {
+  DataSpec spec = spec_for("boston.csv");
+  spec.target = "medv";
+  expect_error(spec, spec.train_file, 1, "medv",
+               {"no such target column", "available columns: crim, zn,", "lstat, y"});
+  spec.target = "y";
+  spec.inputs = {"rm", "rooms"};
+  expect_error(spec, spec.train_file, 1, "rooms", {"no such input column", "crim"});
+  spec.inputs = {"rm", "y"};
+  expect_error(spec, spec.train_file, 1, "y", {"target cannot be an input"});
+  spec.inputs = {"rm", "rm"};
+  expect_error(spec, spec.train_file, 1, "rm", {"listed twice"});
+  spec.inputs = {};
+  spec.split = SplitRule::column;
+  expect_error(spec, spec.train_file, 1, "train", {"no such split column", "crim"});
+}
+
+TEST(Dataset, SplitColumnCannotBeAnInput) {
+  DataSpec spec = spec_for("sonar.csv");
+  spec.split = SplitRule::column;
+  spec.inputs = {"V1", "train"};
+  expect_error(spec, spec.train_file, 1, "train", {"split column cannot be an input"});
+}
+
+TEST_F(DatasetFile, SplitColumnValuesMustBeZeroOrOne) {
+  DataSpec spec;
+  spec.split = SplitRule::column;
+  spec.train_file = write("s.csv", "x,train,y\n1,1,0\n2,0,0\n3,0.5,0\n");
+  expect_error(spec, spec.train_file, 4, "train", {"must be 0 or 1, got 0.5"});
+  spec.train_file = write("s2.csv", "x,train,y\n1,1,0\n2,2,0\n");
+  expect_error(spec, spec.train_file, 3, "train", {"got 2"});
+  spec.train_file = write("s3.csv", "x,train,y\n1,0,0\n2,0,0\n");
+  expect_error(spec, spec.train_file, 0, "train", {"no training rows"});
+  spec.train_file = write("s4.csv", "x,train,y\n1,1,0\n2,1,0\n");
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.X_train.rows(), 2);
+  EXPECT_EQ(d.X_test.rows(), 0);
+  EXPECT_EQ(d.input_names, std::vector<std::string>{"x"});
+}
+
+TEST_F(DatasetFile, OnlyATargetColumn) {
+  DataSpec spec;
+  spec.train_file = write("y.csv", "y\n1\n2\n");
+  expect_error(spec, spec.train_file, 1, "", {"no input columns"});
+}
+
+TEST(Dataset, MissingFile) {
+  DataSpec spec;
+  spec.train_file = "/nonexistent/quench/data.csv";
+  expect_error(spec, spec.train_file, 0, "", {"cannot open file"});
+}
+
+}  // namespace
+}  // namespace quench

@@ -1,0 +1,79 @@
+// Fixture plugins with known schemas for the pipeline tests. They are only ever resolved,
+// never run: every factory returns a bare Component.
+#include <memory>
+
+#include "quench/plugin.h"
+
+namespace {
+
+using quench::Family;
+using quench::ParamSchema;
+
+std::unique_ptr<quench::Component> make(const quench::Params&) {
+  return std::make_unique<quench::Component>();
+}
+
+quench::PluginInfo plugin(Family family, const char* name, ParamSchema schema,
+                          std::vector<Family> needs = {}) {
+  quench::PluginInfo info;
+  info.family = family;
+  info.name = name;
+  info.version = "1.0";
+  info.doc = "test fixture";
+  info.schema = std::move(schema);
+  info.factory = make;
+  info.needs = std::move(needs);
+  return info;
+}
+
+const quench::LibraryDescriptor* describe() {
+  static const quench::LibraryDescriptor descriptor = [] {
+    quench::LibraryDescriptor d;
+    d.library_name = "pipeline_fixtures";
+    d.library_version = "1.0";
+    d.plugins = {
+        plugin(Family::kernel, "gaussian",
+               ParamSchema()
+                   .real("l2", "squared length scale", std::nullopt, 0.0)
+                   .string("scaling", "output scaling", "none",
+                           {"none", "variance", "sqrt_variance"})),
+        plugin(Family::kernel, "matern",
+               ParamSchema()
+                   .real("l2", "squared length scale", 1.0, 0.0)
+                   .real("nu", "smoothness", 1.5, 0.5, 5.0)),
+        plugin(Family::likelihood, "gaussian",
+               ParamSchema().real("noise", "noise variance", 0.01, 0.0)),
+        plugin(Family::likelihood, "probit", ParamSchema()),
+        plugin(Family::resampler, "poisson_bootstrap",
+               ParamSchema().real("ratio", "resample size / data size", 1.0, 0.0, 10.0)),
+        plugin(Family::resampler, "jackknife", ParamSchema()),
+        plugin(Family::optimizer, "lbfgs",
+               ParamSchema()
+                   .integer("max_iterations", "iteration limit", 100, 1)
+                   .real("tolerance", "gradient tolerance", 1e-6, 0.0)),
+        plugin(Family::engine, "exact_gp_regression",
+               ParamSchema().real("jitter", "diagonal jitter", 1e-8, 0.0),
+               {Family::kernel, Family::likelihood}),
+        plugin(Family::engine, "laplace",
+               ParamSchema().boolean("verbose", "print iterations", false),
+               {Family::kernel, Family::likelihood, Family::optimizer}),
+        plugin(Family::engine, "mc_bootstrap",
+               ParamSchema()
+                   .integer("samples", "bootstrap samples", std::nullopt, 1, 1000000)
+                   .plugin("inner", "engine", "engine run on each sample",
+                           std::string("exact_gp_regression"))
+                   .real_list("quantiles", "reported quantiles", std::vector<double>{0.05, 0.95},
+                              0.0, 1.0)
+                   .boolean("parallel", "run samples in parallel", true)
+                   .string("label", "free text", std::nullopt)
+                   .optional(),
+               {Family::resampler}),
+    };
+    return d;
+  }();
+  return &descriptor;
+}
+
+}  // namespace
+
+QUENCH_PLUGIN_LIBRARY(describe)

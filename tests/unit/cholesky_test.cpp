@@ -1,0 +1,57 @@
+// The LAPACK-backed Cholesky against Eigen's own factorization, and its failure modes.
+#include <Eigen/Dense>
+#include <gtest/gtest.h>
+
+#include "quench/cholesky.h"
+#include "quench/errors.h"
+
+namespace quench {
+namespace {
+
+Eigen::MatrixXd spd(int n, unsigned seed) {
+  std::srand(seed);
+  const Eigen::MatrixXd M = Eigen::MatrixXd::Random(n, n);
+  return M * M.transpose() + n * Eigen::MatrixXd::Identity(n, n);
+}
+
+TEST(Cholesky, AgreesWithEigenLlt) {
+  const Eigen::MatrixXd A = spd(40, 1);
+  const Cholesky chol(A);
+  const Eigen::LLT<Eigen::MatrixXd> ref(A);
+  EXPECT_LT((chol.lower() - Eigen::MatrixXd(ref.matrixL())).cwiseAbs().maxCoeff(), 1e-10);
+  const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(40, -1, 2);
+  EXPECT_LT((A * chol.solve(b) - b).norm(), 1e-10 * b.norm());
+  EXPECT_LT((chol.inverse() * A - Eigen::MatrixXd::Identity(40, 40)).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_NEAR(chol.log_determinant(), std::log(A.determinant()), 1e-8);
+  const Eigen::MatrixXd B = Eigen::MatrixXd::Random(40, 3);
+  EXPECT_LT((chol.lower() * chol.solve_lower(B) - B).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_EQ(chol.jitter(), 0.0);
+}
+
+TEST(Cholesky, JitterRescuesASemiDefiniteMatrix) {
+  Eigen::MatrixXd v(3, 1);
+  v << 1, 2, 3;
+  const Eigen::MatrixXd A = v * v.transpose();  // rank one
+  const Cholesky chol(A);
+  EXPECT_GT(chol.jitter(), 0.0);
+  EXPECT_LT((chol.lower() * chol.lower().transpose() - A).cwiseAbs().maxCoeff(), 1e-3);
+}
+
+TEST(Cholesky, IndefiniteMatrixIsANumericalErrorNotNaN) {
+  Eigen::MatrixXd A(2, 2);
+  A << 1, 2, 2, 1;  // eigenvalues 3 and -1
+  try {
+    Cholesky chol(A, JitterPolicy{}, "test matrix");
+    FAIL() << "expected NumericalError";
+  } catch (const NumericalError& e) {
+    EXPECT_NE(std::string(e.what()).find("test matrix (2x2) is not positive definite"),
+              std::string::npos)
+        << e.what();
+  }
+  Eigen::MatrixXd N = Eigen::MatrixXd::Identity(2, 2);
+  N(0, 1) = N(1, 0) = std::nan("");
+  EXPECT_THROW(Cholesky{N}, NumericalError);
+}
+
+}  // namespace
+}  // namespace quench
