@@ -23,12 +23,12 @@ Pipeline Pipeline::from_file(const std::string& path) {
   text << in.rdbuf();
   const auto dir = std::filesystem::path(path).parent_path();
   return Pipeline(std::make_unique<PipelineSpec>(
-      parse_pipeline(text.str(), path, dir.empty() ? "." : dir.string())));
+      parse_pipeline(text.str(), path, dir.empty() ? "." : dir.string(), true)));
 }
 
 Pipeline Pipeline::from_string(const std::string& yaml, const std::string& name,
                                const std::string& base_directory) {
-  return Pipeline(std::make_unique<PipelineSpec>(parse_pipeline(yaml, name, base_directory)));
+  return Pipeline(std::make_unique<PipelineSpec>(parse_pipeline(yaml, name, base_directory, true)));
 }
 
 const std::vector<std::string>& Pipeline::plugin_paths() const { return spec_->plugin_paths; }

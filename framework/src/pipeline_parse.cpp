@@ -62,7 +62,8 @@ std::string resolve_path(const std::string& base_dir, const std::string& path) {
 
 class Parser {
  public:
-  Parser(const std::string& file, const std::string& base_dir) {
+  Parser(const std::string& file, const std::string& base_dir, bool keep_going)
+      : keep_going_(keep_going) {
     spec_.file = file;
     spec_.base_dir = base_dir;
   }
@@ -110,6 +111,11 @@ class Parser {
     if (!have_data) error(root_at, "missing required key 'data'");
     if (!have_engines) error(root_at, "missing required key 'engines' (a list of engines)");
     spec_.data.seed = spec_.seed;
+    if (keep_going_) {
+      sort_diagnostics(diagnostics_);
+      spec_.diagnostics = std::move(diagnostics_);
+      diagnostics_.clear();
+    }
     finish();
     return std::move(spec_);
   }
@@ -132,11 +138,7 @@ class Parser {
 
   void finish() {
     if (diagnostics_.empty()) return;
-    std::stable_sort(diagnostics_.begin(), diagnostics_.end(),
-                     [](const Diagnostic& a, const Diagnostic& b) {
-                       if (a.where.line != b.where.line) return a.where.line < b.where.line;
-                       return a.where.column < b.where.column;
-                     });
+    sort_diagnostics(diagnostics_);
     throw ConfigError(std::move(diagnostics_));
   }
 
@@ -472,15 +474,24 @@ class Parser {
     }
   }
 
+  bool keep_going_;
   PipelineSpec spec_;
   std::vector<Diagnostic> diagnostics_;
 };
 
 }  // namespace
 
+void sort_diagnostics(std::vector<Diagnostic>& diagnostics) {
+  std::stable_sort(diagnostics.begin(), diagnostics.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     if (a.where.line != b.where.line) return a.where.line < b.where.line;
+                     return a.where.column < b.where.column;
+                   });
+}
+
 PipelineSpec parse_pipeline(const std::string& yaml, const std::string& file,
-                            const std::string& base_dir) {
-  return Parser(file, base_dir).parse(yaml);
+                            const std::string& base_dir, bool keep_going) {
+  return Parser(file, base_dir, keep_going).parse(yaml);
 }
 
 }  // namespace quench

@@ -93,7 +93,8 @@ bool is_plain(const YAML::Node& node) { return node.IsScalar() && node.Tag() == 
 
 class Resolver {
  public:
-  Resolver(const PipelineSpec& spec, const Registry& registry) : spec_(spec), registry_(registry) {}
+  Resolver(const PipelineSpec& spec, const Registry& registry)
+      : spec_(spec), registry_(registry), diagnostics_(spec.diagnostics) {}
 
   ResolvedPipeline resolve() {
     ResolvedPipeline out;
@@ -107,11 +108,7 @@ class Resolver {
       out.engines.emplace_back(engine.name, std::move(*r));
     }
     if (!diagnostics_.empty()) {
-      std::stable_sort(diagnostics_.begin(), diagnostics_.end(),
-                       [](const Diagnostic& a, const Diagnostic& b) {
-                         if (a.where.line != b.where.line) return a.where.line < b.where.line;
-                         return a.where.column < b.where.column;
-                       });
+      sort_diagnostics(diagnostics_);
       throw ConfigError(std::move(diagnostics_));
     }
     return out;

@@ -54,13 +54,19 @@ struct PipelineSpec {
   std::map<Family, PluginSpec> components;  ///< kernel, likelihood, resampler, optimizer
   std::vector<EngineSpec> engines;
   OutputSpec outputs;
+  /// Problems found while parsing a spec that is still usable (parse_pipeline with
+  /// keep_going); resolve_pipeline reports them together with its own.
+  std::vector<Diagnostic> diagnostics;
 };
 
 /// Parses YAML text. Collects every structural problem (YAML syntax, unknown top-level,
 /// data or output keys with did-you-mean, wrong types of those fields, missing `plugin`,
 /// duplicate engine names) and throws one ConfigError holding all of them.
+/// With keep_going, problems are stored in PipelineSpec::diagnostics instead of thrown,
+/// unless the text is not a YAML mapping at all, so that validation against the plugins can
+/// report them all at once.
 PipelineSpec parse_pipeline(const std::string& yaml, const std::string& file,
-                            const std::string& base_dir);
+                            const std::string& base_dir, bool keep_going = false);
 
 /// A swept parameter: one run per value.
 struct Sweep {
@@ -87,6 +93,9 @@ struct ResolvedPipeline {
 /// naming unknown plugins, and components an engine needs (PluginInfo::needs) that the
 /// pipeline does not define. Throws one ConfigError with every diagnostic, in file order.
 ResolvedPipeline resolve_pipeline(const PipelineSpec& spec, const Registry& registry);
+
+/// Orders diagnostics by line, then column (stable).
+void sort_diagnostics(std::vector<Diagnostic>& diagnostics);
 
 /// The closest candidate within a small edit distance, or "" (for "did you mean 'x'?").
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
