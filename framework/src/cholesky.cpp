@@ -72,6 +72,14 @@ Eigen::MatrixXd Cholesky::inverse() const {
   return inv;
 }
 
+Eigen::VectorXd Cholesky::inverse_diagonal() const {
+  // A^{-1} = L^{-T} L^{-1}, so (A^{-1})_ii = sum_k (L^{-1})_ki^2.
+  Eigen::MatrixXd inv_l = factor_;
+  const auto n = static_cast<lapack_int>(inv_l.rows());
+  LAPACKE_dtrtri(LAPACK_COL_MAJOR, 'L', 'N', n, inv_l.data(), n);
+  return inv_l.colwise().squaredNorm().transpose();  // the strict upper triangle is zero
+}
+
 double Cholesky::log_determinant() const {
   return 2.0 * factor_.diagonal().array().log().sum();
 }

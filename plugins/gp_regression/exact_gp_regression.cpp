@@ -42,10 +42,10 @@ Results ExactGpRegression::run(const Problem& problem) const {
 
   Results r;
   r.vectors["train_mean"] = K * alpha;
-  // Var f_i = K_ii - ||L^{-1} K_{:,i}||^2.
-  const Eigen::MatrixXd V = chol.solve_lower(K);
+  // Var f_i = [K - K A^{-1} K]_ii with A = K + s2 I; since K = A - s2 I this is
+  // s2 - s2^2 [A^{-1}]_ii, which needs only diag(A^{-1}) (n^3/3 flops instead of n^3).
   r.vectors["train_variance"] =
-      (K.diagonal() - V.colwise().squaredNorm().transpose()).cwiseMax(0.0);
+      (noise - noise * noise * chol.inverse_diagonal().array()).cwiseMax(0.0).matrix();
   r.scalars["log_marginal_likelihood"] = -0.5 * data.y_train.dot(alpha) -
                                         0.5 * chol.log_determinant() -
                                         0.5 * static_cast<double>(n) * std::log(2 * M_PI);

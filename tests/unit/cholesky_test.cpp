@@ -23,6 +23,7 @@ TEST(Cholesky, AgreesWithEigenLlt) {
   EXPECT_LT((A * chol.solve(b) - b).norm(), 1e-10 * b.norm());
   EXPECT_LT((chol.inverse() * A - Eigen::MatrixXd::Identity(40, 40)).cwiseAbs().maxCoeff(), 1e-10);
   EXPECT_NEAR(chol.log_determinant(), std::log(A.determinant()), 1e-8);
+  EXPECT_LT((chol.inverse_diagonal() - A.inverse().diagonal()).cwiseAbs().maxCoeff(), 1e-12);
   const Eigen::MatrixXd B = Eigen::MatrixXd::Random(40, 3);
   EXPECT_LT((chol.lower() * chol.solve_lower(B) - B).cwiseAbs().maxCoeff(), 1e-10);
   EXPECT_EQ(chol.jitter(), 0.0);
