@@ -147,6 +147,7 @@ class Resolver {
     out.entry = entry;
     const ParamSchema& schema = entry->info->schema;
     const std::string label = std::string(to_string(family)) + " plugin '" + plugin.plugin + "'";
+    const std::size_t errors_before = diagnostics_.size();
 
     // Parameters in file order, so sweeps keep the order they were written in.
     std::vector<std::pair<std::string, const RawParam*>> params;
@@ -188,10 +189,45 @@ class Resolver {
       }
       if (ok) out.sweeps.push_back(std::move(s));
     }
+    const std::size_t errors_before_required = diagnostics_.size();
     for (const auto& s : schema.specs())
       if (s.required() && !plugin.params.count(s.name))
         error(plugin.at, "missing required parameter '" + s.name + "' for " + label);
+    if (diagnostics_.size() == errors_before_required && errors_before == diagnostics_.size())
+      try_construct(family, out, plugin.at, label);
     return out;
+  }
+
+  static std::string with_label(const std::string& label, const std::string& message) {
+    return message.find(label) != std::string::npos ? message : label + ": " + message;
+  }
+
+  /// Builds the plugin once per sweep value (the other sweeps at their first value), so that
+  /// constraints only the plugin knows (e.g. parameters that exclude each other) and throwing
+  /// factories are reported now, with a position, instead of after work has started.
+  void try_construct(Family family, const ResolvedPlugin& plugin, const SourceLocation& where,
+                     const std::string& label) {
+    std::map<std::string, ParamValue> base = plugin.fixed;
+    for (const auto& s : plugin.sweeps) base[s.param] = s.values.front();
+    std::vector<std::map<std::string, ParamValue>> variants{base};
+    for (const auto& s : plugin.sweeps)
+      for (std::size_t k = 1; k < s.values.size(); ++k) {
+        variants.push_back(base);
+        variants.back()[s.param] = s.values[k];
+      }
+    for (const auto& values : variants) {
+      try {
+        registry_.create(family, plugin.entry->info->name,
+                         Params(plugin.entry->info->schema, values));
+      } catch (const ConfigError& e) {
+        const auto& d = e.diagnostics();
+        error(where, with_label(label, d.empty() ? std::string(e.what()) : d.front().message));
+        return;
+      } catch (const std::exception& e) {
+        error(where, with_label(label, e.what()));
+        return;
+      }
+    }
   }
 
   /// One value of a parameter, checked against its spec; reports problems at `where`.

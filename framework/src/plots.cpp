@@ -85,6 +85,7 @@ void prediction_plots(const std::vector<Results>& runs, const fs::path& dir, con
     write_file_atomically(data_file.string(), data);
     std::ostringstream plot;
     plot << "set xlabel 'test input'\nset ylabel 'bootstrap prediction'\nset grid\n"
+         << "set xrange [0:" << mean->second.size() + 1 << "]\n"
          << "set title '" << label << ": bootstrap mean +- sd of the prediction'\n"
          << "plot '" << data_file.string() << "' using 1:2:3 with yerrorbars pointtype 7 title 'mean +- sd'\n";
     const fs::path png = dir / ("prediction_" + label + ".png");

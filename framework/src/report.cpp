@@ -181,8 +181,8 @@ std::string summarize(const std::vector<Results>& runs) {
       if (r.scalars.count(k + "_stderr")) out << " +- " << std::setprecision(2) << r.scalars.at(k + "_stderr");
       out << "\n";
     }
-    double total = 0;
-    for (const auto& [k, v] : r.timings) total += (k == "per_sample" ? 0 : v);
+    const auto total_it = r.timings.find("total");
+    const double total = total_it == r.timings.end() ? 0.0 : total_it->second;
     if (total > 0) out << "    " << std::left << std::setw(34) << "time [s]" << std::setprecision(4) << total << "\n";
   }
   return out.str();

@@ -1,7 +1,9 @@
-// Fixture plugins with known schemas for the pipeline tests. They are only ever resolved,
-// never run: every factory returns a bare Component.
+// Fixture plugins with known schemas for the pipeline tests. They are only ever resolved
+// (which constructs them once), never run: each factory returns an inert object of its
+// family's interface.
 #include <memory>
 
+#include "quench/inference_engine.h"
 #include "quench/plugin.h"
 
 namespace {
@@ -9,8 +11,46 @@ namespace {
 using quench::Family;
 using quench::ParamSchema;
 
+struct InertKernel final : quench::Kernel {
+  Eigen::MatrixXd cross(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) const override {
+    return Eigen::MatrixXd::Zero(a.rows(), b.rows());
+  }
+};
+struct InertLikelihood final : quench::Likelihood {
+  double log_likelihood(double, double) const override { return 0; }
+  double d_log_likelihood(double, double) const override { return 0; }
+  double d2_log_likelihood(double, double) const override { return 0; }
+};
+struct InertResampler final : quench::Resampler {
+  void prepare(Eigen::Index) override {}
+  double occupation_pmf(int k) const override { return k == 1 ? 1.0 : 0.0; }
+  int max_occupation(double) const override { return 1; }
+  Eigen::VectorXd sample(quench::RngStream&) const override { return {}; }
+  double expected_size() const override { return 0; }
+};
+struct InertOptimizer final : quench::Optimizer {
+  quench::OptimizerReport minimize(const quench::SmoothObjective&, Eigen::VectorXd&) const override {
+    return {};
+  }
+};
+struct InertEngine final : quench::InferenceEngine {
+  quench::Results run(const quench::Problem&) const override { return {}; }
+};
+
+template <class T>
 std::unique_ptr<quench::Component> make(const quench::Params&) {
-  return std::make_unique<quench::Component>();
+  return std::make_unique<T>();
+}
+
+quench::PluginFactory factory_for(Family family) {
+  switch (family) {
+    case Family::kernel: return make<InertKernel>;
+    case Family::likelihood: return make<InertLikelihood>;
+    case Family::resampler: return make<InertResampler>;
+    case Family::optimizer: return make<InertOptimizer>;
+    case Family::engine: return make<InertEngine>;
+  }
+  return nullptr;
 }
 
 quench::PluginInfo plugin(Family family, const char* name, ParamSchema schema,
@@ -21,7 +61,7 @@ quench::PluginInfo plugin(Family family, const char* name, ParamSchema schema,
   info.version = "1.0";
   info.doc = "test fixture";
   info.schema = std::move(schema);
-  info.factory = make;
+  info.factory = factory_for(family);
   info.needs = std::move(needs);
   return info;
 }

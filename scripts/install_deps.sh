@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages quench needs, only those missing (idempotent).
+set -euo pipefail
+packages=(
+  cmake g++ make
+  libboost-dev libboost-filesystem-dev   # Boost.DLL
+  libeigen3-dev libopenblas-dev liblapacke-dev
+  libyaml-cpp-dev libceres-dev libcli11-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev
+  gnuplot-nox                            # plots
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "install_deps: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
