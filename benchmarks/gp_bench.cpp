@@ -41,7 +41,8 @@ quench::Dataset synthetic(int n, int d, std::uint64_t seed) {
   data.y_train.resize(n);
   for (int i = 0; i < n; ++i) {
     for (int l = 0; l < d; ++l) data.X_train(i, l) = rng.normal();
-    data.y_train(i) = std::sin(data.X_train(i, 0)) + std::cos(data.X_train(i, 1)) + 0.1 * rng.normal();
+    data.y_train(i) =
+        std::sin(data.X_train(i, 0)) + std::cos(data.X_train(i, 1)) + 0.1 * rng.normal();
   }
   data.X_test.resize(0, d);
   return data;
@@ -64,11 +65,14 @@ double potrf_rate(int n) {
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const auto registry = quench::Registry::discover();
-  for (const auto& f : registry.failures()) std::fprintf(stderr, "plugin refused: %s\n", f.str().c_str());
-  auto params = [&](quench::Family family, const char* name, std::map<std::string, quench::ParamValue> v) {
+  for (const auto& f : registry.failures())
+    std::fprintf(stderr, "plugin refused: %s\n", f.str().c_str());
+  auto params = [&](quench::Family family, const char* name,
+                    std::map<std::string, quench::ParamValue> v) {
     return quench::Params(registry.find(family, name)->info->schema, std::move(v));
   };
-  std::printf("GP regression benchmark (OpenBLAS threads: all cores; ratios measured in this run)\n\n");
+  std::printf(
+      "GP regression benchmark (OpenBLAS threads: all cores; ratios measured in this run)\n\n");
   std::printf("%6s %8s %12s %14s %14s %12s\n", "N", "kept m", "dpotrf GF/s", "retrain [ms]",
               "chol(m) [ms]", "efficiency");
   const std::vector<int> sizes = quick ? std::vector<int>{500} : std::vector<int>{1000, 2000};
@@ -76,12 +80,14 @@ int main(int argc, char** argv) {
     quench::Dataset data = synthetic(n, 8, 42);
     quench::Problem problem;
     problem.data = &data;
-    auto kernel = registry.create_as<quench::Kernel>(quench::Family::kernel, "gaussian",
-                                                     params(quench::Family::kernel, "gaussian", {{"l2", 8.0}}));
+    auto kernel = registry.create_as<quench::Kernel>(
+        quench::Family::kernel, "gaussian",
+        params(quench::Family::kernel, "gaussian", {{"l2", 8.0}}));
     kernel->prepare(data.X_train);
     problem.kernel = kernel;
     problem.likelihood = registry.create_as<quench::Likelihood>(
-        quench::Family::likelihood, "gaussian", params(quench::Family::likelihood, "gaussian", {{"noise", 0.01}}));
+        quench::Family::likelihood, "gaussian",
+        params(quench::Family::likelihood, "gaussian", {{"noise", 0.01}}));
     auto engine = registry.create_as<quench::InferenceEngine>(
         quench::Family::engine, "exact_gp_regression",
         params(quench::Family::engine, "exact_gp_regression", {}));
@@ -107,20 +113,24 @@ int main(int argc, char** argv) {
   quench::Dataset data = synthetic(n, 8, 43);
   quench::Problem problem;
   problem.data = &data;
-  auto kernel = registry.create_as<quench::Kernel>(quench::Family::kernel, "gaussian",
-                                                   params(quench::Family::kernel, "gaussian", {{"l2", 8.0}}));
+  auto kernel =
+      registry.create_as<quench::Kernel>(quench::Family::kernel, "gaussian",
+                                         params(quench::Family::kernel, "gaussian", {{"l2", 8.0}}));
   kernel->prepare(data.X_train);
   problem.kernel = kernel;
   problem.likelihood = registry.create_as<quench::Likelihood>(
-      quench::Family::likelihood, "gaussian", params(quench::Family::likelihood, "gaussian", {{"noise", 0.01}}));
+      quench::Family::likelihood, "gaussian",
+      params(quench::Family::likelihood, "gaussian", {{"noise", 0.01}}));
   auto engine = registry.create_as<quench::InferenceEngine>(
-      quench::Family::engine, "exact_gp_regression", params(quench::Family::engine, "exact_gp_regression", {}));
+      quench::Family::engine, "exact_gp_regression",
+      params(quench::Family::engine, "exact_gp_regression", {}));
   const double rate = potrf_rate(n);
   const double fit = best_of(3, [&] { engine->run(problem); });
   const double chol = std::pow(n, 3) / 3.0 / rate;
-  std::printf("\nexact_gp_regression N=%d (kernel matrix, Cholesky, posterior mean, variance, "
-              "log marginal likelihood):\n  %.2f ms = %.2f Cholesky-equivalents (dpotrf %.1f GF/s; "
-              "efficiency %.0f%%)\n",
-              n, fit * 1e3, fit / chol, rate / 1e9, 100 * chol / fit);
+  std::printf(
+      "\nexact_gp_regression N=%d (kernel matrix, Cholesky, posterior mean, variance, "
+      "log marginal likelihood):\n  %.2f ms = %.2f Cholesky-equivalents (dpotrf %.1f GF/s; "
+      "efficiency %.0f%%)\n",
+      n, fit * 1e3, fit / chol, rate / 1e9, 100 * chol / fit);
   return 0;
 }

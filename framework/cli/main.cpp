@@ -19,12 +19,13 @@
 namespace {
 
 void print_load_failures(const quench::Registry& registry) {
-  for (const auto& f : registry.failures()) std::cerr << "quench: plugin refused: " << f.str() << "\n";
+  for (const auto& f : registry.failures())
+    std::cerr << "quench: plugin refused: " << f.str() << "\n";
   for (const auto& w : registry.warnings()) std::cerr << "quench: warning: " << w << "\n";
 }
 
-int run_command(const std::string& file, const std::string& out_option, int threads,
-                bool progress, const std::vector<std::string>& plugin_paths) {
+int run_command(const std::string& file, const std::string& out_option, int threads, bool progress,
+                const std::vector<std::string>& plugin_paths) {
   const auto pipeline = quench::Pipeline::from_file(file);
   const auto registry = quench::Registry::discover(plugin_paths, pipeline.plugin_paths());
   print_load_failures(registry);
@@ -69,16 +70,19 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "validate and run a pipeline, write results");
   run->add_option("file", file, "pipeline YAML file")->required();
   run->add_option("--out", out, "output directory (default: the pipeline's outputs.dir)");
-  run->add_option("--threads", threads, "worker threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+  run->add_option("--threads", threads, "worker threads (0 = all cores)")
+      ->check(CLI::NonNegativeNumber);
   run->add_flag("--no-progress", no_progress, "no progress bar");
   run->add_option("--plugin-path", plugin_paths, "plugin directory searched first (repeatable)");
 
   auto* validate = app.add_subcommand("validate", "check a pipeline against the plugins' schemas");
   validate->add_option("file", file, "pipeline YAML file")->required();
-  validate->add_option("--plugin-path", plugin_paths, "plugin directory searched first (repeatable)");
+  validate->add_option("--plugin-path", plugin_paths,
+                       "plugin directory searched first (repeatable)");
 
   auto* plugins = app.add_subcommand("plugins", "list the plugins found, with their parameters");
-  plugins->add_option("--plugin-path", plugin_paths, "plugin directory searched first (repeatable)");
+  plugins->add_option("--plugin-path", plugin_paths,
+                      "plugin directory searched first (repeatable)");
 
   CLI11_PARSE(app, argc, argv);
   try {

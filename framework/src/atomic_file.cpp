@@ -1,9 +1,9 @@
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "quench/errors.h"
 #include "quench/report.h"
@@ -14,8 +14,8 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   namespace fs = std::filesystem;
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
-  const fs::path temp =
-      target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
+  const fs::path temp = target.parent_path() /
+                        ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) throw Error("cannot write " + temp.string() + ": " + std::strerror(errno));

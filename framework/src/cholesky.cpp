@@ -17,8 +17,7 @@ lapack_int potrf_lower(Eigen::MatrixXd& A) {
 }  // namespace
 
 Cholesky::Cholesky(Eigen::MatrixXd A, const JitterPolicy& policy, const std::string& what) {
-  if (A.rows() != A.cols())
-    throw NumericalError(what, "Cholesky needs a square matrix");
+  if (A.rows() != A.cols()) throw NumericalError(what, "Cholesky needs a square matrix");
   if (!A.allFinite()) throw NumericalError(what, "matrix has non-finite entries");
   const Eigen::Index n = A.rows();
   factor_ = A;
@@ -38,8 +37,8 @@ Cholesky::Cholesky(Eigen::MatrixXd A, const JitterPolicy& policy, const std::str
     msg << what << " (" << n << "x" << n << ") is not positive definite (LAPACK dpotrf info "
         << info << ")";
     if (policy.max_tries > 0)
-      msg << " even with jitter up to " << policy.initial_relative
-          << " x growth^" << policy.max_tries - 1 << " times the mean diagonal";
+      msg << " even with jitter up to " << policy.initial_relative << " x growth^"
+          << policy.max_tries - 1 << " times the mean diagonal";
     throw NumericalError("cholesky", msg.str());
   }
   factor_.triangularView<Eigen::StrictlyUpper>().setZero();
@@ -80,8 +79,6 @@ Eigen::VectorXd Cholesky::inverse_diagonal() const {
   return inv_l.colwise().squaredNorm().transpose();  // the strict upper triangle is zero
 }
 
-double Cholesky::log_determinant() const {
-  return 2.0 * factor_.diagonal().array().log().sum();
-}
+double Cholesky::log_determinant() const { return 2.0 * factor_.diagonal().array().log().sum(); }
 
 }  // namespace quench

@@ -15,7 +15,8 @@ namespace quench {
 // components of the normalized eigenvectors (the N(0,1) measure has total mass 1).
 const GaussHermiteRule& gauss_hermite(int order) {
   if (order < 1 || order > 200)
-    throw NumericalError("gauss_hermite", "order must be in [1, 200], got " + std::to_string(order));
+    throw NumericalError("gauss_hermite",
+                         "order must be in [1, 200], got " + std::to_string(order));
   static std::mutex mutex;
   static std::map<int, GaussHermiteRule> cache;
   std::lock_guard<std::mutex> lock(mutex);

@@ -16,27 +16,35 @@ namespace quench {
 
 const char* to_string(Family family) {
   switch (family) {
-    case Family::kernel: return "kernel";
-    case Family::likelihood: return "likelihood";
-    case Family::resampler: return "resampler";
-    case Family::optimizer: return "optimizer";
-    case Family::engine: return "engine";
+    case Family::kernel:
+      return "kernel";
+    case Family::likelihood:
+      return "likelihood";
+    case Family::resampler:
+      return "resampler";
+    case Family::optimizer:
+      return "optimizer";
+    case Family::engine:
+      return "engine";
   }
   return "?";
 }
 
 std::optional<Family> family_from_string(std::string_view name) {
-  for (Family f : {Family::kernel, Family::likelihood, Family::resampler, Family::optimizer,
-                   Family::engine})
+  for (Family f :
+       {Family::kernel, Family::likelihood, Family::resampler, Family::optimizer, Family::engine})
     if (name == to_string(f)) return f;
   return std::nullopt;
 }
 
 const char* to_string(RunStatus status) {
   switch (status) {
-    case RunStatus::ok: return "ok";
-    case RunStatus::not_converged: return "not_converged";
-    case RunStatus::failed: return "failed";
+    case RunStatus::ok:
+      return "ok";
+    case RunStatus::not_converged:
+      return "not_converged";
+    case RunStatus::failed:
+      return "failed";
   }
   return "?";
 }

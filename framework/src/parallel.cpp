@@ -29,7 +29,8 @@ ScopedBlasThreads::~ScopedBlasThreads() { openblas_set_num_threads(previous_); }
 
 void parallel_for(std::size_t count, int threads, const std::function<void(std::size_t)>& task,
                   const std::function<void(double)>& progress) {
-  const int workers = std::min<int>(resolve_threads(threads), static_cast<int>(std::max<std::size_t>(count, 1)));
+  const int workers =
+      std::min<int>(resolve_threads(threads), static_cast<int>(std::max<std::size_t>(count, 1)));
   std::atomic<std::size_t> next{0}, done{0};
   std::atomic<bool> failed{false};
   std::exception_ptr error;

@@ -9,12 +9,18 @@ namespace quench {
 
 const char* to_string(ParamType type) {
   switch (type) {
-    case ParamType::real: return "real";
-    case ParamType::integer: return "integer";
-    case ParamType::boolean: return "boolean";
-    case ParamType::string: return "string";
-    case ParamType::real_list: return "list of reals";
-    case ParamType::plugin: return "plugin name";
+    case ParamType::real:
+      return "real";
+    case ParamType::integer:
+      return "integer";
+    case ParamType::boolean:
+      return "boolean";
+    case ParamType::string:
+      return "string";
+    case ParamType::real_list:
+      return "list of reals";
+    case ParamType::plugin:
+      return "plugin name";
   }
   return "?";
 }
@@ -81,8 +87,7 @@ ParamSchema& ParamSchema::boolean(std::string name, std::string doc, bool def) {
   return *this;
 }
 
-ParamSchema& ParamSchema::string(std::string name, std::string doc,
-                                 std::optional<std::string> def,
+ParamSchema& ParamSchema::string(std::string name, std::string doc, std::optional<std::string> def,
                                  std::vector<std::string> choices) {
   ParamSpec spec = make_spec(std::move(name), ParamType::string, std::move(doc));
   if (def) spec.default_value = *def;

@@ -18,7 +18,9 @@ Pipeline::~Pipeline() = default;
 
 Pipeline Pipeline::from_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(SourceLocation{path, 0, 0}, std::string("cannot read: ") + std::strerror(errno));
+  if (!in)
+    throw ConfigError(SourceLocation{path, 0, 0},
+                      std::string("cannot read: ") + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   const auto dir = std::filesystem::path(path).parent_path();

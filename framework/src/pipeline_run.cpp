@@ -1,9 +1,9 @@
 // Running a resolved pipeline: load the data once, expand sweeps, build components and
 // engines through the registry, run each engine and record failures as statuses.
+#include <unistd.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <unistd.h>
 
 #include "pipeline_spec.h"
 #include "quench/errors.h"
@@ -152,7 +152,8 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
         sweep.insert(engine_point.numbers.begin(), engine_point.numbers.end());
         if (options.progress && isatty(STDERR_FILENO)) {
           std::string label = engine_name;
-          for (const auto& [k, v] : sweep) label += " " + k.substr(k.rfind('.') + 1) + "=" + format_sweep(v);
+          for (const auto& [k, v] : sweep)
+            label += " " + k.substr(k.rfind('.') + 1) + "=" + format_sweep(v);
           p.context.progress = progress_bar(label);
         }
         try {

@@ -29,7 +29,7 @@ struct RawParam {
 /// A component or an engine as written: `plugin: name` plus parameters.
 struct PluginSpec {
   std::string plugin;
-  SourceLocation at;         ///< position of the plugin name (or of the block)
+  SourceLocation at;  ///< position of the plugin name (or of the block)
   std::map<std::string, RawParam> params;
 };
 
@@ -39,7 +39,7 @@ struct EngineSpec {
 };
 
 struct OutputSpec {
-  std::string dir;   ///< resolved against the current directory; empty = results/<name>
+  std::string dir;  ///< resolved against the current directory; empty = results/<name>
   bool plots = true;
   bool tables = true;
 };
@@ -50,7 +50,7 @@ struct PipelineSpec {
   std::string name;      ///< `name:` or the file stem
   std::uint64_t seed = 0;
   std::vector<std::string> plugin_paths;
-  DataSpec data;         ///< paths resolved against base_dir
+  DataSpec data;                            ///< paths resolved against base_dir
   std::map<Family, PluginSpec> components;  ///< kernel, likelihood, resampler, optimizer
   std::vector<EngineSpec> engines;
   OutputSpec outputs;

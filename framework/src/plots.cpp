@@ -24,7 +24,8 @@ bool render(const std::string& script, const fs::path& png, const fs::path& work
   write_file_atomically(script_file.string(),
                         "set terminal pngcairo size 900,600 noenhanced font ',11'\nset output '" +
                             temp_png.string() + "'\n" + script);
-  const std::string cmd = "gnuplot '" + script_file.string() + "' 2>'" + (work / "gnuplot.err").string() + "'";
+  const std::string cmd =
+      "gnuplot '" + script_file.string() + "' 2>'" + (work / "gnuplot.err").string() + "'";
   if (std::system(cmd.c_str()) != 0 || !fs::exists(temp_png)) return false;
   fs::rename(temp_png, png);
   return true;
@@ -47,11 +48,13 @@ void learning_curves(const std::vector<Results>& runs, const fs::path& dir, cons
       auto it = r.scalars.find(quantity);
       if (it == r.scalars.end() || !r.sweep.count(key)) continue;
       auto se = r.scalars.find(std::string(quantity) + "_stderr");
-      curves[r.engine].push_back({r.sweep.at(key), it->second, se == r.scalars.end() ? 0.0 : se->second});
+      curves[r.engine].push_back(
+          {r.sweep.at(key), it->second, se == r.scalars.end() ? 0.0 : se->second});
     }
     if (curves.empty()) continue;
     std::ostringstream plot;
-    plot << "set xlabel '" << key << "'\nset ylabel '" << quantity << "'\nset grid\nset key top right\n"
+    plot << "set xlabel '" << key << "'\nset ylabel '" << quantity
+         << "'\nset grid\nset key top right\n"
          << "set title 'bootstrap " << quantity << " (000 eq 21)'\nplot ";
     std::size_t index = 0;
     for (const auto& [engine, points] : curves) {
@@ -65,8 +68,10 @@ void learning_curves(const std::vector<Results>& runs, const fs::path& dir, cons
     }
     plot << "\n";
     const fs::path png = dir / (std::string("learning_curve_") + quantity + ".png");
-    if (render(plot.str(), png, work)) files.plots.push_back(png.string());
-    else files.warnings.push_back("gnuplot failed for " + png.string());
+    if (render(plot.str(), png, work))
+      files.plots.push_back(png.string());
+    else
+      files.warnings.push_back("gnuplot failed for " + png.string());
   }
 }
 
@@ -87,10 +92,13 @@ void prediction_plots(const std::vector<Results>& runs, const fs::path& dir, con
     plot << "set xlabel 'test input'\nset ylabel 'bootstrap prediction'\nset grid\n"
          << "set xrange [0:" << mean->second.size() + 1 << "]\n"
          << "set title '" << label << ": bootstrap mean +- sd of the prediction'\n"
-         << "plot '" << data_file.string() << "' using 1:2:3 with yerrorbars pointtype 7 title 'mean +- sd'\n";
+         << "plot '" << data_file.string()
+         << "' using 1:2:3 with yerrorbars pointtype 7 title 'mean +- sd'\n";
     const fs::path png = dir / ("prediction_" + label + ".png");
-    if (render(plot.str(), png, work)) files.plots.push_back(png.string());
-    else files.warnings.push_back("gnuplot failed for " + png.string());
+    if (render(plot.str(), png, work))
+      files.plots.push_back(png.string());
+    else
+      files.warnings.push_back("gnuplot failed for " + png.string());
   }
 }
 

@@ -36,7 +36,8 @@ nlohmann::json number(double x) {
   return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
 }
 
-std::string csv_of_columns(const std::vector<std::pair<std::string, const Eigen::VectorXd*>>& cols) {
+std::string csv_of_columns(
+    const std::vector<std::pair<std::string, const Eigen::VectorXd*>>& cols) {
   std::string text;
   for (std::size_t c = 0; c < cols.size(); ++c) text += (c ? "," : "") + cols[c].first;
   text += '\n';
@@ -148,12 +149,14 @@ ReportFiles write_report(const std::vector<Results>& runs, const std::string& di
     files.tables.push_back(summary);
     for (const auto& r : runs) {
       for (const auto& [suffix, cols] : vector_tables(r)) {
-        const auto path = (fs::path(directory) / "tables" / (run_label(r) + "__" + suffix + ".csv")).string();
+        const auto path =
+            (fs::path(directory) / "tables" / (run_label(r) + "__" + suffix + ".csv")).string();
         write_file_atomically(path, csv_of_columns(cols));
         files.tables.push_back(path);
       }
       for (const auto& [name, m] : r.matrices) {
-        const auto path = (fs::path(directory) / "tables" / (run_label(r) + "__" + name + ".csv")).string();
+        const auto path =
+            (fs::path(directory) / "tables" / (run_label(r) + "__" + name + ".csv")).string();
         write_file_atomically(path, csv_of_matrix(m));
         files.tables.push_back(path);
       }
@@ -178,12 +181,15 @@ std::string summarize(const std::vector<Results>& runs) {
     for (const auto& [k, v] : r.scalars) {
       if (k.size() > 7 && k.compare(k.size() - 7, 7, "_stderr") == 0) continue;
       out << "    " << std::left << std::setw(34) << k << std::setprecision(6) << v;
-      if (r.scalars.count(k + "_stderr")) out << " +- " << std::setprecision(2) << r.scalars.at(k + "_stderr");
+      if (r.scalars.count(k + "_stderr"))
+        out << " +- " << std::setprecision(2) << r.scalars.at(k + "_stderr");
       out << "\n";
     }
     const auto total_it = r.timings.find("total");
     const double total = total_it == r.timings.end() ? 0.0 : total_it->second;
-    if (total > 0) out << "    " << std::left << std::setw(34) << "time [s]" << std::setprecision(4) << total << "\n";
+    if (total > 0)
+      out << "    " << std::left << std::setw(34) << "time [s]" << std::setprecision(4) << total
+          << "\n";
   }
   return out.str();
 }

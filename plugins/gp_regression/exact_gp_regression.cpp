@@ -12,7 +12,8 @@ namespace quench::gp_regression {
 double observation_noise(const Problem& problem, const char* engine) {
   const auto noise = problem.likelihood->gaussian_noise_variance();
   if (!noise)
-    throw ConfigError({}, std::string(engine) + " needs a Gaussian likelihood (closed-form algebra)");
+    throw ConfigError({},
+                      std::string(engine) + " needs a Gaussian likelihood (closed-form algebra)");
   return *noise + problem.kernel->diagonal_noise();
 }
 
@@ -47,8 +48,8 @@ Results ExactGpRegression::run(const Problem& problem) const {
   r.vectors["train_variance"] =
       (noise - noise * noise * chol.inverse_diagonal().array()).cwiseMax(0.0).matrix();
   r.scalars["log_marginal_likelihood"] = -0.5 * data.y_train.dot(alpha) -
-                                        0.5 * chol.log_determinant() -
-                                        0.5 * static_cast<double>(n) * std::log(2 * M_PI);
+                                         0.5 * chol.log_determinant() -
+                                         0.5 * static_cast<double>(n) * std::log(2 * M_PI);
   r.scalars["train_mse"] = (r.vectors["train_mean"] - data.y_train).squaredNorm() / n;
   r.scalars["noise_variance"] = noise;
   r.scalars["jitter"] = chol.jitter();
@@ -64,7 +65,8 @@ Results ExactGpRegression::run(const Problem& problem) const {
       r.scalars["test_mse"] =
           (r.vectors["test_mean"] - data.y_test).squaredNorm() / data.X_test.rows();
   }
-  r.timings["fit"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.timings["fit"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 

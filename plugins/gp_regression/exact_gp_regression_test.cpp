@@ -3,8 +3,8 @@
 #include <cmath>
 #include <random>
 
-#include <Eigen/Dense>
 #include <gtest/gtest.h>
+#include <Eigen/Dense>
 
 #include "exact_gp_regression.h"
 
@@ -16,7 +16,8 @@ class SquaredExponential final : public Kernel {
   Eigen::MatrixXd cross(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) const override {
     Eigen::MatrixXd K(A.rows(), B.rows());
     for (int i = 0; i < A.rows(); ++i)
-      for (int j = 0; j < B.rows(); ++j) K(i, j) = std::exp(-0.5 * (A.row(i) - B.row(j)).squaredNorm());
+      for (int j = 0; j < B.rows(); ++j)
+        K(i, j) = std::exp(-0.5 * (A.row(i) - B.row(j)).squaredNorm());
     return K;
   }
 };
@@ -104,7 +105,8 @@ TEST(ExactGpRegression, WeightedRetrainEqualsRepeatedRows) {
 TEST(ExactGpRegression, UnitWeightsReproduceTheFullFit) {
   Fixture f;
   const Results r = engine().run(f.problem);
-  const Eigen::VectorXd all = engine().prepare_resampling(f.problem)->predict(Eigen::VectorXd::Ones(12));
+  const Eigen::VectorXd all =
+      engine().prepare_resampling(f.problem)->predict(Eigen::VectorXd::Ones(12));
   EXPECT_LT((all.head(12) - r.vectors.at("train_mean")).cwiseAbs().maxCoeff(), 1e-10);
   EXPECT_LT((all.tail(5) - r.vectors.at("test_mean")).cwiseAbs().maxCoeff(), 1e-10);
 }

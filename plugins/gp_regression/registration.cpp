@@ -9,7 +9,9 @@ const LibraryDescriptor* describe() {
     LibraryDescriptor d;
     d.library_name = "quench_gp_regression";
     d.library_version = "0.1.0";
-    d.plugins.push_back({Family::engine, "exact_gp_regression", "0.1.0",
+    d.plugins.push_back({Family::engine,
+                         "exact_gp_regression",
+                         "0.1.0",
                          "exact GP regression: posterior mean/variance, log marginal likelihood",
                          ExactGpRegression::schema(),
                          [](const Params& p) -> std::unique_ptr<Component> {

@@ -27,10 +27,8 @@ InputWeights::InputWeights(const Params& params) : scaling_(params.string("scali
   }
   if (params.has("width")) width_ = params.real("width"), ++given;
   if (params.has("l2")) l2_ = params.real("l2"), ++given;
-  if (given > 1)
-    throw ConfigError({}, "give at most one of 'weights', 'width' and 'l2'");
-  if (scaling_ != "none" && l2_ == 0.0)
-    throw ConfigError({}, "'scaling' is used with 'l2' only");
+  if (given > 1) throw ConfigError({}, "give at most one of 'weights', 'width' and 'l2'");
+  if (scaling_ != "none" && l2_ == 0.0) throw ConfigError({}, "'scaling' is used with 'l2' only");
 }
 
 void InputWeights::prepare(const Eigen::MatrixXd& X) {
@@ -85,8 +83,7 @@ Eigen::MatrixXd squared_distances(const Eigen::MatrixXd& A, const Eigen::MatrixX
 void declare_amplitude_bias_noise(ParamSchema& schema) {
   schema.real("amplitude", "v0, the prior variance scale", 1.0, 0.0)
       .real("bias", "v1, a constant added to every covariance", 0.0, 0.0)
-      .real("noise", "v2, a variance added to the diagonal of the training Gram matrix", 0.0,
-            0.0);
+      .real("noise", "v2, a variance added to the diagonal of the training Gram matrix", 0.0, 0.0);
 }
 
 }  // namespace quench::kernels

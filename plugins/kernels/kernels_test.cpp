@@ -2,8 +2,8 @@
 #include <cmath>
 #include <random>
 
-#include <Eigen/Eigenvalues>
 #include <gtest/gtest.h>
+#include <Eigen/Eigenvalues>
 
 #include "kernels.h"
 #include "quench/errors.h"
@@ -43,9 +43,9 @@ void expect_matches(const Kernel& k, const Eigen::MatrixXd& A, const Eigen::Matr
 TEST(Kernels, GaussianWithArdWeightsMatchesDefinition) {
   const Eigen::MatrixXd A = random_inputs(7, 3, 1), B = random_inputs(5, 3, 2);
   auto k = make_gaussian(Params(gaussian_schema(), {{"weights", std::vector<double>{0.5, 0.2, 0.1}},
-                                                     {"amplitude", 2.0},
-                                                     {"bias", 0.3},
-                                                     {"noise", 0.01}}));
+                                                    {"amplitude", 2.0},
+                                                    {"bias", 0.3},
+                                                    {"noise", 0.01}}));
   k->prepare(A);
   const double w[3] = {0.5, 0.2, 0.1};
   expect_matches(*k, A, B, [&](const Eigen::RowVectorXd& x, const Eigen::RowVectorXd& y) {
@@ -87,8 +87,8 @@ TEST(Kernels, GaussianWidthGivesEqualWeightsOverDimension) {
 
 TEST(Kernels, LinearMatchesDefinition) {
   const Eigen::MatrixXd A = random_inputs(6, 2, 5);
-  auto k = make_linear(Params(linear_schema(), {{"weights", std::vector<double>{0.5, 2.0}},
-                                                {"bias", 1.0}}));
+  auto k = make_linear(
+      Params(linear_schema(), {{"weights", std::vector<double>{0.5, 2.0}}, {"bias", 1.0}}));
   k->prepare(A);
   expect_matches(*k, A, A, [](const Eigen::RowVectorXd& x, const Eigen::RowVectorXd& y) {
     return 0.5 * x(0) * y(0) + 2.0 * x(1) * y(1) + 1.0;
@@ -101,15 +101,16 @@ TEST(Kernels, InfiniteNetMatchesArcsinFormula) {
   k->prepare(A);
   const double w = 1.0 / (0.5 * 3);
   expect_matches(*k, A, B, [&](const Eigen::RowVectorXd& x, const Eigen::RowVectorXd& y) {
-    const double sxy = 1 + w * x.dot(y), sxx = 1 + w * x.squaredNorm(), syy = 1 + w * y.squaredNorm();
+    const double sxy = 1 + w * x.dot(y), sxx = 1 + w * x.squaredNorm(),
+                 syy = 1 + w * y.squaredNorm();
     return 1.5 * 2.0 / M_PI * std::asin(sxy / std::sqrt(sxx * syy));
   });
 }
 
 TEST(Kernels, CauchyMatchesRationalQuadratic) {
   const Eigen::MatrixXd A = random_inputs(6, 2, 8), B = random_inputs(3, 2, 9);
-  auto k = make_cauchy(Params(cauchy_schema(), {{"weights", std::vector<double>{1.0, 0.25}},
-                                                {"beta", 2.0}}));
+  auto k = make_cauchy(
+      Params(cauchy_schema(), {{"weights", std::vector<double>{1.0, 0.25}}, {"beta", 2.0}}));
   k->prepare(A);
   expect_matches(*k, A, B, [](const Eigen::RowVectorXd& x, const Eigen::RowVectorXd& y) {
     const double s = (x(0) - y(0)) * (x(0) - y(0)) + 0.25 * (x(1) - y(1)) * (x(1) - y(1));

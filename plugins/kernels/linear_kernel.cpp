@@ -6,8 +6,7 @@ namespace {
 
 class LinearKernel final : public Kernel {
  public:
-  explicit LinearKernel(const Params& p)
-      : weights_(p), v1_(p.real("bias")), v2_(p.real("noise")) {}
+  explicit LinearKernel(const Params& p) : weights_(p), v1_(p.real("bias")), v2_(p.real("noise")) {}
 
   void prepare(const Eigen::MatrixXd& X) override { weights_.prepare(X); }
 
@@ -35,8 +34,7 @@ ParamSchema linear_schema() {
   ParamSchema s;
   InputWeights::declare(s);
   s.real("bias", "v1, a constant added to every covariance", 0.0, 0.0)
-      .real("noise", "v2, a variance added to the diagonal of the training Gram matrix", 0.0,
-            0.0);
+      .real("noise", "v2, a variance added to the diagonal of the training Gram matrix", 0.0, 0.0);
   return s;
 }
 

@@ -10,9 +10,14 @@ const LibraryDescriptor* describe() {
     d.library_name = "quench_kernels";
     d.library_version = "0.1.0";
     auto add = [&](const char* name, const char* doc, ParamSchema schema, auto make) {
-      d.plugins.push_back({Family::kernel, name, "0.1.0", doc, std::move(schema),
-                           [make](const Params& p) -> std::unique_ptr<Component> { return make(p); },
-                           {}});
+      d.plugins.push_back(
+          {Family::kernel,
+           name,
+           "0.1.0",
+           doc,
+           std::move(schema),
+           [make](const Params& p) -> std::unique_ptr<Component> { return make(p); },
+           {}});
     };
     add("gaussian", "squared-exponential v0 exp(-1/2 sum w_l (x_l - x'_l)^2) + v1 (001 App. B)",
         gaussian_schema(), make_gaussian);

@@ -10,7 +10,9 @@ const LibraryDescriptor* describe() {
     d.library_name = "quench_mc_bootstrap";
     d.library_version = "0.1.0";
     d.plugins.push_back(
-        {Family::engine, "mc_bootstrap", "0.1.0",
+        {Family::engine,
+         "mc_bootstrap",
+         "0.1.0",
          "Monte-Carlo resampling: retrains an inner engine on resampled data (000 eq 21)",
          McBootstrap::schema(),
          [](const Params& p) -> std::unique_ptr<Component> {

@@ -1,6 +1,6 @@
 // L-BFGS against closed-form minimizers.
-#include <Eigen/Dense>
 #include <gtest/gtest.h>
+#include <Eigen/Dense>
 
 #include "lbfgs_optimizer.h"
 

@@ -9,8 +9,11 @@ const LibraryDescriptor* describe() {
     LibraryDescriptor d;
     d.library_name = "quench_optimizers";
     d.library_version = "0.1.0";
-    d.plugins.push_back({Family::optimizer, "lbfgs", "0.1.0",
-                         "L-BFGS for smooth objectives (Ceres Solver)", LbfgsOptimizer::schema(),
+    d.plugins.push_back({Family::optimizer,
+                         "lbfgs",
+                         "0.1.0",
+                         "L-BFGS for smooth objectives (Ceres Solver)",
+                         LbfgsOptimizer::schema(),
                          [](const Params& p) -> std::unique_ptr<Component> {
                            return std::make_unique<LbfgsOptimizer>(p);
                          },

@@ -29,7 +29,8 @@ struct InertResampler final : quench::Resampler {
   double expected_size() const override { return 0; }
 };
 struct InertOptimizer final : quench::Optimizer {
-  quench::OptimizerReport minimize(const quench::SmoothObjective&, Eigen::VectorXd&) const override {
+  quench::OptimizerReport minimize(const quench::SmoothObjective&,
+                                   Eigen::VectorXd&) const override {
     return {};
   }
 };
@@ -44,11 +45,16 @@ std::unique_ptr<quench::Component> make(const quench::Params&) {
 
 quench::PluginFactory factory_for(Family family) {
   switch (family) {
-    case Family::kernel: return make<InertKernel>;
-    case Family::likelihood: return make<InertLikelihood>;
-    case Family::resampler: return make<InertResampler>;
-    case Family::optimizer: return make<InertOptimizer>;
-    case Family::engine: return make<InertEngine>;
+    case Family::kernel:
+      return make<InertKernel>;
+    case Family::likelihood:
+      return make<InertLikelihood>;
+    case Family::resampler:
+      return make<InertResampler>;
+    case Family::optimizer:
+      return make<InertOptimizer>;
+    case Family::engine:
+      return make<InertEngine>;
   }
   return nullptr;
 }

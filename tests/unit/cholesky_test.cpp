@@ -1,6 +1,6 @@
 // The LAPACK-backed Cholesky against Eigen's own factorization, and its failure modes.
-#include <Eigen/Dense>
 #include <gtest/gtest.h>
+#include <Eigen/Dense>
 
 #include "quench/cholesky.h"
 #include "quench/errors.h"

@@ -24,7 +24,8 @@ TEST(GaussHermite, IntegratesNormalMomentsExactly) {
   }
   // E[cos Z] = exp(-1/2): smooth non-polynomial integrand.
   double c = 0;
-  for (std::size_t j = 0; j < rule.nodes.size(); ++j) c += rule.weights[j] * std::cos(rule.nodes[j]);
+  for (std::size_t j = 0; j < rule.nodes.size(); ++j)
+    c += rule.weights[j] * std::cos(rule.nodes[j]);
   EXPECT_NEAR(c, std::exp(-0.5), 1e-12);
 }
 

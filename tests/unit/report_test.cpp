@@ -39,7 +39,8 @@ TEST(Report, JsonHoldsScalarsVectorsAndNullForNonFinite) {
   const std::string json = results_to_json({r}, ReportOptions{"p", 7, true, false});
   EXPECT_NE(json.find("\"test_error_square\": 0.25"), std::string::npos) << json;
   EXPECT_NE(json.find("\"bad\": null"), std::string::npos);
-  EXPECT_NE(json.find("\"file\": \"tables/mc__ratio-0.5__predictor_samples.csv\""), std::string::npos);
+  EXPECT_NE(json.find("\"file\": \"tables/mc__ratio-0.5__predictor_samples.csv\""),
+            std::string::npos);
   EXPECT_NE(json.find("\"resampler.ratio\": 0.5"), std::string::npos);
 }
 

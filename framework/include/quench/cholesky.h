@@ -31,13 +31,13 @@ class QUENCH_API Cholesky {
   /// The lower-triangular factor L (the strict upper triangle is zero).
   const Eigen::MatrixXd& lower() const { return factor_; }
 
-  Eigen::VectorXd solve(const Eigen::VectorXd& b) const;  ///< A^{-1} b
-  Eigen::MatrixXd solve(const Eigen::MatrixXd& B) const;  ///< A^{-1} B
+  Eigen::VectorXd solve(const Eigen::VectorXd& b) const;        ///< A^{-1} b
+  Eigen::MatrixXd solve(const Eigen::MatrixXd& B) const;        ///< A^{-1} B
   Eigen::MatrixXd solve_lower(const Eigen::MatrixXd& B) const;  ///< L^{-1} B
-  Eigen::MatrixXd inverse() const;  ///< A^{-1} (dpotri)
+  Eigen::MatrixXd inverse() const;                              ///< A^{-1} (dpotri)
   /// diag(A^{-1}) as the squared column norms of L^{-1} (dtrtri): n^3/3 flops, not n^3.
   Eigen::VectorXd inverse_diagonal() const;
-  double log_determinant() const;   ///< log det A
+  double log_determinant() const;  ///< log det A
 
  private:
   Eigen::MatrixXd factor_;

@@ -11,8 +11,8 @@ namespace quench {
 
 /// Moments of the tilted distribution p(y|f) N(f; m, v) / Z.
 struct TiltedMoments {
-  double log_z = 0.0;  ///< log Z = log \int p(y|f) N(f; m, v) df
-  double mean = 0.0;   ///< E[f]
+  double log_z = 0.0;     ///< log Z = log \int p(y|f) N(f; m, v) df
+  double mean = 0.0;      ///< E[f]
   double variance = 0.0;  ///< Var[f]
 };
 

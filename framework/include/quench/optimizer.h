@@ -16,7 +16,8 @@ class QUENCH_API SmoothObjective {
   virtual ~SmoothObjective();
   virtual Eigen::Index dimension() const = 0;
   /// Returns false when f cannot be evaluated at x (the optimizer then backs off).
-  virtual bool evaluate(const Eigen::VectorXd& x, double* value, Eigen::VectorXd* gradient) const = 0;
+  virtual bool evaluate(const Eigen::VectorXd& x, double* value,
+                        Eigen::VectorXd* gradient) const = 0;
 };
 
 struct OptimizerReport {

@@ -32,8 +32,8 @@ QUENCH_API std::string to_string(const ParamValue& value);
 struct ParamSpec {
   std::string name;
   ParamType type = ParamType::real;
-  std::string doc;                        ///< one line
-  std::optional<ParamValue> default_value;  ///< absent: the parameter is required
+  std::string doc;                                        ///< one line
+  std::optional<ParamValue> default_value;                ///< absent: the parameter is required
   double min = -std::numeric_limits<double>::infinity();  ///< inclusive, real/integer/list items
   double max = std::numeric_limits<double>::infinity();
   std::vector<std::string> choices;  ///< for string parameters; empty = any string

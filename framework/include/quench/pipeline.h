@@ -17,8 +17,8 @@ class Registry;
 struct PipelineSpec;  // parsed form (internal)
 
 struct RunOptions {
-  int threads = 0;              ///< worker threads; 0 = all cores
-  bool progress = false;        ///< progress bar on stderr
+  int threads = 0;        ///< worker threads; 0 = all cores
+  bool progress = false;  ///< progress bar on stderr
 };
 
 class QUENCH_API Pipeline {

@@ -33,8 +33,8 @@ struct PluginEntry {
 /// Where plugins are looked for, highest priority first: --plugin-path entries, then
 /// QUENCH_PLUGIN_PATH (colon-separated), then the pipeline's plugin_paths, then the build or
 /// install plugin directory. A plugin name found twice is taken from the first place.
-QUENCH_API std::vector<std::string> plugin_search_path(
-    const std::vector<std::string>& command_line, const std::vector<std::string>& pipeline);
+QUENCH_API std::vector<std::string> plugin_search_path(const std::vector<std::string>& command_line,
+                                                       const std::vector<std::string>& pipeline);
 
 /// The plugin directory of this build or installation (next to the framework library).
 QUENCH_API std::string default_plugin_directory();
