@@ -15,7 +15,6 @@
 
 #include "quench/cholesky.h"
 #include "quench/inference_engine.h"
-#include "quench/parallel.h"
 #include "quench/registry.h"
 #include "quench/rng.h"
 
@@ -60,6 +59,37 @@ double potrf_rate(int n) {
   return std::pow(static_cast<double>(n), 3) / 3.0 / t;
 }
 
+// The GP regression problem of the benchmark, built from the real plugins.
+struct GpSetup {
+  quench::Dataset data;
+  quench::Problem problem;
+  std::shared_ptr<quench::InferenceEngine> engine;
+};
+
+std::unique_ptr<GpSetup> make_setup(const quench::Registry& registry, int n, std::uint64_t seed) {
+  auto create = [&](quench::Family family, const char* name,
+                    std::map<std::string, quench::ParamValue> values) {
+    return registry.create(family, name,
+                           quench::Params(registry.find(family, name)->info->schema, values));
+  };
+  auto s = std::make_unique<GpSetup>();
+  s->data = synthetic(n, 8, seed);
+  s->problem.data = &s->data;
+  auto kernel = std::dynamic_pointer_cast<quench::Kernel>(
+      create(quench::Family::kernel, "gaussian", {{"l2", 8.0}}));
+  kernel->prepare(s->data.X_train);
+  s->problem.kernel = kernel;
+  s->problem.likelihood = std::dynamic_pointer_cast<quench::Likelihood>(
+      create(quench::Family::likelihood, "gaussian", {{"noise", 0.01}}));
+  auto resampler = std::dynamic_pointer_cast<quench::Resampler>(
+      create(quench::Family::resampler, "poisson_bootstrap", {{"ratio", 1.0}}));
+  resampler->prepare(n);
+  s->problem.resampler = resampler;
+  s->engine = std::dynamic_pointer_cast<quench::InferenceEngine>(
+      create(quench::Family::engine, "exact_gp_regression", {}));
+  return s;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,40 +97,16 @@ int main(int argc, char** argv) {
   const auto registry = quench::Registry::discover();
   for (const auto& f : registry.failures())
     std::fprintf(stderr, "plugin refused: %s\n", f.str().c_str());
-  auto params = [&](quench::Family family, const char* name,
-                    std::map<std::string, quench::ParamValue> v) {
-    return quench::Params(registry.find(family, name)->info->schema, std::move(v));
-  };
   std::printf(
       "GP regression benchmark (OpenBLAS threads: all cores; ratios measured in this run)\n\n");
   std::printf("%6s %8s %12s %14s %14s %12s\n", "N", "kept m", "dpotrf GF/s", "retrain [ms]",
               "chol(m) [ms]", "efficiency");
   const std::vector<int> sizes = quick ? std::vector<int>{500} : std::vector<int>{1000, 2000};
   for (int n : sizes) {
-    quench::Dataset data = synthetic(n, 8, 42);
-    quench::Problem problem;
-    problem.data = &data;
-    auto kernel = registry.create_as<quench::Kernel>(
-        quench::Family::kernel, "gaussian",
-        params(quench::Family::kernel, "gaussian", {{"l2", 8.0}}));
-    kernel->prepare(data.X_train);
-    problem.kernel = kernel;
-    problem.likelihood = registry.create_as<quench::Likelihood>(
-        quench::Family::likelihood, "gaussian",
-        params(quench::Family::likelihood, "gaussian", {{"noise", 0.01}}));
-    auto engine = registry.create_as<quench::InferenceEngine>(
-        quench::Family::engine, "exact_gp_regression",
-        params(quench::Family::engine, "exact_gp_regression", {}));
-    const auto model = engine->prepare_resampling(problem);
-    // One Poisson(1) bootstrap count vector.
+    const auto setup = make_setup(registry, n, 42);
+    const auto model = setup->engine->prepare_resampling(setup->problem);
     quench::RngStream rng(7, 0);
-    Eigen::VectorXd counts(n);
-    for (int i = 0; i < n; ++i) {
-      int k = 0;
-      double p = std::exp(-1.0), c = p, u = rng.uniform();
-      while (u > c) p /= ++k, c += p;
-      counts(i) = k;
-    }
+    const Eigen::VectorXd counts = setup->problem.resampler->sample(rng);  // one Poisson(1) draw
     const int kept = static_cast<int>((counts.array() > 0).count());
     const double rate = potrf_rate(kept);
     const double retrain = best_of(5, [&] { model->predict(counts); });
@@ -110,22 +116,9 @@ int main(int argc, char** argv) {
   }
 
   const int n = quick ? 500 : 2000;
-  quench::Dataset data = synthetic(n, 8, 43);
-  quench::Problem problem;
-  problem.data = &data;
-  auto kernel =
-      registry.create_as<quench::Kernel>(quench::Family::kernel, "gaussian",
-                                         params(quench::Family::kernel, "gaussian", {{"l2", 8.0}}));
-  kernel->prepare(data.X_train);
-  problem.kernel = kernel;
-  problem.likelihood = registry.create_as<quench::Likelihood>(
-      quench::Family::likelihood, "gaussian",
-      params(quench::Family::likelihood, "gaussian", {{"noise", 0.01}}));
-  auto engine = registry.create_as<quench::InferenceEngine>(
-      quench::Family::engine, "exact_gp_regression",
-      params(quench::Family::engine, "exact_gp_regression", {}));
+  const auto setup = make_setup(registry, n, 43);
   const double rate = potrf_rate(n);
-  const double fit = best_of(3, [&] { engine->run(problem); });
+  const double fit = best_of(3, [&] { setup->engine->run(setup->problem); });
   const double chol = std::pow(n, 3) / 3.0 / rate;
   std::printf(
       "\nexact_gp_regression N=%d (kernel matrix, Cholesky, posterior mean, variance, "

@@ -14,6 +14,7 @@ function(quench_add_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE quench_framework quench_warnings GTest::gtest_main
                         ${ARG_LIBRARIES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)
   target_compile_definitions(${name} PRIVATE
     QUENCH_TEST_DATA="${PROJECT_SOURCE_DIR}/examples/data"
     QUENCH_TEST_PLUGINS="${CMAKE_BINARY_DIR}/${QUENCH_PLUGIN_SUBDIR}")

@@ -1,5 +1,6 @@
-// "Did you mean" suggestions: the candidate nearest to a misspelt word by case-insensitive
-// Damerau-Levenshtein distance (optimal string alignment), within max(1, length / 3) edits.
+// Wording shared by pipeline messages: "did you mean" suggestions (the candidate nearest to a
+// misspelt word by case-insensitive Damerau-Levenshtein distance, optimal string alignment,
+// within max(1, length / 3) edits) and how YAML values read in messages.
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -50,6 +51,19 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
     }
   }
   return best ? *best : std::string();
+}
+
+std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::string best = did_you_mean(word, candidates);
+  return best.empty() ? std::string() : "; did you mean '" + best + "'?";
+}
+
+std::string describe(const YAML::Node& node) {
+  if (node.IsScalar() && node.Tag() == "!") return "quoted string \"" + node.Scalar() + "\"";
+  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a mapping";
+  return "nothing";
 }
 
 }  // namespace quench

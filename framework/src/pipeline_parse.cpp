@@ -37,21 +37,6 @@ struct Entry {
   YAML::Node value;
 };
 
-std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
-  const std::string best = did_you_mean(word, candidates);
-  return best.empty() ? std::string() : "; did you mean '" + best + "'?";
-}
-
-/// How a node reads in a message: "'text'", "quoted string \"text\"", "a list", "a mapping"
-/// or "nothing".
-std::string describe(const YAML::Node& node) {
-  if (node.IsScalar() && node.Tag() == "!") return "quoted string \"" + node.Scalar() + "\"";
-  if (node.IsScalar()) return "'" + node.Scalar() + "'";
-  if (node.IsSequence()) return "a list";
-  if (node.IsMap()) return "a mapping";
-  return "nothing";
-}
-
 /// Plain (unquoted) scalars are the only ones read as numbers or booleans.
 bool is_plain(const YAML::Node& node) { return node.IsScalar() && node.Tag() == "?"; }
 

@@ -18,21 +18,6 @@ namespace quench {
 
 namespace {
 
-std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
-  const std::string best = did_you_mean(word, candidates);
-  return best.empty() ? std::string() : "; did you mean '" + best + "'?";
-}
-
-/// How a node reads in a message: "'text'", "quoted string \"text\"", "a list", "a mapping"
-/// or "nothing".
-std::string describe(const YAML::Node& node) {
-  if (node.IsScalar() && node.Tag() == "!") return "quoted string \"" + node.Scalar() + "\"";
-  if (node.IsScalar()) return "'" + node.Scalar() + "'";
-  if (node.IsSequence()) return "a list";
-  if (node.IsMap()) return "a mapping";
-  return "nothing";
-}
-
 std::string with_article(const std::string& word) {
   const bool vowel = !word.empty() && std::string("aeiou").find(word[0]) != std::string::npos;
   return (vowel ? "an " : "a ") + word;

@@ -100,4 +100,11 @@ void sort_diagnostics(std::vector<Diagnostic>& diagnostics);
 /// The closest candidate within a small edit distance, or "" (for "did you mean 'x'?").
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
+/// "; did you mean 'x'?" for the closest candidate, or "" when none is close.
+std::string suggestion(const std::string& word, const std::vector<std::string>& candidates);
+
+/// How a YAML node reads in a message: "'text'", "quoted string \"text\"", "a list",
+/// "a mapping" or "nothing".
+std::string describe(const YAML::Node& node);
+
 }  // namespace quench

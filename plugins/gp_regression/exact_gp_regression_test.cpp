@@ -4,35 +4,14 @@
 #include <random>
 
 #include <gtest/gtest.h>
+
 #include <Eigen/Dense>
+#include "toy_models.h"
 
 #include "exact_gp_regression.h"
 
 namespace quench::gp_regression {
 namespace {
-
-class SquaredExponential final : public Kernel {
- public:
-  Eigen::MatrixXd cross(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) const override {
-    Eigen::MatrixXd K(A.rows(), B.rows());
-    for (int i = 0; i < A.rows(); ++i)
-      for (int j = 0; j < B.rows(); ++j)
-        K(i, j) = std::exp(-0.5 * (A.row(i) - B.row(j)).squaredNorm());
-    return K;
-  }
-};
-
-class Gaussian final : public Likelihood {
- public:
-  explicit Gaussian(double s2) : s2_(s2) {}
-  double log_likelihood(double, double) const override { return 0; }
-  double d_log_likelihood(double, double) const override { return 0; }
-  double d2_log_likelihood(double, double) const override { return 0; }
-  std::optional<double> gaussian_noise_variance() const override { return s2_; }
-
- private:
-  double s2_;
-};
 
 struct Fixture {
   Dataset data;
@@ -50,8 +29,8 @@ struct Fixture {
     for (int i = 0; i < m; ++i) data.X_test.row(i) << z(gen), z(gen);
     data.y_test = Eigen::VectorXd::Zero(m);
     problem.data = &data;
-    problem.kernel = std::make_shared<SquaredExponential>();
-    problem.likelihood = std::make_shared<Gaussian>(0.05);
+    problem.kernel = std::make_shared<testing::UnitSquaredExponential>();
+    problem.likelihood = std::make_shared<testing::NoiseOnlyGaussian>(0.05);
   }
 };
 

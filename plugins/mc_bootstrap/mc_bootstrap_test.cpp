@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "toy_models.h"
+
 #include "../gp_regression/exact_gp_regression.h"
 #include "../resamplers/bootstrap_resamplers.h"
 #include "mc_bootstrap.h"
@@ -12,25 +14,6 @@
 
 namespace quench::mc_bootstrap {
 namespace {
-
-class SquaredExponential final : public Kernel {
- public:
-  Eigen::MatrixXd cross(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) const override {
-    Eigen::MatrixXd K(A.rows(), B.rows());
-    for (int i = 0; i < A.rows(); ++i)
-      for (int j = 0; j < B.rows(); ++j)
-        K(i, j) = std::exp(-0.5 * (A.row(i) - B.row(j)).squaredNorm());
-    return K;
-  }
-};
-
-class Gaussian final : public Likelihood {
- public:
-  double log_likelihood(double, double) const override { return 0; }
-  double d_log_likelihood(double, double) const override { return 0; }
-  double d2_log_likelihood(double, double) const override { return 0; }
-  std::optional<double> gaussian_noise_variance() const override { return 0.1; }
-};
 
 struct Fixture {
   Dataset data;
@@ -48,8 +31,8 @@ struct Fixture {
     for (int i = 0; i < m; ++i) data.X_test(i, 0) = 0.5 + i;
     data.y_test = Eigen::VectorXd::Zero(m);
     problem.data = &data;
-    problem.kernel = std::make_shared<SquaredExponential>();
-    problem.likelihood = std::make_shared<Gaussian>();
+    problem.kernel = std::make_shared<testing::UnitSquaredExponential>();
+    problem.likelihood = std::make_shared<testing::NoiseOnlyGaussian>(0.1);
     auto r = std::make_shared<resamplers::MultinomialBootstrap>(
         Params(resamplers::MultinomialBootstrap::schema(), {{"ratio", ratio}}));
     r->prepare(n);

@@ -1,6 +1,11 @@
 // What a plugin library exports: one descriptor listing its plugins. A library defines
 //
-//   const quench::LibraryDescriptor* describe() { static quench::LibraryDescriptor d{...}; ... }
+//   const quench::LibraryDescriptor* describe() {
+//     static const auto d = quench::make_library("my_lib", "1.0", {
+//         quench::make_plugin<MyKernel>(quench::Family::kernel, "mine", "1.0", "doc",
+//                                       MyKernel::schema())});
+//     return &d;
+//   }
 //   QUENCH_PLUGIN_LIBRARY(describe)
 //
 // The registry reads api_version and descriptor_size first and refuses a library whose values
@@ -47,6 +52,29 @@ struct LibraryDescriptor {
 };
 
 using DescriptorFunction = const LibraryDescriptor*();
+
+/// A plugin whose factory constructs T from its Params (T must have T(const Params&)).
+template <class T>
+PluginInfo make_plugin(Family family, std::string name, std::string version, std::string doc,
+                       ParamSchema schema, std::vector<Family> needs = {}) {
+  return {family,
+          std::move(name),
+          std::move(version),
+          std::move(doc),
+          std::move(schema),
+          [](const Params& p) -> std::unique_ptr<Component> { return std::make_unique<T>(p); },
+          std::move(needs)};
+}
+
+/// A descriptor with this header's API version and size.
+inline LibraryDescriptor make_library(std::string name, std::string version,
+                                      std::vector<PluginInfo> plugins) {
+  LibraryDescriptor d;
+  d.library_name = std::move(name);
+  d.library_version = std::move(version);
+  d.plugins = std::move(plugins);
+  return d;
+}
 
 /// The one symbol a plugin library exports.
 inline constexpr const char* kDescriptorSymbol = "quench_plugin_descriptor";
