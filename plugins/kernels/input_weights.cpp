@@ -9,6 +9,9 @@ namespace quench::kernels {
 void InputWeights::declare(ParamSchema& schema) {
   schema.real_list("weights", "explicit per-dimension weights w_l (ARD)", std::nullopt, 0.0)
       .optional()
+      .real_list("length_scales", "per-dimension scales l_l with w_l = 1/l_l^2 (ARD)", std::nullopt,
+                 1e-300)
+      .optional()
       .real("width", "sigma^2 with w_l = 1/(sigma^2 d) (001 Sec. 8)", std::nullopt, 1e-300)
       .optional()
       .real("l2", "l^2 with w_l = 2/(v_l l^2), i.e. exp(-sum d_l^2/(v_l l^2)) (000 Sec. 5)",
@@ -25,9 +28,19 @@ InputWeights::InputWeights(const Params& params) : scaling_(params.string("scali
     explicit_ = Eigen::Map<const Eigen::VectorXd>(w.data(), static_cast<Eigen::Index>(w.size()));
     ++given;
   }
+  if (params.has("length_scales")) {
+    const auto& l = params.real_list("length_scales");
+    explicit_ = Eigen::Map<const Eigen::VectorXd>(l.data(), static_cast<Eigen::Index>(l.size()))
+                    .array()
+                    .square()
+                    .inverse()
+                    .matrix();
+    ++given;
+  }
   if (params.has("width")) width_ = params.real("width"), ++given;
   if (params.has("l2")) l2_ = params.real("l2"), ++given;
-  if (given > 1) throw ConfigError({}, "give at most one of 'weights', 'width' and 'l2'");
+  if (given > 1)
+    throw ConfigError({}, "give at most one of 'weights', 'length_scales', 'width' and 'l2'");
   if (scaling_ != "none" && l2_ == 0.0) throw ConfigError({}, "'scaling' is used with 'l2' only");
 }
 
@@ -35,9 +48,9 @@ void InputWeights::prepare(const Eigen::MatrixXd& X) {
   const Eigen::Index d = X.cols();
   if (explicit_.size() > 0) {
     if (explicit_.size() != d)
-      throw ConfigError({}, "kernel 'weights' has " + std::to_string(explicit_.size()) +
-                                " entries but the inputs have " + std::to_string(d) +
-                                " dimensions");
+      throw ConfigError({}, "kernel weights (or length_scales) have " +
+                                std::to_string(explicit_.size()) + " entries but the inputs have " +
+                                std::to_string(d) + " dimensions");
     weights_ = explicit_;
   } else if (width_ > 0) {
     weights_ = Eigen::VectorXd::Constant(d, 1.0 / (width_ * static_cast<double>(d)));

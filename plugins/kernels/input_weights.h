@@ -1,5 +1,6 @@
 // Per-dimension input weights w_l shared by the kernels of 001 App. B. Given one of
 //   weights: [w_1, ..., w_d]       explicit ARD weights,
+//   length_scales: [l_1, ..., l_d] per-dimension scales, w_l = 1 / l_l^2,
 //   width: s2                      w_l = 1 / (s2 d)            (001 Sec. 8 experiments),
 //   l2: l2, scaling: v             w_l = 2 / (v_l l2)          (000 Sec. 5: exp(-sum d^2/(v_l l2)))
 // with v_l = 1, the input variance, or its square root; none of them: w_l = 1.

@@ -76,6 +76,20 @@ TEST(Kernels, GaussianPaper000ParametrisationUsesSqrtOfInputVariance) {
                  });
 }
 
+TEST(Kernels, LengthScalesAreInverseSquareWeights) {
+  const Eigen::MatrixXd X = random_inputs(5, 2, 10);
+  auto by_scale =
+      make_gaussian(Params(gaussian_schema(), {{"length_scales", std::vector<double>{2.0, 0.5}}}));
+  auto by_weight =
+      make_gaussian(Params(gaussian_schema(), {{"weights", std::vector<double>{0.25, 4.0}}}));
+  by_scale->prepare(X);
+  by_weight->prepare(X);
+  EXPECT_LT((by_scale->cross(X, X) - by_weight->cross(X, X)).cwiseAbs().maxCoeff(), 1e-15);
+  EXPECT_THROW(make_gaussian(Params(gaussian_schema(), {{"length_scales", std::vector<double>{1.0}},
+                                                        {"weights", std::vector<double>{1.0}}})),
+               ConfigError);
+}
+
 TEST(Kernels, GaussianWidthGivesEqualWeightsOverDimension) {
   const Eigen::MatrixXd X = random_inputs(5, 4, 4);
   auto k = make_gaussian(Params(gaussian_schema(), {{"width", 2.0}}));
