@@ -1,16 +1,27 @@
 # Installation: the framework library, public headers, the quench CLI, the plugins, and a
 # CMake package so out-of-tree code can `find_package(quench)` and use quench::framework and
 # quench_add_plugin().
+#
+# Layout under <prefix>:
+#   bin/quench                       RUNPATH $ORIGIN/../<libdir>
+#   <libdir>/libquench.so*           the framework; its plugin directory is found next to it
+#   <libdir>/quench/plugins/*.so     the plugins (RUNPATH $ORIGIN/../..)
+#   <libdir>/cmake/quench/           quenchConfig.cmake, quenchTargets.cmake, QuenchPlugin.cmake
+#   include/quench/*.h               the public headers (self-contained)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS quench_framework quench_warnings EXPORT quenchTargets
+# Consumers of the installed headers need C++20 too (in-tree code gets it from
+# CMAKE_CXX_STANDARD, which is not exported).
+target_compile_features(quench_framework PUBLIC cxx_std_20)
+
+install(TARGETS quench_framework EXPORT quenchTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
-  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS quench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS quench EXPORT quenchTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY framework/include/quench registry/include/quench
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.h")
 install(EXPORT quenchTargets NAMESPACE quench:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/quench)
 
 configure_package_config_file(cmake/quenchConfig.cmake.in

@@ -2,6 +2,7 @@
 // summary. Every file is written atomically (temporary file + rename).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 

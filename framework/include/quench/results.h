@@ -8,10 +8,12 @@
 
 #include <Eigen/Core>
 
+#include "quench/export.h"
+
 namespace quench {
 
 enum class RunStatus { ok, not_converged, failed };
-const char* to_string(RunStatus status);
+QUENCH_API const char* to_string(RunStatus status);
 
 struct Status {
   RunStatus code = RunStatus::ok;

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Out-of-tree use of an installed quench (CTest `install_and_build`, label install):
+#   1. installs the build into a fresh temporary prefix;
+#   2. compiles every installed header on its own (header_check/), against the package only;
+#   3. builds examples/embed and examples/plugin_template with find_package(quench);
+#   4. runs the embed program on Boston housing and checks its numbers are finite;
+#   5. lists plugins with the installed quench: the installed ones by default, matern32 with
+#      --plugin-path, QUENCH_PLUGIN_PATH or a pipeline's plugin_paths;
+#   6. runs the template pipeline with the installed `quench run`.
+#
+#   install_and_build.sh <quench build dir> <quench source dir> [cmake] [c++ compiler]
+set -euo pipefail
+
+if [[ $# -lt 2 ]]; then
+  echo "usage: $0 <quench build dir> <quench source dir> [cmake] [c++ compiler]" >&2
+  exit 2
+fi
+build=$(cd "$1" && pwd)
+source=$(cd "$2" && pwd)
+cmake=${3:-cmake}
+cxx=${4:-c++}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/quench-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+unset QUENCH_PLUGIN_PATH
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+step() { echo "== $*"; }
+# Runs a command with its output in $work/<log>; shows the log when it fails.
+logged() {
+  local log=$work/$1
+  shift
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    fail "$*"
+  fi
+}
+
+libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:[A-Z]*=//p' "$build/CMakeCache.txt")
+libdir=${libdir:-lib}
+
+step "install $build into $prefix"
+logged install.log "$cmake" --install "$build" --prefix "$prefix"
+quench=$prefix/bin/quench
+[[ -x $quench ]] || fail "$quench was not installed"
+[[ -f $prefix/$libdir/cmake/quench/quenchConfig.cmake ]] || fail "no package configuration"
+ls "$prefix/$libdir/quench/plugins/"*.so >/dev/null 2>&1 || fail "no plugins installed"
+# The binary finds libquench.so relative to itself; libquench.so finds the plugins next to it.
+if command -v readelf >/dev/null; then
+  readelf -d "$quench" | grep -Eq "R(UN)?PATH.*\\\$ORIGIN/\.\./$libdir" ||
+    fail "bin/quench has no RUNPATH \$ORIGIN/../$libdir: $(readelf -d "$quench" | grep PATH)"
+fi
+
+# Configures and builds a project against the installed package only.
+build_against_prefix() {  # <name> <source dir>
+  local bin=$work/$1
+  logged "$1-configure.log" "$cmake" -S "$2" -B "$bin" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx" \
+    -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON
+  local found
+  found=$(sed -n 's/^quench_DIR:PATH=//p' "$bin/CMakeCache.txt")
+  [[ $found == "$prefix/$libdir/cmake/quench" ]] || fail "$1 found quench in '$found'"
+  logged "$1-build.log" "$cmake" --build "$bin" --parallel 2
+}
+
+step "compile each installed header on its own"
+build_against_prefix header_check "$source/tests/install/header_check"
+
+step "build examples/embed and examples/plugin_template against $prefix"
+build_against_prefix embed "$source/examples/embed"
+build_against_prefix plugin "$source/examples/plugin_template"
+[[ -f $work/plugin/libquench_matern32.so ]] || fail "libquench_matern32.so was not built"
+
+step "run the embed program"
+logged embed.out "$work/embed/quench_embed" "$source/examples/data/boston.csv"
+cat "$work/embed.out"
+number='-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?'
+for name in gp.log_marginal_likelihood 'gp.test_mean\[0\]' bootstrap.test_error_square; do
+  grep -Eq "^  $name = $number\$" "$work/embed.out" || fail "embed output has no finite $name"
+done
+grep -Eq '^  gp.test_mean: 50 values$' "$work/embed.out" || fail "embed output: test_mean size"
+if grep -Eiq 'nan|inf' "$work/embed.out"; then fail "embed output has non-finite numbers"; fi
+
+step "installed quench finds the installed plugins by default"
+logged plugins-default.out "$quench" plugins
+grep -q "gaussian" "$work/plugins-default.out" || fail "installed plugins not listed"
+grep -q "exact_gp_regression" "$work/plugins-default.out" || fail "installed plugins not listed"
+if grep -q matern32 "$work/plugins-default.out"; then fail "matern32 listed without a path"; fi
+if grep -Eiq 'refused|no such file' "$work/plugins-default.out"; then
+  cat "$work/plugins-default.out" >&2
+  fail "installed quench refused a plugin or missed its plugin directory"
+fi
+
+step "quench plugins --plugin-path <template build>"
+logged plugins-path.out "$quench" plugins --plugin-path "$work/plugin"
+grep -Eq '(^|[^a-z_])matern32([^a-z_]|$)' "$work/plugins-path.out" || {
+  cat "$work/plugins-path.out" >&2
+  fail "matern32 not listed with --plugin-path"
+}
+
+step "QUENCH_PLUGIN_PATH=<template build> quench plugins"
+logged plugins-env.out env QUENCH_PLUGIN_PATH="$work/plugin" "$quench" plugins
+grep -q matern32 "$work/plugins-env.out" || fail "matern32 not listed with QUENCH_PLUGIN_PATH"
+
+step "plugin_paths: in a pipeline (quench validate)"
+sed -e "s|^data:|plugin_paths: [plugin]\ndata:|" \
+  -e "s|file: ../data/boston.csv|file: $source/examples/data/boston.csv|" \
+  "$source/examples/plugin_template/matern32_pipeline.yaml" >"$work/matern32_paths.yaml"
+logged validate.out "$quench" validate "$work/matern32_paths.yaml"
+
+step "quench run the template pipeline"
+logged run.out "$quench" run "$source/examples/plugin_template/matern32_pipeline.yaml" \
+  --plugin-path "$work/plugin" --out "$work/run" --threads 2 --no-progress
+cat "$work/run.out"
+[[ -f $work/run/results.json ]] || fail "no results.json"
+grep -q '"code": "ok"' "$work/run/results.json" || fail "the run is not ok"
+grep -q '"log_marginal_likelihood"' "$work/run/results.json" || fail "no log_marginal_likelihood"
+
+echo "install_and_build: ok"
