@@ -42,6 +42,8 @@ int run_command(const std::string& file, const std::string& out_option, int thre
   quench::ReportOptions report;
   report.pipeline_name = pipeline.name();
   report.seed = pipeline.seed();
+  report.plots = pipeline.writes_plots();
+  report.tables = pipeline.writes_tables();
   const auto files = quench::write_report(runs, out, report);
   std::cout << quench::summarize(runs) << "\n";
   for (const auto& w : files.warnings) std::cerr << "quench: warning: " << w << "\n";

@@ -18,7 +18,10 @@ lapack_int potrf_lower(Eigen::MatrixXd& A) {
 
 Cholesky::Cholesky(Eigen::MatrixXd A, const JitterPolicy& policy, const std::string& what) {
   if (A.rows() != A.cols()) throw NumericalError(what, "Cholesky needs a square matrix");
-  if (!A.allFinite()) throw NumericalError(what, "matrix has non-finite entries");
+  // Only the lower triangle is read (the upper one may be left unset by callers).
+  for (Eigen::Index j = 0; j < A.cols(); ++j)
+    if (!A.col(j).tail(A.rows() - j).allFinite())
+      throw NumericalError(what, "matrix has non-finite entries");
   const Eigen::Index n = A.rows();
   factor_ = A;
   lapack_int info = potrf_lower(factor_);

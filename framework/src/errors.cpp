@@ -16,7 +16,11 @@ std::string SourceLocation::str() const {
   return out.str();
 }
 
-std::string Diagnostic::str() const { return where.str() + ": " + message; }
+std::string Diagnostic::str() const {
+  // Errors raised outside any file (programmatic use, checks while running) have no position.
+  if (where.file.empty() && where.line == 0) return message;
+  return where.str() + ": " + message;
+}
 
 namespace {
 std::string join_diagnostics(const std::vector<Diagnostic>& diagnostics) {

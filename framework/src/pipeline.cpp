@@ -36,6 +36,8 @@ Pipeline Pipeline::from_string(const std::string& yaml, const std::string& name,
 const std::vector<std::string>& Pipeline::plugin_paths() const { return spec_->plugin_paths; }
 const std::string& Pipeline::output_directory() const { return spec_->outputs.dir; }
 const std::string& Pipeline::name() const { return spec_->name; }
+bool Pipeline::writes_plots() const { return spec_->outputs.plots; }
+bool Pipeline::writes_tables() const { return spec_->outputs.tables; }
 std::uint64_t Pipeline::seed() const { return spec_->seed; }
 const PipelineSpec& Pipeline::spec() const { return *spec_; }
 

@@ -115,33 +115,40 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
       return registry.create_as<InferenceEngine>(Family::engine, name,
                                                  Params(entry->info->schema, {}));
     };
-    // Components are built once per sweep point and shared by the engines.
-    for (std::size_t c = 0; c < component_owners.size(); ++c) {
-      const auto& plugin = *component_owners[c];
-      const std::string& name = plugin.entry->info->name;
-      const Params params = params_for(plugin, point.values[c]);
-      switch (component_families[c]) {
-        case Family::kernel: {
-          auto k = registry.create_as<Kernel>(Family::kernel, name, params);
-          k->prepare(data.X_train);
-          problem.kernel = k;
-          break;
+    // Components are built once per sweep point and shared by the engines. A component that
+    // fails here (e.g. kernel weights that do not fit the data) fails every engine's run at
+    // this point, as a status.
+    std::string component_failure;
+    try {
+      for (std::size_t c = 0; c < component_owners.size(); ++c) {
+        const auto& plugin = *component_owners[c];
+        const std::string& name = plugin.entry->info->name;
+        const Params params = params_for(plugin, point.values[c]);
+        switch (component_families[c]) {
+          case Family::kernel: {
+            auto k = registry.create_as<Kernel>(Family::kernel, name, params);
+            k->prepare(data.X_train);
+            problem.kernel = k;
+            break;
+          }
+          case Family::likelihood:
+            problem.likelihood = registry.create_as<Likelihood>(Family::likelihood, name, params);
+            break;
+          case Family::resampler: {
+            auto r = registry.create_as<Resampler>(Family::resampler, name, params);
+            r->prepare(data.X_train.rows());
+            problem.resampler = r;
+            break;
+          }
+          case Family::optimizer:
+            problem.optimizer = registry.create_as<Optimizer>(Family::optimizer, name, params);
+            break;
+          case Family::engine:
+            break;
         }
-        case Family::likelihood:
-          problem.likelihood = registry.create_as<Likelihood>(Family::likelihood, name, params);
-          break;
-        case Family::resampler: {
-          auto r = registry.create_as<Resampler>(Family::resampler, name, params);
-          r->prepare(data.X_train.rows());
-          problem.resampler = r;
-          break;
-        }
-        case Family::optimizer:
-          problem.optimizer = registry.create_as<Optimizer>(Family::optimizer, name, params);
-          break;
-        case Family::engine:
-          break;
       }
+    } catch (const std::exception& e) {
+      component_failure = e.what();
     }
     for (const auto& [engine_name, engine_plugin] : resolved.engines) {
       for (const SweepPoint& engine_point : expand({&engine_plugin})) {
@@ -157,14 +164,14 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
           p.context.progress = progress_bar(label);
         }
         try {
+          if (!component_failure.empty()) throw Error(component_failure);
           auto engine = registry.create_as<InferenceEngine>(
               Family::engine, engine_plugin.entry->info->name,
               params_for(engine_plugin, engine_point.values[0]));
           r = engine->run(p);
-        } catch (const ConfigError& e) {
-          // Configuration problems found while running (e.g. dimension mismatches).
-          r.status = {RunStatus::failed, e.what(), 0};
         } catch (const std::exception& e) {
+          // Numerical failures and configuration problems found only while running (e.g.
+          // dimension mismatches) fail this run; the others still run.
           r.status = {RunStatus::failed, e.what(), 0};
         }
         r.engine = engine_name;

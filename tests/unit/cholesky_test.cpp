@@ -29,6 +29,14 @@ TEST(Cholesky, AgreesWithEigenLlt) {
   EXPECT_EQ(chol.jitter(), 0.0);
 }
 
+TEST(Cholesky, ReadsOnlyTheLowerTriangle) {
+  Eigen::MatrixXd A = spd(5, 2);
+  const Cholesky reference(A);
+  A.triangularView<Eigen::StrictlyUpper>().setConstant(std::nan(""));
+  const Cholesky chol(A);
+  EXPECT_EQ(chol.lower(), reference.lower());
+}
+
 TEST(Cholesky, JitterRescuesASemiDefiniteMatrix) {
   Eigen::MatrixXd v(3, 1);
   v << 1, 2, 3;

@@ -39,6 +39,9 @@ class QUENCH_API Pipeline {
   /// The output directory named by the pipeline (outputs.dir), resolved; empty if none.
   const std::string& output_directory() const;
   const std::string& name() const;
+  /// outputs.plots and outputs.tables (both default to true).
+  bool writes_plots() const;
+  bool writes_tables() const;
   /// The pipeline's seed (every random draw derives from it).
   std::uint64_t seed() const;
 
