@@ -1,0 +1,167 @@
+#include "classifier_common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "quench/errors.h"
+
+namespace quench::gp_classification {
+
+Eigen::VectorXd class_labels(const Eigen::VectorXd& y, const char* engine) {
+  Eigen::VectorXd t(y.size());
+  const bool zero_one = y.size() > 0 && (y.array() == 0.0 || y.array() == 1.0).all();
+  for (Eigen::Index i = 0; i < y.size(); ++i) {
+    if (zero_one)
+      t(i) = y(i) > 0.5 ? 1.0 : -1.0;
+    else if (y(i) == 1.0 || y(i) == -1.0)
+      t(i) = y(i);
+    else
+      throw DataError("", static_cast<int>(i) + 2, "target",
+                      std::string(engine) + " needs class labels -1/+1 or 0/1");
+  }
+  return t;
+}
+
+namespace {
+Eigen::MatrixXd scaled(const Eigen::MatrixXd& C, const Eigen::VectorXd& s) {
+  Eigen::MatrixXd B = s.asDiagonal() * C * s.asDiagonal();
+  B.diagonal().array() += 1.0;
+  return B;
+}
+}  // namespace
+
+SiteSystem::SiteSystem(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau)
+    : C_(C), tau_(tau), s_(tau.cwiseMax(0.0).cwiseSqrt()) {
+  if (tau.size() == 0 || tau.minCoeff() >= 0.0) {
+    chol_.emplace(scaled(C, s_), JitterPolicy{}, "I + S C S");
+  } else {
+    Eigen::MatrixXd M = C * tau.asDiagonal();
+    M.diagonal().array() += 1.0;
+    lu_.emplace(M);
+  }
+}
+
+Eigen::VectorXd SiteSystem::posterior_mean(const Eigen::VectorXd& nu) const {
+  const Eigen::VectorXd cnu = C_ * nu;
+  if (lu_) return lu_->solve(cnu);
+  const Eigen::VectorXd w = s_.cwiseProduct(cnu);
+  return cnu - C_ * s_.cwiseProduct(chol_->solve(w));
+}
+
+Eigen::VectorXd SiteSystem::posterior_variance() const {
+  if (lu_) return lu_->solve(C_).diagonal();
+  // Sigma_ii = C_ii - ||L^{-1} S C e_i||^2.
+  const Eigen::MatrixXd W = chol_->solve_lower(s_.asDiagonal() * C_);
+  return (C_.diagonal() - W.colwise().squaredNorm().transpose()).cwiseMax(0.0);
+}
+
+Eigen::VectorXd SiteSystem::cavity_variance() const {
+  const Eigen::VectorXd sigma = posterior_variance();
+  // Where tau_i Sigma_ii is not small, Sigma_ii = C_ii - ||w||^2 has cancelled (a strongly
+  // constrained site): use lambda = (1 - b_i)/(tau_i b_i) with b_i = [B^{-1}]_ii = 1 - tau Sigma
+  // there instead, which is accurate exactly when tau Sigma is not small.
+  Eigen::VectorXd b;
+  if (chol_ && (tau_.array() * sigma.array() > 0.5).any()) b = chol_->inverse_diagonal();
+  Eigen::VectorXd lambda(sigma.size());
+  for (Eigen::Index i = 0; i < sigma.size(); ++i) {
+    const double tau = tau_(i);
+    if (b.size() > 0 && tau * sigma(i) > 0.5)
+      lambda(i) = (1.0 - b(i)) / (tau * b(i));
+    else  // 1 - tau Sigma_ii = [B^{-1}]_ii > 0; guard the rounding of a tiny positive number
+      lambda(i) = sigma(i) / std::max(1.0 - tau * sigma(i), 1e-300);
+    // Floor against total cancellation in Sigma_ii for a nearly singular C (noise-free
+    // Gaussian kernel): a zero cavity variance would make the tilted variance 0 and tau
+    // infinite. 1e-12 C_ii is far below any variance that changes a result.
+    lambda(i) = std::max(lambda(i), 1e-12 * C_(i, i));
+  }
+  return lambda;
+}
+
+Eigen::VectorXd SiteSystem::quadratic_form(const Eigen::MatrixXd& K) const {
+  if (lu_) return (K.array() * (tau_.asDiagonal() * lu_->solve(K)).array()).colwise().sum();
+  const Eigen::MatrixXd V = chol_->solve_lower(s_.asDiagonal() * K);
+  return V.colwise().squaredNorm().transpose();
+}
+
+SiteMoments site_moments(const Likelihood& lik, double t, double m, double lambda) {
+  const TiltedMoments tm = lik.tilted_moments(t, m, lambda);
+  SiteMoments s;
+  s.log_z = tm.log_z;
+  s.alpha = t * (tm.mean - m) / lambda;  // eq 23: t alpha = d log Z / dm
+  // Omega = lambda Var / (lambda - Var) (eqs 29-30 in EP form); tau = 1/Omega.
+  s.tau = (lambda - tm.variance) / (lambda * tm.variance);
+  return s;
+}
+
+double error_rate(const Eigen::VectorXd& t, const Eigen::VectorXd& h) {
+  if (t.size() == 0) return 0.0;
+  return static_cast<double>((t.array() * h.array() <= 0.0).count()) /
+         static_cast<double>(t.size());
+}
+
+double log_evidence(const Likelihood& lik, const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+                    const MeanFieldFit& fit) {
+  // log Z_EP = sum log Zhat_i + 1/2 sum log(1 + lambda tau) - log|L_B|
+  //            + sum alpha^2 (1 + lambda tau) / (2 tau) - 1/2 w^T B^{-1} w,
+  // w_i = sqrt(tau_i) mu~_i with site means mu~_i = m_i + t_i alpha_i (lambda_i + Omega_i).
+  const Eigen::Index n = t.size();
+  const SiteSystem sys(C, fit.tau);
+  if (!sys.log_concave()) return std::numeric_limits<double>::quiet_NaN();
+  double lz = -0.5 * sys.log_det_b();
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double lam = fit.cavity_variance(i), tau = fit.tau(i), a = fit.alpha(i);
+    lz += site_moments(lik, t(i), fit.cavity_mean(i), lam).log_z;
+    lz += 0.5 * std::log1p(lam * tau);
+    if (tau > 0) {
+      lz += a * a * (1.0 + lam * tau) / (2.0 * tau);
+      const double s = std::sqrt(tau);
+      w(i) = s * fit.cavity_mean(i) + t(i) * a * (lam * s + 1.0 / s);
+    }
+  }
+  lz -= 0.5 * w.dot(sys.solve_b(w));
+  return lz;
+}
+
+void add_predictions(Results& r, const Problem& problem, const Eigen::VectorXd& t,
+                     const Eigen::VectorXd& alpha, const SiteSystem* sites, bool probabilities) {
+  const Dataset& d = *problem.data;
+  if (d.X_test.rows() == 0) return;
+  const Eigen::MatrixXd K = problem.kernel->cross(d.X_train, d.X_test);
+  const Eigen::VectorXd h = K.transpose() * t.cwiseProduct(alpha);  // eq 27
+  // The test latent includes the kernel's noise v2 (probit noise of App. A).
+  Eigen::VectorXd var =
+      problem.kernel->diagonal(d.X_test).array() + problem.kernel->diagonal_noise();
+  if (sites) var = (var - sites->quadratic_form(K)).cwiseMax(0.0);  // eq 27
+  Eigen::VectorXd p(h.size()), cls(h.size());
+  for (Eigen::Index j = 0; j < h.size(); ++j) {
+    p(j) = probabilities && problem.likelihood
+               ? std::exp(problem.likelihood->tilted_moments(1.0, h(j), var(j)).log_z)
+               : 0.5;                 // eq 12
+    cls(j) = h(j) >= 0 ? 1.0 : -1.0;  // eq 13
+  }
+  r.vectors["test_mean_field"] = h;
+  r.vectors["test_variance"] = var;
+  if (probabilities && problem.likelihood) r.vectors["test_probability"] = p;
+  r.vectors["test_class"] = cls;
+  if (d.y_test.size() == d.X_test.rows()) {
+    const Eigen::VectorXd tt = class_labels(d.y_test, "classifier");
+    r.scalars["test_error"] = error_rate(tt, h);
+    r.scalars["test_errors"] = static_cast<double>((tt.array() * h.array() <= 0.0).count());
+  }
+}
+
+void add_fit(Results& r, const Eigen::VectorXd& t, const MeanFieldFit& fit) {
+  r.vectors["alpha"] = fit.alpha;
+  r.vectors["mean_field"] = fit.mean_field;
+  r.vectors["cavity_mean"] = fit.cavity_mean;
+  r.vectors["cavity_variance"] = fit.cavity_variance;
+  r.scalars["loo_error"] = error_rate(t, fit.cavity_mean);  // eq 32
+  r.scalars["loo_errors"] = r.scalars["loo_error"] * static_cast<double>(t.size());
+  r.scalars["train_error"] = error_rate(t, fit.mean_field);
+  r.scalars["iterations"] = fit.status.iterations;
+  r.status = fit.status;
+}
+
+}  // namespace quench::gp_classification

@@ -1,0 +1,88 @@
+// Shared algebra of the GP classifiers of Opper & Winther (001, 003): labels, the Gaussian
+// site system (Omega + C)^{-1} in a stable form, the TAP/EP fixed-point quantities and the
+// predictions at test inputs.
+#pragma once
+
+#include <optional>
+
+#include <Eigen/Core>
+#include <Eigen/LU>
+
+#include "quench/cholesky.h"
+#include "quench/inference_engine.h"
+#include "quench/likelihood.h"
+
+namespace quench::gp_classification {
+
+/// Targets mapped to t_i = +-1 (accepts {-1, 1} and {0, 1}); throws DataError otherwise.
+Eigen::VectorXd class_labels(const Eigen::VectorXd& y, const char* engine);
+
+/// Site precisions tau_i = 1/Omega_i with the prior covariance C (noise on the diagonal).
+/// When every tau_i >= 0: B = I + S C S, S = diag(sqrt tau), so that
+/// (Omega + C)^{-1} = S B^{-1} S without ever forming Omega (infinite where tau = 0); one
+/// Cholesky of B. Negative tau (label noise kappa > 0 makes the likelihood non-log-concave)
+/// falls back to an LU factorization of M = I + C T: Sigma = M^{-1} C, (Omega + C)^{-1} = T M^{-1}.
+class SiteSystem {
+ public:
+  SiteSystem(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau);
+  /// diag of the posterior covariance Sigma = C - C (Omega + C)^{-1} C (one triangular solve).
+  Eigen::VectorXd posterior_variance() const;
+  /// Cavity variances lambda_i = 1/[(Omega + C)^{-1}]_ii - Omega_i = Sigma_ii/(1 - tau_i Sigma_ii)
+  /// (001 eq 28; the same number as EP's cavity variance).
+  Eigen::VectorXd cavity_variance() const;
+  /// diag(K^T (Omega + C)^{-1} K) for the columns of K (eq 27 at test inputs).
+  Eigen::VectorXd quadratic_form(const Eigen::MatrixXd& K) const;
+  /// Posterior mean Sigma nu for site natural means nu (EP).
+  Eigen::VectorXd posterior_mean(const Eigen::VectorXd& nu) const;
+  /// B^{-1} w and log det B (Cholesky form only: every tau_i >= 0).
+  Eigen::VectorXd solve_b(const Eigen::VectorXd& w) const { return chol_->solve(w); }
+  double log_det_b() const { return chol_->log_determinant(); }
+  bool log_concave() const { return chol_.has_value(); }
+  const Eigen::VectorXd& sqrt_tau() const { return s_; }
+
+ private:
+  const Eigen::MatrixXd& C_;
+  Eigen::VectorXd tau_, s_;
+  std::optional<Cholesky> chol_;
+  std::optional<Eigen::PartialPivLU<Eigen::MatrixXd>> lu_;
+};
+
+/// One site's TAP/EP quantities at cavity mean m and variance lambda (001 eqs 23, 29-30):
+/// t alpha = d log Z / dm, tau = 1/Omega = 1/Var_tilted - 1/lambda (clamped at 0).
+struct SiteMoments {
+  double alpha = 0.0;  ///< eq 23 (>= 0 for the probit without label noise)
+  double tau = 0.0;    ///< 1/Omega_i
+  double log_z = 0.0;  ///< log of the tilted normalizer
+};
+SiteMoments site_moments(const Likelihood& lik, double t, double m, double lambda);
+
+/// A solved classifier on the training set, in the paper's variables.
+struct MeanFieldFit {
+  Eigen::VectorXd alpha;            ///< eq 23
+  Eigen::VectorXd mean_field;       ///< <h_i> = sum_j C_ij t_j alpha_j (eq 19)
+  Eigen::VectorXd cavity_mean;      ///< <h_i>_\i = <h_i> - lambda_i t_i alpha_i (eq 26)
+  Eigen::VectorXd cavity_variance;  ///< lambda_i (eq 28)
+  Eigen::VectorXd tau;              ///< 1/Omega_i
+  Status status;
+};
+
+/// (1/N) sum_i Theta(-t_i h_i), a tie (h_i = 0) counting as an error (eq 32).
+double error_rate(const Eigen::VectorXd& t, const Eigen::VectorXd& h);
+
+/// EP/TAP approximate log evidence log Z = log \int prod_i t~_i(h_i) N(h; 0, C) dh with the
+/// Gaussian sites matched at the fixed point (the TAP free energy of 003 eqs 11-13).
+double log_evidence(const Likelihood& lik, const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+                    const MeanFieldFit& fit);
+
+/// Predictions at the test inputs (eqs 12-13, 27): test_mean_field, test_variance (lambda(x),
+/// or C(x, x) when `naive`), test_probability p(t = +1 | x), test_class, and test_error when
+/// the test labels are known.
+void add_predictions(Results& r, const Problem& problem, const Eigen::VectorXd& t,
+                     const Eigen::VectorXd& alpha, const SiteSystem* sites,
+                     bool probabilities = true);
+
+/// Common outputs of a fit: alpha, mean_field, cavity_mean, cavity_variance, loo_error (eq 32),
+/// train_error, status, iterations.
+void add_fit(Results& r, const Eigen::VectorXd& t, const MeanFieldFit& fit);
+
+}  // namespace quench::gp_classification

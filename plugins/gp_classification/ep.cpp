@@ -1,0 +1,103 @@
+#include "ep.h"
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+namespace quench::gp_classification {
+
+MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
+                      const EpOptions& o) {
+  const Eigen::Index n = t.size();
+  Eigen::VectorXd tau = Eigen::VectorXd::Zero(n), nu = Eigen::VectorXd::Zero(n);
+  Eigen::VectorXd sigma = C.diagonal(), mu = Eigen::VectorXd::Zero(n);
+  Eigen::VectorXd lambda(n), m(n);
+  MeanFieldFit fit;
+  bool converged = false;
+  int it = 0;
+  auto cavities = [&] {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      lambda(i) = sigma(i) / std::max(1.0 - tau(i) * sigma(i), 1e-300);  // eq 28
+      m(i) = lambda(i) * (mu(i) / sigma(i) - nu(i));                     // eq 26
+    }
+  };
+  for (it = 1; it <= o.max_iterations; ++it) {
+    cavities();
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const TiltedMoments tm = lik.tilted_moments(t(i), m(i), lambda(i));
+      const double tau_new = 1.0 / tm.variance - 1.0 / lambda(i);
+      const double nu_new = tm.mean / tm.variance - m(i) / lambda(i);
+      tau(i) = (1 - o.damping) * tau(i) + o.damping * tau_new;
+      nu(i) = (1 - o.damping) * nu(i) + o.damping * nu_new;
+    }
+    const SiteSystem sys(C, tau);
+    const Eigen::VectorXd sigma_new = sys.posterior_variance();
+    // mu = Sigma nu = C nu - C S B^{-1} S C nu.
+    const Eigen::VectorXd mu_new = sys.posterior_mean(nu);  // Sigma nu
+    const double change =
+        std::max((mu_new - mu).cwiseAbs().maxCoeff(), (sigma_new - sigma).cwiseAbs().maxCoeff());
+    mu = mu_new;
+    sigma = sigma_new;
+    if (!std::isfinite(change)) {
+      fit.status = {RunStatus::failed, "non-finite EP update at sweep " + std::to_string(it), it};
+      break;
+    }
+    if (change < o.tol) {
+      converged = true;
+      break;
+    }
+  }
+  if (converged)
+    fit.status.iterations = it;
+  else if (fit.status.code == RunStatus::ok)
+    fit.status = {RunStatus::not_converged,
+                  "EP did not converge in " + std::to_string(o.max_iterations) + " sweeps",
+                  o.max_iterations};
+  // The paper's variables at the EP fixed point.
+  cavities();
+  fit.alpha.resize(n);
+  fit.tau.resize(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const SiteMoments sm = site_moments(lik, t(i), m(i), lambda(i));
+    fit.alpha(i) = sm.alpha;
+    fit.tau(i) = sm.tau;
+  }
+  fit.mean_field = C * t.cwiseProduct(fit.alpha);  // eq 19 (= mu at the fixed point)
+  fit.cavity_mean = m;
+  fit.cavity_variance = lambda;
+  return fit;
+}
+
+ParamSchema EpEngine::schema() {
+  ParamSchema s;
+  s.real("damping", "fraction of the new site parameters taken per parallel sweep", 0.5, 1e-3, 1.0)
+      .real("tol", "max change of posterior means and variances at convergence", 1e-12, 0.0)
+      .integer("max_iterations", "maximum number of sweeps", 2000, 1);
+  return s;
+}
+
+EpEngine::EpEngine(const Params& p) {
+  options_.damping = p.real("damping");
+  options_.tol = p.real("tol");
+  options_.max_iterations = static_cast<int>(p.integer("max_iterations"));
+}
+
+Results EpEngine::run(const Problem& problem) const {
+  const auto start = std::chrono::steady_clock::now();
+  const Dataset& d = *problem.data;
+  const Eigen::VectorXd t = class_labels(d.y_train, "ep");
+  const Eigen::MatrixXd C = problem.kernel->gram(d.X_train);
+  const MeanFieldFit fit = solve_ep(C, t, *problem.likelihood, options_);
+  Results r;
+  add_fit(r, t, fit);
+  const SiteSystem sys(C, fit.tau);
+  if (fit.status.code == RunStatus::ok && sys.log_concave())
+    r.scalars["log_evidence"] = log_evidence(*problem.likelihood, C, t, fit);
+  add_predictions(r, problem, t, fit.alpha, &sys);
+  r.info["method"] = "expectation propagation (parallel, damped)";
+  r.timings["fit"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace quench::gp_classification

@@ -1,0 +1,29 @@
+// Expectation propagation for the same probit GP classifier (parallel updates with damping).
+// Its fixed point is the TAP fixed point of 001 (Sec. 3 / 003): the cross-check of `tap`.
+#pragma once
+
+#include "classifier_common.h"
+#include "quench/parameters.h"
+
+namespace quench::gp_classification {
+
+struct EpOptions {
+  double damping = 0.5;  ///< fraction of the new site parameters taken per sweep
+  double tol = 1e-12;    ///< max change of posterior mean and variance per sweep
+  int max_iterations = 2000;
+};
+
+MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
+                      const EpOptions& options);
+
+class EpEngine final : public InferenceEngine {
+ public:
+  static ParamSchema schema();
+  explicit EpEngine(const Params& params);
+  Results run(const Problem& problem) const override;
+
+ private:
+  EpOptions options_;
+};
+
+}  // namespace quench::gp_classification

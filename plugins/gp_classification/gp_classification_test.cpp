@@ -1,0 +1,195 @@
+// The mean-field classifiers of 001 against each other and against exact references: TAP vs
+// EP at the fixed point, naive mean field as TAP with frozen lambda, built-in vs exact LOO,
+// the SVM's KKT conditions, on separable and non-separable toy sets.
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "../likelihoods/probit_likelihood.h"
+#include "classifier_common.h"
+#include "ep.h"
+#include "exact_loo.h"
+#include "mean_field.h"
+#include "svm_limit.h"
+
+namespace quench::gp_classification {
+namespace {
+
+// v0 exp(-1/2 sum_l w (x_l - x'_l)^2) + noise v2 on the training diagonal (001 App. B).
+class ToyKernel final : public Kernel {
+ public:
+  ToyKernel(double w, double noise) : w_(w), noise_(noise) {}
+  Eigen::MatrixXd cross(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) const override {
+    Eigen::MatrixXd K(A.rows(), B.rows());
+    for (Eigen::Index i = 0; i < A.rows(); ++i)
+      for (Eigen::Index j = 0; j < B.rows(); ++j)
+        K(i, j) = std::exp(-0.5 * w_ * (A.row(i) - B.row(j)).squaredNorm());
+    return K;
+  }
+  double diagonal_noise() const override { return noise_; }
+
+ private:
+  double w_, noise_;
+};
+
+// Two Gaussian clouds in 2-D; `gap` separates their centres (large gap: separable).
+Dataset toy(int n, int n_test, double gap, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<double> g;
+  auto fill = [&](Eigen::MatrixXd& X, Eigen::VectorXd& y, int count) {
+    X.resize(count, 2);
+    y.resize(count);
+    for (int i = 0; i < count; ++i) {
+      y(i) = i % 2 ? 1.0 : -1.0;
+      X(i, 0) = g(gen) + 0.5 * gap * y(i);
+      X(i, 1) = g(gen);
+    }
+  };
+  Dataset d;
+  fill(d.X_train, d.y_train, n);
+  fill(d.X_test, d.y_test, n_test);
+  return d;
+}
+
+Problem problem_for(const Dataset& d, double w, double noise, double kappa = 0.0) {
+  Problem p;
+  p.data = &d;
+  p.kernel = std::make_shared<ToyKernel>(w, noise);
+  p.likelihood = std::make_shared<likelihoods::ProbitLikelihood>(0.0, kappa);
+  p.context.threads = 2;
+  return p;
+}
+
+Results run(const std::string& engine, const Problem& p) { return make_classifier(engine)->run(p); }
+
+TEST(Tap, ReachesTheEpFixedPoint) {
+  for (double kappa : {0.0, 0.1}) {
+    const Dataset d = toy(40, 25, 1.5, 7);  // overlapping classes
+    const Problem p = problem_for(d, 0.5, 0.2, kappa);
+    TapEngine tap(Params(TapEngine::schema(), {{"ftol", 1e-26}, {"lambda_tol", 1e-13}}));
+    EpEngine ep(Params(EpEngine::schema(), {{"tol", 1e-14}}));
+    const Results a = tap.run(p), b = ep.run(p);
+    ASSERT_EQ(a.status.code, RunStatus::ok) << a.status.message;
+    ASSERT_EQ(b.status.code, RunStatus::ok) << b.status.message;
+    // Both solvers are converged to ~1e-12; the target is agreement to 1e-6 (issue), checked
+    // at 1e-8 to leave no doubt that the fixed points are the same.
+    for (const char* v :
+         {"alpha", "mean_field", "cavity_mean", "cavity_variance", "test_probability"})
+      EXPECT_LT((a.vectors.at(v) - b.vectors.at(v)).cwiseAbs().maxCoeff(), 1e-8)
+          << v << " kappa " << kappa;
+    if (kappa == 0.0) {  // the evidence needs log-concave sites (all tau_i >= 0)
+      EXPECT_NEAR(a.scalars.at("log_evidence"), b.scalars.at("log_evidence"), 1e-8);
+    }
+    // The fixed point satisfies eq 23 with lambda from eq 28.
+    const Eigen::VectorXd& alpha = a.vectors.at("alpha");
+    if (kappa == 0.0) {
+      EXPECT_GE(alpha.minCoeff(), 0.0);
+    }
+  }
+}
+
+TEST(Tap, EvidenceIsExactForOnePoint) {
+  // One site: EP is exact, Z = Phi(0) = 1/2 for any prior variance.
+  Dataset d;
+  d.X_train = Eigen::MatrixXd::Zero(1, 2);
+  d.y_train = Eigen::VectorXd::Ones(1);
+  const Problem p = problem_for(d, 1.0, 0.3);
+  const Results r = run("tap", p);
+  EXPECT_NEAR(r.scalars.at("log_evidence"), std::log(0.5), 1e-10);
+}
+
+TEST(NaiveMeanField, IsTapWithLambdaFrozenAtCii) {
+  const Dataset d = toy(30, 0, 1.5, 3);
+  const Problem p = problem_for(d, 0.5, 0.2);
+  const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
+  MeanFieldOptions o;
+  o.refresh_lambda = false;
+  o.ftol = 1e-26;
+  const MeanFieldFit fit = solve_mean_field(C, d.y_train, *p.likelihood, o);
+  ASSERT_EQ(fit.status.code, RunStatus::ok);
+  EXPECT_EQ((fit.cavity_variance - C.diagonal()).cwiseAbs().maxCoeff(), 0.0);
+  // Eq 23 with lambda_i = C_ii (eq 35) holds at the returned alpha.
+  for (Eigen::Index i = 0; i < d.y_train.size(); ++i) {
+    const double m = fit.mean_field(i) - C(i, i) * d.y_train(i) * fit.alpha(i);
+    EXPECT_NEAR(site_moments(*p.likelihood, d.y_train(i), m, C(i, i)).alpha, fit.alpha(i), 1e-11);
+  }
+  // The engine gives the same alpha as the solver.
+  const Results r = run("naive_mean_field", p);
+  EXPECT_LT((r.vectors.at("alpha") - fit.alpha).cwiseAbs().maxCoeff(), 1e-8);
+}
+
+TEST(Loo, BuiltInAgreesWithExactWithinOneError) {
+  for (const char* engine : {"tap", "naive_mean_field", "svm_limit"}) {
+    const Dataset d = toy(40, 0, 1.2, 11);
+    const Problem p = problem_for(d, 0.5, 0.3);
+    ExactLooEngine loo(Params(ExactLooEngine::schema(), {{"inner", std::string(engine)}}));
+    const Results r = loo.run(p);
+    ASSERT_EQ(r.status.code, RunStatus::ok) << engine << r.status.message;
+    // The built-in estimates are approximations (001 Sec. 5: linear response); the paper
+    // observes agreement to within one error, which is the issue's target.
+    EXPECT_LE(std::fabs(r.scalars.at("loo_errors") - r.scalars.at("exact_loo_errors")), 1.0)
+        << engine;
+  }
+}
+
+TEST(Loo, ExactLooDoesNotDependOnThreads) {
+  const Dataset d = toy(20, 0, 1.2, 5);
+  Problem p = problem_for(d, 0.5, 0.3);
+  ExactLooEngine loo(Params(ExactLooEngine::schema(), {{"inner", std::string("tap")}}));
+  p.context.threads = 1;
+  const Results a = loo.run(p);
+  p.context.threads = 3;
+  const Results b = loo.run(p);
+  EXPECT_EQ(a.vectors.at("exact_loo_mean_field"), b.vectors.at("exact_loo_mean_field"));
+}
+
+TEST(SvmLimit, SatisfiesKktAndSeparates) {
+  const Dataset d = toy(40, 30, 5.0, 2);  // separable
+  const Problem p = problem_for(d, 0.5, 0.0);
+  const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
+  const SvmFit fit = solve_svm(C, d.y_train, 1e-10, 1000000);
+  ASSERT_EQ(fit.status.code, RunStatus::ok);
+  EXPECT_LT(kkt_violation(d.y_train, fit.alpha, C * d.y_train.cwiseProduct(fit.alpha)), 1e-9);
+  EXPECT_GE(fit.alpha.minCoeff(), 0.0);
+  for (Eigen::Index i = 0; i < 40; ++i) {
+    const double margin = d.y_train(i) * fit.mean_field(i);
+    if (fit.alpha(i) > 0)
+      EXPECT_NEAR(margin, 1.0, 1e-9);  // eq 37
+    else
+      EXPECT_GE(margin, 1.0 - 1e-9);
+  }
+  const Results r = run("svm_limit", p);
+  EXPECT_EQ(r.scalars.at("train_error"), 0.0);
+  EXPECT_LE(r.scalars.at("test_error"), 0.05);
+  // Separable, well apart: TAP classifies the training set without error too.
+  EXPECT_EQ(run("tap", p).scalars.at("train_error"), 0.0);
+}
+
+TEST(SvmLimit, Eq38MatchesExactLoo) {
+  const Dataset d = toy(40, 0, 1.5, 13);  // not linearly separable; the noise makes C PD
+  const Problem p = problem_for(d, 0.5, 0.5);
+  ExactLooEngine loo(Params(ExactLooEngine::schema(), {{"inner", std::string("svm_limit")}}));
+  const Results r = loo.run(p);
+  ASSERT_EQ(r.status.code, RunStatus::ok);
+  EXPECT_LE(std::fabs(r.scalars.at("loo_errors") - r.scalars.at("exact_loo_errors")), 1.0);
+  // The SVM left-out field: eq 38's shift of h_i is exact when the support set is unchanged.
+  const Eigen::VectorXd& cav = r.vectors.at("cavity_mean");
+  const Eigen::VectorXd& exact = r.vectors.at("exact_loo_mean_field");
+  int same = 0;
+  for (Eigen::Index i = 0; i < cav.size(); ++i) same += std::fabs(cav(i) - exact(i)) < 1e-6;
+  EXPECT_GE(same, 30);  // most removals leave the support set unchanged
+}
+
+TEST(Classifiers, NonConvergenceIsReported) {
+  const Dataset d = toy(30, 0, 1.0, 4);
+  const Problem p = problem_for(d, 0.5, 0.1);
+  TapEngine tap(Params(TapEngine::schema(), {{"max_iterations", std::int64_t{3}}}));
+  const Results r = tap.run(p);
+  EXPECT_EQ(r.status.code, RunStatus::not_converged);
+  EXPECT_FALSE(r.status.message.empty());
+  EXPECT_TRUE(r.vectors.at("alpha").allFinite());
+}
+
+}  // namespace
+}  // namespace quench::gp_classification

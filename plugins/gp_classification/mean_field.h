@@ -1,0 +1,49 @@
+// TAP (001 Secs. 3-4) and naive mean field (001 Sec. 6) GP classifiers, solved by the paper's
+// iteration: damped updates of alpha (eq 23) with adaptive step eta, the cavity variances
+// lambda (eq 28) refreshed every `lambda_every` steps (never for naive mean field, eq 35).
+#pragma once
+
+#include "classifier_common.h"
+#include "quench/parameters.h"
+
+namespace quench::gp_classification {
+
+struct MeanFieldOptions {
+  bool refresh_lambda = true;  ///< false: naive mean field, lambda_i = C_ii (eq 35)
+  int lambda_every = 20;       ///< recompute Omega, then lambda, every this many steps (Sec. 4)
+  double eta = 0.05;           ///< initial step (Sec. 4); x1.1 on progress, /2 otherwise
+  double eta_max = 1.0;        ///< cap on eta (1 = the undamped fixed-point map)
+  /// Stop when max_i |delta alpha_i|^2 < ftol (the paper's value is lost in the text) and,
+  /// for TAP, a lambda refresh at that point changes no lambda_i by more than lambda_tol
+  /// relative. 1e-18: alpha to ~1e-9, far below what changes a predicted class.
+  double ftol = 1e-18;
+  double lambda_tol = 1e-10;
+  int max_iterations = 200000;
+};
+
+/// The fixed point of eqs 19, 23, 26, 28-30 (C includes the diagonal noise).
+MeanFieldFit solve_mean_field(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+                              const Likelihood& lik, const MeanFieldOptions& options);
+
+class TapEngine final : public InferenceEngine {
+ public:
+  static ParamSchema schema();
+  explicit TapEngine(const Params& params);
+  Results run(const Problem& problem) const override;
+
+ private:
+  MeanFieldOptions options_;
+  bool evidence_ = true;
+};
+
+class NaiveMeanFieldEngine final : public InferenceEngine {
+ public:
+  static ParamSchema schema();
+  explicit NaiveMeanFieldEngine(const Params& params);
+  Results run(const Problem& problem) const override;
+
+ private:
+  MeanFieldOptions options_;
+};
+
+}  // namespace quench::gp_classification

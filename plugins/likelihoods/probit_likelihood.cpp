@@ -1,0 +1,96 @@
+#include "probit_likelihood.h"
+
+#include <cmath>
+#include <limits>
+
+#include "quench/errors.h"
+#include "quench/normal.h"
+
+namespace quench::likelihoods {
+
+namespace {
+
+// a = (1 - 2 kappa) D(z) / Z and log Z for Z = kappa + (1 - 2 kappa) Phi(z).
+struct ProbitSite {
+  double log_z;
+  double a;
+  double factor;  // 1 - a (z + a), the tilted variance factor
+};
+
+ProbitSite probit_site(double z, double kappa) {
+  ProbitSite s;
+  if (kappa == 0.0) {
+    s.log_z = normal_log_cdf(z);
+    s.a = normal_pdf_cdf_ratio(z);
+    s.factor = normal_variance_factor(z);
+    return s;
+  }
+  const double w = 1.0 - 2.0 * kappa;
+  const double log_phi = std::log(w) + normal_log_cdf(z);
+  const double lk = std::log(kappa);
+  const double hi = std::max(lk, log_phi), lo = std::min(lk, log_phi);
+  s.log_z = hi + std::log1p(std::exp(lo - hi));
+  // With eps = kappa / Z and r = D / Phi: a = r (1 - eps), z + a = (z + r) - r eps, and
+  // 1 - a (z + a) = [1 - r (z + r)] + eps r ((z + r) + r (1 - eps)), a sum of positive terms.
+  const double r = normal_pdf_cdf_ratio(z);
+  const double eps = std::exp(lk - s.log_z);
+  const double one_minus_eps = std::exp(log_phi - s.log_z);
+  s.a = r * one_minus_eps;
+  s.factor = normal_variance_factor(z) + eps * r * (normal_ratio_plus_z(z) + r * one_minus_eps);
+  return s;
+}
+
+}  // namespace
+
+ParamSchema ProbitLikelihood::schema() {
+  ParamSchema s;
+  s.real("noise", "variance sigma^2 of the Gaussian input noise (0 = step likelihood)", 0.0, 0.0)
+      .real("kappa", "label-flip probability kappa of 003 (0 = none)", 0.0, 0.0, 0.4999);
+  return s;
+}
+
+ProbitLikelihood::ProbitLikelihood(const Params& params)
+    : ProbitLikelihood(params.real("noise"), params.real("kappa")) {}
+
+ProbitLikelihood::ProbitLikelihood(double noise, double kappa) : noise_(noise), kappa_(kappa) {
+  if (noise < 0 || kappa < 0 || kappa >= 0.5)
+    throw ConfigError({}, "probit: need noise >= 0 and 0 <= kappa < 0.5");
+}
+
+double ProbitLikelihood::log_likelihood(double y, double f) const {
+  if (noise_ == 0.0) {
+    const double p = y * f > 0 ? 1.0 - kappa_ : (y * f < 0 ? kappa_ : 0.5);
+    return p > 0 ? std::log(p) : -std::numeric_limits<double>::infinity();
+  }
+  return probit_site(y * f / std::sqrt(noise_), kappa_).log_z;
+}
+
+double ProbitLikelihood::d_log_likelihood(double y, double f) const {
+  if (noise_ == 0.0) return 0.0;
+  const double s = std::sqrt(noise_);
+  return y * probit_site(y * f / s, kappa_).a / s;
+}
+
+double ProbitLikelihood::d2_log_likelihood(double y, double f) const {
+  if (noise_ == 0.0) return 0.0;
+  const double s = std::sqrt(noise_);
+  const double z = y * f / s;
+  const ProbitSite p = probit_site(z, kappa_);
+  return (p.factor - 1.0) / noise_;  // -a (z + a) / sigma^2
+}
+
+TiltedMoments ProbitLikelihood::tilted_moments(double y, double m, double v) const {
+  // d log Z / dm = y a / s, d^2 log Z / dm^2 = -a (z + a) / s^2 (001 eqs 23, 29).
+  const double s2 = v + noise_;
+  const double s = std::sqrt(s2);
+  const double z = y * m / s;
+  const ProbitSite p = probit_site(z, kappa_);
+  TiltedMoments t;
+  t.log_z = p.log_z;
+  t.mean = m + v * y * p.a / s;
+  // v - v^2 a (z + a) / s^2 = v (noise + v * factor) / s^2, no cancellation.
+  t.variance = v * (noise_ + v * p.factor) / s2;
+  return t;
+}
+
+}  // namespace quench::likelihoods
