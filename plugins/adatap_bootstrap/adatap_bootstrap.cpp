@@ -1,0 +1,144 @@
+#include "adatap_bootstrap.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "quench/errors.h"
+#include "quench/losses.h"
+
+namespace quench::adatap {
+
+Occupation occupation_of(const Resampler& resampler, double tail) {
+  const int kmax = resampler.max_occupation(tail);
+  Occupation occ;
+  occ.pmf.resize(kmax + 1);
+  for (int k = 0; k <= kmax; ++k) occ.pmf(k) = resampler.occupation_pmf(k);
+  return occ;
+}
+
+ParamSchema AdatapBootstrap::schema() {
+  ParamSchema s;
+  s.string("method",
+           "full: iterate eqs 63-64 (000 App. A.1); approximate: A.2 start value, one G, "
+           "eq 63, eqs 65-66 (Sec. 5, dot-dashed curve of Fig. 1)",
+           "full", {"full", "approximate"})
+      .string("init",
+              "start value of Delta lambda: eigen (A.2, eqs 68-69 on the eigenvalues of K), "
+              "subset (A.2 on a random N/P subset), constant (E[s]/(2 sigma^2))",
+              "eigen", {"eigen", "subset", "constant"})
+      .integer("subset_factor", "P of A.2: the subset has N/P points", 4, 1, 1000)
+      .boolean("woodbury", "A.3: Woodbury update of G on the active set (eq 72)", false)
+      .integer("approximate_steps",
+               "A.4: up to this many O(N^2) diagonal updates (eq 74) between exact G", 0, 0, 3)
+      .real("tolerance", "relative accuracy of Delta lambda, Delta lambda_c (A.3)", 1e-3, 1e-12,
+            0.5)
+      .integer("max_iterations", "iterations of eqs 63-64 before reporting not_converged", 200, 1,
+               100000)
+      .real("epsilon", "epsilon of the epsilon-insensitive test loss (000 Fig. 1)", 0.1, 0.0)
+      .real("beta", "smoothing beta of the epsilon-insensitive loss, in (0, 1]", 0.1, 1e-9, 1.0)
+      .boolean("density", "return the eq-67 mixture and its binned density per training input",
+               true)
+      .real("density_bin", "bin width of the binned eq-67 density (000 Fig. 5: 0.2)", 0.2, 1e-6)
+      .real("occupation_tail", "truncate the k-sums where the pmf tail is below this", 1e-12,
+            1e-300, 1e-2);
+  return s;
+}
+
+AdatapBootstrap::AdatapBootstrap(const Params& p)
+    : epsilon_(p.real("epsilon")),
+      beta_(p.real("beta")),
+      density_bin_(p.real("density_bin")),
+      tail_(p.real("occupation_tail")),
+      density_(p.boolean("density")) {
+  options_.method = p.string("method") == "approximate" ? SolverOptions::Method::approximate
+                                                        : SolverOptions::Method::full;
+  const auto& init = p.string("init");
+  options_.init = init == "subset"     ? SolverOptions::Init::subset
+                  : init == "constant" ? SolverOptions::Init::constant
+                                       : SolverOptions::Init::eigen;
+  options_.subset_factor = static_cast<int>(p.integer("subset_factor"));
+  options_.woodbury = p.boolean("woodbury");
+  options_.approximate_steps = static_cast<int>(p.integer("approximate_steps"));
+  options_.tolerance = p.real("tolerance");
+  options_.max_iterations = static_cast<int>(p.integer("max_iterations"));
+}
+
+Results AdatapBootstrap::run(const Problem& problem) const {
+  using clock = std::chrono::steady_clock;
+  using seconds = std::chrono::duration<double>;
+  const auto start = clock::now();
+  const Dataset& data = *problem.data;
+  const Kernel& kernel = *problem.kernel;
+  const auto lik_noise = problem.likelihood->gaussian_noise_variance();
+  if (!lik_noise) throw ConfigError({}, "adatap_bootstrap needs a Gaussian likelihood (000 eq 59)");
+  const double s2 = *lik_noise + kernel.diagonal_noise();  // as gp_regression's observation_noise
+  const Eigen::Index n = data.X_train.rows(), m = data.X_test.rows();
+  const Occupation occ = occupation_of(*problem.resampler, tail_);
+  const Eigen::MatrixXd K = kernel.cross(data.X_train, data.X_train);
+  const auto kernel_done = clock::now();
+
+  SolverOptions o = options_;
+  o.seed = problem.seed;
+  const Solution sol = solve(K, data.y_train, s2, occ, o);
+  const auto solved = clock::now();
+
+  Results r;
+  r.scalars["test_error_square"] = test_error_square(sol, data.y_train);  // eq 53
+  r.scalars["test_error_eps_insensitive"] = test_error(sol, data.y_train, [this](double d) {
+    return eps_insensitive_loss(d, epsilon_, beta_);
+  });  // eq 54
+  r.scalars["test_error_points"] = static_cast<double>(n);
+  r.scalars["expected_sample_size"] = problem.resampler->expected_size();
+  r.scalars["iterations"] = sol.iterations;
+  r.scalars["exact_g_computations"] = sol.exact_g;
+  r.scalars["woodbury_updates"] = sol.woodbury_updates;
+  r.scalars["approximate_updates"] = sol.approximate_updates;
+  r.scalars["start_delta_lambda"] = sol.start_dl;
+  r.scalars["final_relative_change"] = sol.final_change;
+  r.scalars["noise_variance"] = s2;
+  r.scalars["target_mean"] = data.target_mean;  // to report means in the original units
+  r.scalars["target_scale"] = data.target_scale;
+  r.vectors["train_prediction_mean"] = sol.m;                   // eq 39 (= eq 57 at x_i)
+  r.vectors["train_prediction_variance"] = sol.train_variance;  // eq 40
+  r.vectors["delta_lambda"] = sol.dl;
+  r.vectors["delta_lambda_c"] = sol.dlc;
+  r.vectors["gamma_c"] = sol.gammac;
+  r.vectors["lambda_c"] = sol.lamc;
+  if (m > 0) {
+    Eigen::VectorXd mean, var;
+    predict(K, sol, kernel.cross(data.X_train, data.X_test), mean, var);  // eq 57
+    r.vectors["prediction_mean"] = mean;
+    r.vectors["prediction_variance"] = var;
+  }
+  if (density_) {  // eq 67
+    Eigen::MatrixXd means, vars;
+    mixture(sol, data.y_train, s2, occ, means, vars);
+    double lo = 1e300, hi = -1e300;
+    for (Eigen::Index i = 0; i < n; ++i)
+      for (Eigen::Index k = 0; k < means.cols(); ++k)
+        if (occ.pmf(k) > 1e-10) {
+          lo = std::min(lo, means(i, k) - 6 * std::sqrt(vars(i, k)));
+          hi = std::max(hi, means(i, k) + 6 * std::sqrt(vars(i, k)));
+        }
+    lo = std::floor(lo / density_bin_) * density_bin_;
+    const auto bins = static_cast<Eigen::Index>(std::ceil((hi - lo) / density_bin_));
+    Eigen::VectorXd edges(bins + 1);
+    for (Eigen::Index b = 0; b <= bins; ++b) edges(b) = lo + static_cast<double>(b) * density_bin_;
+    r.vectors["predictor_density_weights"] = occ.pmf;
+    r.matrices["predictor_density_means"] = means;
+    r.matrices["predictor_density_variances"] = vars;
+    r.vectors["predictor_density_edges"] = edges;
+    r.matrices["predictor_density_bins"] = binned_density(means, vars, occ, edges);
+  }
+  r.info["method"] = options_.method == SolverOptions::Method::full ? "full" : "approximate";
+  r.info["loss_eps_insensitive"] =
+      "epsilon=" + std::to_string(epsilon_) + ", beta=" + std::to_string(beta_);
+  r.status.iterations = sol.iterations;
+  if (!sol.converged) r.status = Status{RunStatus::not_converged, sol.message, sol.iterations};
+  r.timings["kernel"] = seconds(kernel_done - start).count();
+  r.timings["solve"] = seconds(solved - kernel_done).count();
+  r.timings["total"] = seconds(clock::now() - start).count();
+  return r;
+}
+
+}  // namespace quench::adatap

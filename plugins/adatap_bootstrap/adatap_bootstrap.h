@@ -1,0 +1,26 @@
+// The analytical ADATAP bootstrap engine for GP regression (000 Secs. 4-5, App. A). Outputs use
+// the names of mc_bootstrap (docs/results.md) so both run side by side in one pipeline.
+#pragma once
+
+#include "adatap_solver.h"
+#include "quench/inference_engine.h"
+#include "quench/parameters.h"
+
+namespace quench::adatap {
+
+class AdatapBootstrap final : public InferenceEngine {
+ public:
+  static ParamSchema schema();
+  explicit AdatapBootstrap(const Params& params);
+  Results run(const Problem& problem) const override;
+
+ private:
+  SolverOptions options_;
+  double epsilon_, beta_, density_bin_, tail_;
+  bool density_;
+};
+
+/// The resampler's occupation pmf p(s = k), k = 0..max_occupation(tail) (footnote 2).
+Occupation occupation_of(const Resampler& resampler, double tail);
+
+}  // namespace quench::adatap
