@@ -16,23 +16,13 @@
 #include <vector>
 
 #include "../plugins/adatap_bootstrap/adatap_solver.h"
+#include "bench_timing.h"
 #include "quench/cholesky.h"
 #include "quench/rng.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-template <class F>
-double best_of(int reps, F&& f) {
-  double best = 1e300;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = Clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
-  }
-  return best;
-}
+using quench::bench::best_of;
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <vector>
 
+#include "bench_timing.h"
 #include "quench/cholesky.h"
 #include "quench/inference_engine.h"
 #include "quench/registry.h"
@@ -20,18 +21,7 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-template <class F>
-double best_of(int reps, F&& f) {
-  double best = 1e300;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = Clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
-  }
-  return best;
-}
+using quench::bench::best_of;
 
 quench::Dataset synthetic(int n, int d, std::uint64_t seed) {
   quench::RngStream rng(seed, 0);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "toy_models.h"
+
 #include "../gp_regression/exact_gp_regression.h"
 #include "../mc_bootstrap/mc_bootstrap.h"
 #include "../resamplers/bernoulli_subsample.h"
@@ -29,62 +31,6 @@ class Rbf final : public Kernel {
 
  private:
   double l2_;
-};
-
-class Gaussian final : public Likelihood {
- public:
-  explicit Gaussian(double s2) : s2_(s2) {}
-  double log_likelihood(double, double) const override { return 0; }
-  double d_log_likelihood(double, double) const override { return 0; }
-  double d2_log_likelihood(double, double) const override { return 0; }
-  std::optional<double> gaussian_noise_variance() const override { return s2_; }
-
- private:
-  double s2_;
-};
-
-// The Monte-Carlo reference model: the GP on the distinct points of a resample with noise
-// s2 / s_i (as gp_regression's ResampledGp; kept here so the test fills the whole matrix it
-// hands to Cholesky).
-class ResampledGpReference final : public ResampledModel {
- public:
-  explicit ResampledGpReference(const Problem& p)
-      : s2_(*p.likelihood->gaussian_noise_variance()), y_(p.data->y_train) {
-    Eigen::MatrixXd X(p.data->X_train.rows() + p.data->X_test.rows(), p.data->X_train.cols());
-    X << p.data->X_train, p.data->X_test;
-    K_ = p.kernel->cross(X, p.data->X_train);
-  }
-  Eigen::VectorXd predict(const Eigen::VectorXd& w) const override {
-    std::vector<Eigen::Index> kept;
-    for (Eigen::Index i = 0; i < w.size(); ++i)
-      if (w(i) > 0) kept.push_back(i);
-    const auto m = static_cast<Eigen::Index>(kept.size());
-    if (m == 0) return Eigen::VectorXd::Zero(K_.rows());
-    Eigen::MatrixXd A(m, m);
-    Eigen::VectorXd y(m);
-    for (Eigen::Index a = 0; a < m; ++a) {
-      for (Eigen::Index b = 0; b < m; ++b) A(a, b) = K_(kept[a], kept[b]);
-      A(a, a) += s2_ / w(kept[a]);
-      y(a) = y_(kept[a]);
-    }
-    const Eigen::VectorXd alpha = Cholesky(std::move(A)).solve(y);
-    Eigen::VectorXd out = Eigen::VectorXd::Zero(K_.rows());
-    for (Eigen::Index a = 0; a < m; ++a) out += K_.col(kept[a]) * alpha(a);
-    return out;
-  }
-
- private:
-  double s2_;
-  Eigen::VectorXd y_;
-  Eigen::MatrixXd K_;
-};
-
-class GpReference final : public InferenceEngine {
- public:
-  Results run(const Problem&) const override { return {}; }
-  std::unique_ptr<ResampledModel> prepare_resampling(const Problem& p) const override {
-    return std::make_unique<ResampledGpReference>(p);
-  }
 };
 
 std::shared_ptr<Resampler> poisson(double ratio, Eigen::Index n) {
@@ -115,11 +61,13 @@ struct Fixture {
     data.y_test = Eigen::VectorXd::Zero(m);
     problem.data = &data;
     problem.kernel = std::make_shared<Rbf>(l2);
-    problem.likelihood = std::make_shared<Gaussian>(s2);
+    problem.likelihood = std::make_shared<testing::NoiseOnlyGaussian>(s2);
     problem.resampler = poisson(ratio, n);
     problem.seed = 3;
+    // The Monte-Carlo reference retrains the real exact GP on each resample.
     problem.context.make_engine = [](const std::string&) {
-      return std::make_shared<GpReference>();
+      return std::make_shared<gp_regression::ExactGpRegression>(
+          Params(gp_regression::ExactGpRegression::schema(), {}));
     };
   }
 };
@@ -265,7 +213,7 @@ TEST(adatap, LargeSampleLimitIsTheFullDataGp) {
   ASSERT_EQ(a.status.code, RunStatus::ok) << a.status.message;
   // With nu = 200 the effective noise is s2/nu; the GP with noise s2 differs by O(1/nu).
   Problem q = f.problem;
-  q.likelihood = std::make_shared<Gaussian>(0.01 / 200.0);
+  q.likelihood = std::make_shared<testing::NoiseOnlyGaussian>(0.01 / 200.0);
   const Results gp_nu =
       gp_regression::ExactGpRegression(Params(gp_regression::ExactGpRegression::schema(), {}))
           .run(q);

@@ -5,21 +5,12 @@
 namespace quench::adatap {
 
 const LibraryDescriptor* describe() {
-  static const LibraryDescriptor descriptor = [] {
-    LibraryDescriptor d;
-    d.library_name = "quench_adatap_bootstrap";
-    d.library_version = "0.1.0";
-    d.plugins.push_back({Family::engine,
-                         "adatap_bootstrap",
-                         "0.1.0",
-                         "analytical (ADATAP) bootstrap of GP regression (000 eqs 53-67, App. A)",
-                         AdatapBootstrap::schema(),
-                         [](const Params& p) -> std::unique_ptr<Component> {
-                           return std::make_unique<AdatapBootstrap>(p);
-                         },
-                         {Family::kernel, Family::likelihood, Family::resampler}});
-    return d;
-  }();
+  static const auto descriptor = make_library(
+      "quench_adatap_bootstrap", "0.1.0",
+      {make_plugin<AdatapBootstrap>(
+          Family::engine, "adatap_bootstrap", "0.1.0",
+          "analytical (ADATAP) bootstrap of GP regression (000 eqs 53-67, App. A)",
+          AdatapBootstrap::schema(), {Family::kernel, Family::likelihood, Family::resampler})});
   return &descriptor;
 }
 

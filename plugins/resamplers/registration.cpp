@@ -6,39 +6,19 @@
 namespace quench::resamplers {
 
 const LibraryDescriptor* describe() {
-  static const LibraryDescriptor descriptor = [] {
-    LibraryDescriptor d;
-    d.library_name = "quench_resamplers";
-    d.library_version = "0.1.0";
-    d.plugins.push_back({Family::resampler,
-                         "poisson_bootstrap",
-                         "0.1.0",
-                         "bootstrap with s_i ~ Poisson(S/N) (000 eq 15)",
-                         PoissonBootstrap::schema(),
-                         [](const Params& p) -> std::unique_ptr<Component> {
-                           return std::make_unique<PoissonBootstrap>(p);
-                         },
-                         {}});
-    d.plugins.push_back({Family::resampler,
-                         "multinomial_bootstrap",
-                         "0.1.0",
-                         "Efron's bootstrap of fixed size S (s_i ~ Binomial(S, 1/N))",
-                         MultinomialBootstrap::schema(),
-                         [](const Params& p) -> std::unique_ptr<Component> {
-                           return std::make_unique<MultinomialBootstrap>(p);
-                         },
-                         {}});
-    d.plugins.push_back({Family::resampler,
-                         "bernoulli_subsample",
-                         "0.1.0",
-                         "subsample without replacement: each point kept with probability p",
-                         BernoulliSubsample::schema(),
-                         [](const Params& p) -> std::unique_ptr<Component> {
-                           return std::make_unique<BernoulliSubsample>(p);
-                         },
-                         {}});
-    return d;
-  }();
+  static const auto descriptor =
+      make_library("quench_resamplers", "0.1.0",
+                   {make_plugin<PoissonBootstrap>(Family::resampler, "poisson_bootstrap", "0.1.0",
+                                                  "bootstrap with s_i ~ Poisson(S/N) (000 eq 15)",
+                                                  PoissonBootstrap::schema()),
+                    make_plugin<MultinomialBootstrap>(
+                        Family::resampler, "multinomial_bootstrap", "0.1.0",
+                        "Efron's bootstrap of fixed size S (s_i ~ Binomial(S, 1/N))",
+                        MultinomialBootstrap::schema()),
+                    make_plugin<BernoulliSubsample>(
+                        Family::resampler, "bernoulli_subsample", "0.1.0",
+                        "subsample without replacement: each point kept with probability p",
+                        BernoulliSubsample::schema())});
   return &descriptor;
 }
 
