@@ -15,9 +15,7 @@ class QuadratureOnly final : public Likelihood {
   explicit QuadratureOnly(const Likelihood& l) : l_(l) {}
   double log_likelihood(double y, double f) const override { return l_.log_likelihood(y, f); }
   double d_log_likelihood(double y, double f) const override { return l_.d_log_likelihood(y, f); }
-  double d2_log_likelihood(double y, double f) const override {
-    return l_.d2_log_likelihood(y, f);
-  }
+  double d2_log_likelihood(double y, double f) const override { return l_.d2_log_likelihood(y, f); }
 
  private:
   const Likelihood& l_;

@@ -70,8 +70,9 @@ MultinomialBootstrap::MultinomialBootstrap(const Params& params)
 
 void MultinomialBootstrap::prepare(Eigen::Index n) {
   n_ = n;
-  size_ = fixed_size_ > 0 ? fixed_size_
-                          : std::max<std::int64_t>(1, std::llround(ratio_ * static_cast<double>(n)));
+  size_ = fixed_size_ > 0
+              ? fixed_size_
+              : std::max<std::int64_t>(1, std::llround(ratio_ * static_cast<double>(n)));
 }
 
 // s ~ Binomial(S, 1/N).
