@@ -56,6 +56,12 @@ Likelihood::~Likelihood() = default;
 Resampler::~Resampler() = default;
 SmoothObjective::~SmoothObjective() = default;
 Optimizer::~Optimizer() = default;
+StochasticObjective::~StochasticObjective() = default;
+
+OptimizerReport Optimizer::minimize_stochastic(const StochasticObjective& objective,
+                                               Eigen::VectorXd& x, RngStream& /*rng*/) const {
+  return minimize(objective, x);
+}
 ResampledModel::~ResampledModel() = default;
 InferenceEngine::~InferenceEngine() = default;
 

@@ -3,10 +3,12 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
 #include "quench/component.h"
+#include "quench/rng.h"
 
 namespace quench {
 
@@ -18,6 +20,17 @@ class QUENCH_API SmoothObjective {
   /// Returns false when f cannot be evaluated at x (the optimizer then backs off).
   virtual bool evaluate(const Eigen::VectorXd& x, double* value,
                         Eigen::VectorXd* gradient) const = 0;
+};
+
+/// A smooth objective that is a sum over N examples, L(x) = sum_i l_i(x) + r(x), which can also
+/// be evaluated on a mini-batch B as the unbiased estimate (N / |B|) sum_{i in B} l_i(x) + r(x)
+/// (for stochastic optimizers such as Adam). evaluate() is the full sum.
+class QUENCH_API StochasticObjective : public SmoothObjective {
+ public:
+  ~StochasticObjective() override;
+  virtual Eigen::Index size() const = 0;  ///< N
+  virtual bool evaluate_batch(const Eigen::VectorXd& x, const std::vector<Eigen::Index>& batch,
+                              double* value, Eigen::VectorXd* gradient) const = 0;
 };
 
 struct OptimizerReport {
@@ -32,6 +45,11 @@ class QUENCH_API Optimizer : public Component {
   ~Optimizer() override;
   /// Minimizes from the start value in x (a warm start), leaving the minimizer in x.
   virtual OptimizerReport minimize(const SmoothObjective& objective, Eigen::VectorXd& x) const = 0;
+  /// Minimizes a sum over examples; stochastic optimizers draw their mini-batches from rng
+  /// (one stream per task keeps results independent of the thread count). The default
+  /// ignores rng and minimizes the full objective with minimize().
+  virtual OptimizerReport minimize_stochastic(const StochasticObjective& objective,
+                                              Eigen::VectorXd& x, RngStream& rng) const;
 };
 
 }  // namespace quench
