@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "quench/component.h"
+#include "quench/errors.h"
 #include "quench/gauss_hermite.h"
 #include "quench/inference_engine.h"
 #include "quench/kernel.h"
@@ -54,6 +55,14 @@ FeatureMap::~FeatureMap() = default;
 Kernel::~Kernel() = default;
 Likelihood::~Likelihood() = default;
 Resampler::~Resampler() = default;
+
+Perturbation Resampler::perturb(const RegressionTargets& /*targets*/, Eigen::Index /*rows*/,
+                                Eigen::Index /*cols*/, double /*prior_variance*/,
+                                RngStream& /*rng*/) const {
+  throw ConfigError({},
+                    "this resampler draws weight vectors and cannot perturb targets; use "
+                    "the 'perturbation' resampler");
+}
 SmoothObjective::~SmoothObjective() = default;
 Optimizer::~Optimizer() = default;
 StochasticObjective::~StochasticObjective() = default;

@@ -1,15 +1,64 @@
+#include <cmath>
+#include <memory>
+
 #include "input_weights.h"
 #include "kernels.h"
+#include "quench/rng.h"
 
 namespace quench::kernels {
 namespace {
 
+// Random Fourier features (Rahimi & Recht 2007; 002 Sec. 5) of
+// v0 exp(-1/2 sum_l w_l (x_l - x'_l)^2) + v1: phi_j(x) = sqrt(2 v0 / D) cos(omega_j^T x + b_j)
+// with omega_jl ~ N(0, w_l) and b_j ~ U(0, 2 pi), so E[phi(x)^T phi(x')] is the kernel; a
+// constant feature sqrt(v1) carries the bias when v1 > 0. Draw j comes from
+// RngStream(seed, j), so the map does not depend on how it is built.
+class RandomFourierFeatures final : public FeatureMap {
+ public:
+  RandomFourierFeatures(Eigen::Index D, std::uint64_t seed, const Eigen::VectorXd& w, double v0,
+                        double v1)
+      : omega_(w.size(), D), phase_(D), scale_(std::sqrt(2.0 * v0 / double(D))), bias_(v1) {
+    const Eigen::VectorXd sd = w.cwiseSqrt();
+    for (Eigen::Index j = 0; j < D; ++j) {
+      RngStream rng(seed, static_cast<std::uint64_t>(j));
+      for (Eigen::Index l = 0; l < w.size(); ++l) omega_(l, j) = sd(l) * rng.normal();
+      phase_(j) = 2.0 * M_PI * rng.uniform();
+    }
+  }
+  Eigen::Index dimension() const override { return omega_.cols() + (bias_ > 0 ? 1 : 0); }
+  Eigen::MatrixXd features(const Eigen::MatrixXd& X) const override {
+    Eigen::MatrixXd F(X.rows(), dimension());
+    auto cosines = F.leftCols(omega_.cols());
+    cosines.noalias() = X * omega_;
+    cosines.rowwise() += phase_;
+    cosines = scale_ * cosines.array().cos();
+    if (bias_ > 0) F.col(omega_.cols()).setConstant(std::sqrt(bias_));
+    return F;
+  }
+
+ private:
+  Eigen::MatrixXd omega_;  // d x D
+  Eigen::RowVectorXd phase_;
+  double scale_, bias_;
+};
+
 class GaussianKernel final : public Kernel {
  public:
   explicit GaussianKernel(const Params& p)
-      : weights_(p), v0_(p.real("amplitude")), v1_(p.real("bias")), v2_(p.real("noise")) {}
+      : weights_(p),
+        v0_(p.real("amplitude")),
+        v1_(p.real("bias")),
+        v2_(p.real("noise")),
+        features_(p.integer("random_features")),
+        feature_seed_(static_cast<std::uint64_t>(p.integer("feature_seed"))) {}
 
-  void prepare(const Eigen::MatrixXd& X) override { weights_.prepare(X); }
+  void prepare(const Eigen::MatrixXd& X) override {
+    weights_.prepare(X);
+    if (features_ > 0)
+      map_ = std::make_unique<RandomFourierFeatures>(features_, feature_seed_,
+                                                     weights_.weights(X.cols()), v0_, v1_);
+  }
+  const FeatureMap* feature_map() const override { return map_.get(); }
 
   // 001 App. B: v0 exp(-1/2 sum_l w_l (x_l - x'_l)^2) + v1.
   Eigen::MatrixXd cross(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) const override {
@@ -26,6 +75,9 @@ class GaussianKernel final : public Kernel {
  private:
   InputWeights weights_;
   double v0_, v1_, v2_;
+  Eigen::Index features_;
+  std::uint64_t feature_seed_;
+  std::unique_ptr<RandomFourierFeatures> map_;
 };
 
 }  // namespace
@@ -34,6 +86,9 @@ ParamSchema gaussian_schema() {
   ParamSchema s;
   InputWeights::declare(s);
   declare_amplitude_bias_noise(s);
+  s.integer("random_features",
+            "D random Fourier features offered as feature_map() (0 = none; 002 Sec. 5)", 0, 0)
+      .integer("feature_seed", "seed of the random Fourier features", 0, 0);
   return s;
 }
 

@@ -1,4 +1,5 @@
 // The likelihoods library's descriptor.
+#include "dirichlet_likelihood.h"
 #include "gaussian_likelihood.h"
 #include "probit_likelihood.h"
 #include "quench/plugin.h"
@@ -14,7 +15,11 @@ const LibraryDescriptor* describe() {
        make_plugin<ProbitLikelihood>(
            Family::likelihood, "probit", "0.1.0",
            "probit/step likelihood kappa + (1 - 2 kappa) Phi(y f / sigma) (001 App. A, 003)",
-           ProbitLikelihood::schema())});
+           ProbitLikelihood::schema()),
+       make_plugin<DirichletLikelihood>(
+           Family::likelihood, "dirichlet", "0.1.0",
+           "Dirichlet label transform to heteroskedastic regression targets (002 eqs 10-11)",
+           DirichletLikelihood::schema())});
   return &descriptor;
 }
 

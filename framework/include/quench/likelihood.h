@@ -16,6 +16,13 @@ struct TiltedMoments {
   double variance = 0.0;  ///< Var[f]
 };
 
+/// Class labels turned into C regression problems with per-point Gaussian noise (002 eqs
+/// 10-11): row i, column c holds the target y^_ic and the noise variance sigma^2_ic.
+struct RegressionTargets {
+  Eigen::MatrixXd mean;      ///< n x C
+  Eigen::MatrixXd variance;  ///< n x C, all > 0
+};
+
 class QUENCH_API Likelihood : public Component {
  public:
   ~Likelihood() override;
@@ -37,6 +44,13 @@ class QUENCH_API Likelihood : public Component {
   /// Label transform applied to the training targets before inference (identity by default;
   /// e.g. the Dirichlet transform of 002 eqs 10-11).
   virtual Eigen::VectorXd transform_targets(const Eigen::VectorXd& y) const { return y; }
+  /// Class labels 0..classes-1 as heteroskedastic regression targets, one column per class
+  /// (the Dirichlet transform of 002 eqs 10-11), or nullopt when the likelihood has no such
+  /// transform (the default).
+  virtual std::optional<RegressionTargets> regression_targets(const Eigen::VectorXd& /*labels*/,
+                                                              Eigen::Index /*classes*/) const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace quench

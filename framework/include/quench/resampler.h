@@ -7,9 +7,17 @@
 #include <Eigen/Core>
 
 #include "quench/component.h"
+#include "quench/likelihood.h"
 #include "quench/rng.h"
 
 namespace quench {
+
+/// One particle's randomization in the variational bootstrap (002 Sec. 3): perturbed regression
+/// targets and a sample of the prior mean.
+struct Perturbation {
+  Eigen::MatrixXd targets;     ///< n x C, y~_ic ~ N(y^_ic, sigma^2_ic)  (002 eqs 5, 13)
+  Eigen::MatrixXd prior_mean;  ///< rows x cols, theta~ ~ N(0, alpha^2 I)  (002 eq 6)
+};
 
 class QUENCH_API Resampler : public Component {
  public:
@@ -29,6 +37,12 @@ class QUENCH_API Resampler : public Component {
 
   /// Expected sample size S = E[sum_i s_i].
   virtual double expected_size() const = 0;
+  /// Perturbs regression targets and draws a prior mean of prior_rows x prior_cols with
+  /// variance prior_variance (the perturbation resampler of 002); the default throws
+  /// ConfigError: weight resamplers do not perturb.
+  virtual Perturbation perturb(const RegressionTargets& targets, Eigen::Index prior_rows,
+                               Eigen::Index prior_cols, double prior_variance,
+                               RngStream& rng) const;
 };
 
 }  // namespace quench

@@ -1,0 +1,193 @@
+#include "vboot.h"
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "calibration.h"
+#include "quench/errors.h"
+#include "quench/mlp.h"
+#include "quench/parallel.h"
+#include "quench/rng.h"
+#include "rff_particles.h"
+
+namespace quench::vboot {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Labels 0..C-1; C from the data when not given.
+Eigen::Index class_count(const Dataset& d, std::int64_t given) {
+  if (given > 0) return static_cast<Eigen::Index>(given);
+  double top = d.y_train.size() ? d.y_train.maxCoeff() : 0.0;
+  if (d.y_test.size()) top = std::max(top, d.y_test.maxCoeff());
+  return static_cast<Eigen::Index>(top) + 1;
+}
+
+}  // namespace
+
+ParamSchema VBoot::schema() {
+  ParamSchema s;
+  s.integer("particles", "number of particles K", 50, 1)
+      .string("model",
+              "rff: linear model on the kernel's random Fourier features, closed form "
+              "(eq 8); mlp: 2 hidden ReLU layers trained by the optimizer (eq 2, eq 7)",
+              "rff", {"rff", "mlp"})
+      .real("prior_variance", "alpha^2 of the prior N(0, alpha^2 I) on the weights (eq 4)", 1.0,
+            1e-12)
+      .integer("classes", "number of classes C (0 = largest label + 1)", 0, 0)
+      .integer("hidden_units", "width of both hidden layers of the mlp model", 512, 1)
+      .boolean("share_factorization",
+               "rff: factorize A_c once per class for all particles (false: per particle, for "
+               "benchmarks)",
+               true)
+      .boolean("keep_particles",
+               "return per-particle class probabilities at the test inputs (probability_samples_c"
+               "<c>, m x K)",
+               false)
+      .integer("calibration_bins", "equal-width confidence bins of the ECE and reliability plot",
+               10, 1, 1000);
+  return s;
+}
+
+VBoot::VBoot(const Params& p)
+    : particles_(p.integer("particles")),
+      classes_(p.integer("classes")),
+      width_(p.integer("hidden_units")),
+      model_(p.string("model")),
+      prior_variance_(p.real("prior_variance")),
+      share_factorization_(p.boolean("share_factorization")),
+      keep_particles_(p.boolean("keep_particles")),
+      bins_(static_cast<int>(p.integer("calibration_bins"))) {}
+
+Results VBoot::run(const Problem& problem) const {
+  const auto start = Clock::now();
+  const Dataset& data = *problem.data;
+  const Eigen::Index C = class_count(data, classes_), K = particles_;
+  const Eigen::Index n = data.X_train.rows(), m = data.X_test.rows();
+  const auto targets = problem.likelihood->regression_targets(data.y_train, C);
+  if (!targets)
+    throw ConfigError({}, "vboot needs a likelihood with a label transform (e.g. 'dirichlet')");
+  const Eigen::MatrixXd precision = targets->variance.cwiseInverse();
+  const int threads = problem.context.threads;
+  Results r;
+
+  // Latent test outputs per class: F[c] is m x K (column k = particle k).
+  std::vector<Eigen::MatrixXd> F(static_cast<std::size_t>(C), Eigen::MatrixXd(m, K));
+  if (model_ == "rff") {
+    const FeatureMap* map = problem.kernel ? problem.kernel->feature_map() : nullptr;
+    if (!map)
+      throw ConfigError({},
+                        "vboot model 'rff' needs a kernel with a feature map (gaussian with "
+                        "random_features > 0)");
+    const Eigen::MatrixXd Phi = map->features(data.X_train), Phi_test = map->features(data.X_test);
+    const Eigen::Index D = Phi.cols();
+    const auto t_features = Clock::now();
+    // Perturbations, one stream per particle (eqs 13 and 6).
+    std::vector<Perturbation> draws(static_cast<std::size_t>(K));
+    parallel_for(static_cast<std::size_t>(K), threads, [&](std::size_t k) {
+      RngStream rng(problem.seed, k);
+      draws[k] = problem.resampler->perturb(*targets, D, C, prior_variance_, rng);
+    });
+    const Eigen::MatrixXd G = feature_gram(Phi, threads);
+    r.timings["gram"] = seconds_since(t_features);
+    const auto t_solve = Clock::now();
+    // One task per class: form and factorize A_c, then all K particles at once (eq 8).
+    parallel_for(
+        static_cast<std::size_t>(C), threads,
+        [&](std::size_t cu) {
+          const auto c = static_cast<Eigen::Index>(cu);
+          Eigen::MatrixXd Yt(n, K), Wt(D, K);
+          for (Eigen::Index k = 0; k < K; ++k) {
+            Yt.col(k) = draws[std::size_t(k)].targets.col(c);
+            Wt.col(k) = draws[std::size_t(k)].prior_mean.col(c);
+          }
+          const LinearGaussianPosterior post(Phi, precision.col(c), prior_variance_, &G);
+          const Eigen::MatrixXd W =
+              share_factorization_ ? post.particles(Yt, Wt) : post.particles_refactorizing(Yt, Wt);
+          F[cu].noalias() = Phi_test * W;
+        },
+        problem.context.progress);
+    r.timings["particles"] = seconds_since(t_solve);
+    r.scalars["features"] = double(D);
+  } else {
+    if (!problem.optimizer)
+      throw ConfigError({}, "vboot model 'mlp' needs an optimizer component (e.g. 'adam')");
+    const Mlp net(data.X_train.cols(), width_, width_, C);
+    const Eigen::Index P = net.parameter_count();
+    std::vector<std::string> failures(static_cast<std::size_t>(K));
+    const auto t_solve = Clock::now();
+    parallel_for(
+        static_cast<std::size_t>(K), threads,
+        [&](std::size_t k) {
+          RngStream rng(problem.seed, k);
+          const Perturbation draw =
+              problem.resampler->perturb(*targets, P, 1, prior_variance_, rng);
+          // eq 7: sum_ic (y~_ic - f_c(x_i))^2 / (2 sigma^2_ic) + |theta - theta~|^2 / (2 alpha^2),
+          // started at the prior sample theta~.
+          const MlpObjective objective(net, data.X_train, draw.targets, precision, MlpHead::square,
+                                       1.0 / prior_variance_, draw.prior_mean.col(0));
+          Eigen::VectorXd theta = draw.prior_mean.col(0);
+          const auto report = problem.optimizer->minimize_stochastic(objective, theta, rng);
+          if (!report.converged) failures[k] = report.message;
+          const Eigen::MatrixXd out = net.forward(theta, data.X_test);
+          for (Eigen::Index c = 0; c < C; ++c) F[std::size_t(c)].col(Eigen::Index(k)) = out.col(c);
+        },
+        problem.context.progress);
+    r.timings["particles"] = seconds_since(t_solve);
+    r.scalars["parameters"] = double(P);
+    for (const auto& f : failures)
+      if (!f.empty()) {
+        r.status.code = RunStatus::not_converged;
+        r.status.message = "a particle's optimizer stopped early: " + f;
+        break;
+      }
+  }
+
+  // eq 12: P(y = c | x) = (1/K) sum_k softmax(f^(k)(x))_c.
+  const auto t_predict = Clock::now();
+  Eigen::MatrixXd probabilities = Eigen::MatrixXd::Zero(m, C);
+  std::vector<Eigen::MatrixXd> samples;
+  if (keep_particles_) samples.assign(static_cast<std::size_t>(C), Eigen::MatrixXd(m, K));
+  for (Eigen::Index k = 0; k < K; ++k) {
+    Eigen::MatrixXd Fk(m, C);
+    for (Eigen::Index c = 0; c < C; ++c) Fk.col(c) = F[std::size_t(c)].col(k);
+    const Eigen::MatrixXd Sk = softmax_rows(Fk);
+    probabilities += Sk;
+    if (keep_particles_)
+      for (Eigen::Index c = 0; c < C; ++c) samples[std::size_t(c)].col(k) = Sk.col(c);
+  }
+  probabilities /= double(K);
+  if (!probabilities.allFinite())
+    throw NumericalError("vboot", "non-finite predicted probabilities");
+
+  r.scalars["particles"] = double(K);
+  r.scalars["classes"] = double(C);
+  if (m > 0) {
+    const auto s = score_probabilities(probabilities, data.y_test, bins_);
+    r.scalars["test_error"] = s.error;
+    r.scalars["test_mnll"] = s.mnll;
+    r.scalars["expected_calibration_error"] = s.ece;
+    r.matrices["class_probabilities"] = probabilities;
+    r.matrices["reliability"] = s.reliability;
+    r.vectors["predicted_class"] = s.predicted;
+    r.vectors["reliability_confidence"] = s.reliability.col(0);
+    r.vectors["reliability_accuracy"] = s.reliability.col(1);
+    for (std::size_t c = 0; c < samples.size(); ++c)
+      r.matrices["probability_samples_c" + std::to_string(c)] = samples[c];
+    for (Eigen::Index c = 0; c < C && keep_particles_; ++c)
+      r.matrices["latent_samples_c" + std::to_string(c)] = F[std::size_t(c)];
+  }
+  r.info["model"] = model_;
+  r.timings["prediction"] = seconds_since(t_predict);
+  r.timings["total"] = seconds_since(start);
+  r.timings["per_particle"] = r.timings["particles"] / double(K);
+  return r;
+}
+
+}  // namespace quench::vboot
