@@ -1,6 +1,7 @@
 // The resamplers library's descriptor.
 #include "bernoulli_subsample.h"
 #include "bootstrap_resamplers.h"
+#include "exponential_weights.h"
 #include "quench/plugin.h"
 
 namespace quench::resamplers {
@@ -18,7 +19,11 @@ const LibraryDescriptor* describe() {
                     make_plugin<BernoulliSubsample>(
                         Family::resampler, "bernoulli_subsample", "0.1.0",
                         "subsample without replacement: each point kept with probability p",
-                        BernoulliSubsample::schema())});
+                        BernoulliSubsample::schema()),
+                    make_plugin<ExponentialWeights>(
+                        Family::resampler, "exponential_weights", "0.1.0",
+                        "Bayesian-bootstrap weights w_i ~ Exp(1) i.i.d. (004 Algorithm 1)",
+                        ExponentialWeights::schema())});
   return &descriptor;
 }
 

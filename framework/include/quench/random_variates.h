@@ -1,0 +1,17 @@
+// Non-uniform random variates from an RngStream, written out (not std:: distributions, whose
+// algorithms differ between standard libraries) so draws are reproducible everywhere.
+#pragma once
+
+#include "quench/export.h"
+
+namespace quench {
+
+class RngStream;
+
+/// Gamma(shape, 1) by Marsaglia & Tsang (2000); shape < 1 through the u^(1/shape) boost.
+QUENCH_API double gamma_variate(RngStream& rng, double shape);
+
+/// Inverse Gaussian IG(mean mu, shape lambda) by Michael, Schucany & Haas (1976).
+QUENCH_API double inverse_gaussian_variate(RngStream& rng, double mu, double lambda);
+
+}  // namespace quench

@@ -1,0 +1,193 @@
+#include "wbb_linear.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "quench/draw_summary.h"
+#include "quench/errors.h"
+#include "quench/parallel.h"
+#include "quench/rng.h"
+
+namespace quench::wbb {
+
+PenaltyWeights penalty_weights_from_string(const std::string& s) {
+  if (s == "common") return PenaltyWeights::common;
+  if (s == "separate") return PenaltyWeights::separate;
+  if (s == "none") return PenaltyWeights::none;
+  throw ConfigError({}, "penalty_weights must be common, separate or none, got '" + s + "'");
+}
+
+namespace {
+
+WeightedLeastSquares make_problem(const LinearSpec& spec, Eigen::VectorXd weights,
+                                  Eigen::VectorXd penalty) {
+  WeightedLeastSquares p;
+  p.X = spec.X;
+  p.y = spec.y;
+  p.weights = std::move(weights);
+  p.penalty = std::move(penalty);
+  p.l1_ratio = spec.l1_ratio;
+  p.intercept = spec.intercept;
+  return p;
+}
+
+// lambda_max of the elastic net (glmnet: the LASSO value divided by max(alpha, 1e-3)).
+double path_start(const WeightedLeastSquares& p, const Eigen::VectorXd& factors) {
+  return lasso_lambda_max(p, factors) / std::max(p.l1_ratio, 1e-3);
+}
+
+Eigen::VectorXd log_path(double from, double to, int length) {
+  Eigen::VectorXd path(length);
+  for (int i = 0; i < length; ++i)
+    path(i) = length == 1
+                  ? to
+                  : std::exp(std::log(from) + (std::log(to) - std::log(from)) * i / (length - 1.0));
+  return path;
+}
+
+}  // namespace
+
+CrossValidation cross_validate(const PenalizedSolver& solver, const LinearSpec& spec, int folds,
+                               int path_length, double min_ratio, std::uint64_t seed, int threads) {
+  const Eigen::Index n = spec.X->rows(), p = spec.X->cols();
+  if (folds < 2 || folds > n) throw ConfigError({}, "cv_folds must be in [2, n]");
+  const Eigen::VectorXd ones_p = Eigen::VectorXd::Ones(p);
+  const double lmax = path_start(make_problem(spec, Eigen::VectorXd::Ones(n), ones_p), ones_p);
+  if (!(lmax > 0)) throw NumericalError("wbb", "lambda_max is zero (y constant?)");
+  CrossValidation cv;
+  cv.lambdas = log_path(lmax, lmax * min_ratio, path_length);
+  // Fold of each row: a seeded permutation dealt round-robin.
+  std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  RngStream rng(seed, kCrossValidationStream);
+  for (Eigen::Index i = n - 1; i > 0; --i) {
+    const auto j = static_cast<Eigen::Index>(rng.uniform() * static_cast<double>(i + 1));
+    std::swap(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(std::min(j, i))]);
+  }
+  Eigen::VectorXi fold(n);
+  for (Eigen::Index i = 0; i < n; ++i) fold(order[static_cast<std::size_t>(i)]) = i % folds;
+
+  Eigen::MatrixXd sse(path_length, folds);
+  Eigen::VectorXd count(folds);
+  parallel_for(static_cast<std::size_t>(folds), threads, [&](std::size_t f) {
+    const int k = static_cast<int>(f);
+    const Eigen::VectorXd w = (fold.array() != k).cast<double>();
+    count(k) = n - w.sum();
+    PenalizedSolution sol;
+    for (int l = 0; l < path_length; ++l) {
+      solver.solve(make_problem(spec, w, cv.lambdas(l) * ones_p), sol);
+      const Eigen::VectorXd r = (*spec.y - *spec.X * sol.beta).array() - sol.intercept;
+      sse(l, k) = (1.0 - w.array()).matrix().dot(r.cwiseProduct(r));
+    }
+  });
+  // Per-fold MSE; the CV error is their mean, its standard error their sd / sqrt(K).
+  const Eigen::MatrixXd mse = sse.array().rowwise() / count.transpose().array();
+  cv.error = mse.rowwise().mean();
+  cv.error_sd = ((mse.colwise() - cv.error).rowwise().squaredNorm() / (folds - 1.0) / double(folds))
+                    .cwiseSqrt();
+  Eigen::Index best;
+  cv.error.minCoeff(&best);
+  cv.lambda_min = cv.lambdas(best);
+  const double bound = cv.error(best) + cv.error_sd(best);
+  cv.lambda_1se = cv.lambda_min;
+  for (Eigen::Index l = 0; l <= best; ++l)
+    if (cv.error(l) <= bound) {
+      cv.lambda_1se = cv.lambdas(l);
+      break;
+    }
+  return cv;
+}
+
+PenalizedSolution cold_path_fit(const PenalizedSolver& solver, const WeightedLeastSquares& problem,
+                                const Eigen::VectorXd& factors, int path_length, int* sweeps) {
+  // The target penalties are lambda * factors; the path scales them from lambda_max down.
+  double lambda = 0;
+  for (Eigen::Index j = 0; j < factors.size(); ++j)
+    if (factors(j) > 0) lambda = std::max(lambda, problem.penalty(j) / factors(j));
+  const double lmax = std::max(path_start(problem, factors), lambda);
+  const Eigen::VectorXd path = log_path(lmax, lambda, path_length);
+  PenalizedSolution sol;
+  WeightedLeastSquares q = problem;
+  int total = 0;
+  for (int l = 0; l < path_length; ++l) {
+    q.penalty = path(l) * factors;
+    total += solver.solve(q, sol).iterations;
+  }
+  if (sweeps) *sweeps = total;
+  return sol;
+}
+
+LinearDraws linear_draws(const PenalizedSolver& solver, const LinearSpec& spec, double lambda,
+                         const Resampler& resampler, PenaltyWeights mode,
+                         const PenalizedSolution& start, bool warm, Eigen::Index T,
+                         std::uint64_t seed, int threads,
+                         const std::function<void(double)>& progress) {
+  const Eigen::Index p = spec.X->cols();
+  LinearDraws d;
+  d.beta.resize(T, p);
+  d.intercept.resize(T);
+  d.sweeps.resize(T);
+  std::vector<char> failed(static_cast<std::size_t>(T), 0);
+  parallel_for(
+      static_cast<std::size_t>(T), threads,
+      [&](std::size_t t) {
+        RngStream rng(seed, t);
+        Eigen::VectorXd w = resampler.sample(rng);
+        Eigen::VectorXd factors = Eigen::VectorXd::Ones(p);
+        if (mode == PenaltyWeights::common)
+          factors.setConstant(exponential_draws(rng, 1)(0));
+        else if (mode == PenaltyWeights::separate)
+          factors = exponential_draws(rng, p);
+        PenalizedSolution sol;
+        if (warm) sol = start;
+        const auto report = solver.solve(make_problem(spec, std::move(w), lambda * factors), sol);
+        const auto row = static_cast<Eigen::Index>(t);
+        d.beta.row(row) = sol.beta.transpose();
+        d.intercept(row) = sol.intercept;
+        d.sweeps(row) = report.iterations;
+        failed[t] = !report.converged;
+      },
+      progress);
+  d.not_converged = static_cast<int>(std::count(failed.begin(), failed.end(), 1));
+  return d;
+}
+
+TrendDraws trend_draws(const PenalizedSolver& solver, const Eigen::VectorXd& y, int order,
+                       double lambda, const Resampler& resampler, PenaltyWeights mode,
+                       const PenalizedSolution& start, bool warm, Eigen::Index T,
+                       std::uint64_t seed, int threads,
+                       const std::function<void(double)>& progress) {
+  if (mode == PenaltyWeights::separate)
+    throw ConfigError({},
+                      "trend filtering's penalty ||D beta||_1 is not separable in beta: "
+                      "use penalty_weights common or none");
+  TrendDraws d;
+  d.beta.resize(T, y.size());
+  d.iterations.resize(T);
+  std::vector<char> failed(static_cast<std::size_t>(T), 0);
+  parallel_for(
+      static_cast<std::size_t>(T), threads,
+      [&](std::size_t t) {
+        RngStream rng(seed, t);
+        TrendFilteringProblem prob;
+        prob.y = &y;
+        prob.weights = resampler.sample(rng);
+        prob.order = order;
+        prob.lambda =
+            lambda * (mode == PenaltyWeights::common ? exponential_draws(rng, 1)(0) : 1.0);
+        PenalizedSolution sol;
+        if (warm) sol = start;
+        const auto report = solver.solve(prob, sol);
+        const auto row = static_cast<Eigen::Index>(t);
+        d.beta.row(row) = sol.beta.transpose();
+        d.iterations(row) = report.iterations;
+        failed[t] = !report.converged;
+      },
+      progress);
+  d.not_converged = static_cast<int>(std::count(failed.begin(), failed.end(), 1));
+  return d;
+}
+
+}  // namespace quench::wbb

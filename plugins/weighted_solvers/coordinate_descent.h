@@ -1,0 +1,24 @@
+// Coordinate descent for the weighted elastic net (004 eqs 4, 12, 13; Friedman, Hastie &
+// Tibshirani 2010), warm-started from the solution passed in: WBB solves thousands of nearby
+// problems, each started from the unweighted solution.
+#pragma once
+
+#include "quench/parameters.h"
+#include "quench/penalized_solver.h"
+
+namespace quench::weighted_solvers {
+
+class CoordinateDescent final : public PenalizedSolver {
+ public:
+  static ParamSchema schema();
+  explicit CoordinateDescent(const Params& params);
+  using PenalizedSolver::solve;
+  OptimizerReport solve(const WeightedLeastSquares& problem,
+                        PenalizedSolution& solution) const override;
+
+ private:
+  double tolerance_;
+  int max_sweeps_;
+};
+
+}  // namespace quench::weighted_solvers
