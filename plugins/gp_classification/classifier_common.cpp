@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "quench/errors.h"
 
@@ -49,6 +50,13 @@ Eigen::VectorXd SiteSystem::posterior_mean(const Eigen::VectorXd& nu) const {
   return cnu - C_ * s_.cwiseProduct(chol_->solve(w));
 }
 
+Eigen::VectorXd SiteSystem::solve_newton(const Eigen::VectorXd& r) const {
+  const Eigen::VectorXd cr = C_ * r;
+  if (lu_) return r - tau_.cwiseProduct(lu_->solve(cr));
+  const Eigen::VectorXd w = s_.cwiseProduct(cr);
+  return r - s_.cwiseProduct(chol_->solve(w));
+}
+
 Eigen::VectorXd SiteSystem::posterior_variance() const {
   if (lu_) return lu_->solve(C_).diagonal();
   // Sigma_ii = C_ii - ||L^{-1} S C e_i||^2.
@@ -57,23 +65,44 @@ Eigen::VectorXd SiteSystem::posterior_variance() const {
 }
 
 Eigen::VectorXd SiteSystem::cavity_variance() const {
-  const Eigen::VectorXd sigma = posterior_variance();
-  // Where tau_i Sigma_ii is not small, Sigma_ii = C_ii - ||w||^2 has cancelled (a strongly
-  // constrained site): use lambda = (1 - b_i)/(tau_i b_i) with b_i = [B^{-1}]_ii = 1 - tau Sigma
-  // there instead, which is accurate exactly when tau Sigma is not small.
-  Eigen::VectorXd b;
-  if (chol_ && (tau_.array() * sigma.array() > 0.5).any()) b = chol_->inverse_diagonal();
-  Eigen::VectorXd lambda(sigma.size());
-  for (Eigen::Index i = 0; i < sigma.size(); ++i) {
-    const double tau = tau_(i);
-    if (b.size() > 0 && tau * sigma(i) > 0.5)
-      lambda(i) = (1.0 - b(i)) / (tau * b(i));
-    else  // 1 - tau Sigma_ii = [B^{-1}]_ii > 0; guard the rounding of a tiny positive number
-      lambda(i) = sigma(i) / std::max(1.0 - tau * sigma(i), 1e-300);
-    // Floor against total cancellation in Sigma_ii for a nearly singular C (noise-free
-    // Gaussian kernel): a zero cavity variance would make the tilted variance 0 and tau
-    // infinite. 1e-12 C_ii is far below any variance that changes a result.
-    lambda(i) = std::max(lambda(i), 1e-12 * C_(i, i));
+  const Eigen::Index n = tau_.size();
+  Eigen::VectorXd lambda(n);
+  // Floor against total cancellation in Sigma_ii for a nearly singular C (noise-free
+  // Gaussian kernel): a zero cavity variance would make the tilted variance 0 and tau
+  // infinite. 1e-12 C_ii is far below any variance that changes a result.
+  auto floored = [&](Eigen::Index i, double l) { return std::max(l, 1e-12 * C_(i, i)); };
+  if (lu_) {
+    const Eigen::VectorXd sigma = posterior_variance();
+    for (Eigen::Index i = 0; i < n; ++i)
+      lambda(i) = floored(i, sigma(i) / std::max(1.0 - tau_(i) * sigma(i), 1e-300));
+    return lambda;
+  }
+  // lambda_i = 1/[(Omega + C)^{-1}]_ii - Omega_i = (1 - b_i)/(tau_i b_i), b = diag B^{-1}
+  // (one triangular inversion), accurate where q_i = 1 - b_i = tau_i Sigma_ii is not small
+  // (relative error ~ eps/q_i). Where q_i < 1e-3 (weakly constrained sites, tau_i = 0
+  // included) Sigma_ii = C_ii - ||L^{-1} S C e_i||^2 is computed for those columns only and
+  // lambda_i = Sigma_ii/(1 - tau_i Sigma_ii).
+  const Eigen::VectorXd b = chol_->inverse_diagonal();
+  std::vector<Eigen::Index> weak;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double q = 1.0 - b(i);
+    if (q >= 1e-3)
+      lambda(i) = floored(i, q / (tau_(i) * b(i)));
+    else
+      weak.push_back(i);
+  }
+  if (!weak.empty()) {
+    Eigen::MatrixXd SC(n, static_cast<Eigen::Index>(weak.size()));
+    for (std::size_t k = 0; k < weak.size(); ++k)
+      SC.col(static_cast<Eigen::Index>(k)) = s_.cwiseProduct(C_.col(weak[k]));
+    const Eigen::MatrixXd W = chol_->solve_lower(SC);
+    for (std::size_t k = 0; k < weak.size(); ++k) {
+      const Eigen::Index i = weak[k];
+      const double sigma =
+          std::max(C_(i, i) - W.col(static_cast<Eigen::Index>(k)).squaredNorm(), 0.0);
+      // 1 - tau_i Sigma_ii = b_i > 0.999 here.
+      lambda(i) = floored(i, sigma / (1.0 - tau_(i) * sigma));
+    }
   }
   return lambda;
 }

@@ -34,6 +34,9 @@ class SiteSystem {
   Eigen::VectorXd quadratic_form(const Eigen::MatrixXd& K) const;
   /// Posterior mean Sigma nu for site natural means nu (EP).
   Eigen::VectorXd posterior_mean(const Eigen::VectorXd& nu) const;
+  /// (I + T C)^{-1} r, T = diag(tau): the Newton system of the alpha equations at fixed lambda
+  /// (mean_field.cpp). Cholesky form r - S B^{-1} S C r; LU form r - T M^{-1} C r.
+  Eigen::VectorXd solve_newton(const Eigen::VectorXd& r) const;
   /// B^{-1} w and log det B (Cholesky form only: every tau_i >= 0).
   Eigen::VectorXd solve_b(const Eigen::VectorXd& w) const { return chol_->solve(w); }
   double log_det_b() const { return chol_->log_determinant(); }
@@ -63,6 +66,7 @@ struct MeanFieldFit {
   Eigen::VectorXd cavity_mean;      ///< <h_i>_\i = <h_i> - lambda_i t_i alpha_i (eq 26)
   Eigen::VectorXd cavity_variance;  ///< lambda_i (eq 28)
   Eigen::VectorXd tau;              ///< 1/Omega_i
+  int lambda_refreshes = 0;         ///< eq-28 refreshes (Newton TAP solver)
   Status status;
 };
 

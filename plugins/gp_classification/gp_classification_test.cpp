@@ -89,6 +89,52 @@ TEST(Tap, ReachesTheEpFixedPoint) {
   }
 }
 
+TEST(Tap, NewtonAndPaperSolversReachTheSameFixedPoint) {
+  // Two noise levels; on the noise-free kernel (nearly singular C) the paper's iteration does
+  // not reach ftol in 2e5 steps, there Newton is checked against EP instead.
+  for (double noise : {0.05, 0.2}) {
+    const Dataset d = toy(40, 0, 1.5, 11);
+    const Problem p = problem_for(d, 0.5, noise);
+    const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
+    MeanFieldOptions newton, paper;
+    paper.solver = MeanFieldSolver::paper;
+    newton.ftol = 1e-24;
+    newton.lambda_tol = 1e-12;
+    paper.ftol = 1e-20;  // the paper's iteration is slow: alpha to ~1e-10
+    paper.lambda_tol = 1e-11;
+    const MeanFieldFit a = solve_mean_field(C, d.y_train, *p.likelihood, newton);
+    const MeanFieldFit b = solve_mean_field(C, d.y_train, *p.likelihood, paper);
+    ASSERT_EQ(a.status.code, RunStatus::ok) << a.status.message;
+    ASSERT_EQ(b.status.code, RunStatus::ok) << b.status.message << " noise " << noise;
+    // Converged to |delta alpha| ~ 1e-12 and 1e-10; agreement to 1e-7 relative to max alpha.
+    const double scale = std::max(1.0, b.alpha.cwiseAbs().maxCoeff());
+    EXPECT_LT((a.alpha - b.alpha).cwiseAbs().maxCoeff(), 1e-7 * scale) << "noise " << noise;
+    EXPECT_LT(((a.cavity_variance - b.cavity_variance).array() / b.cavity_variance.array())
+                  .abs()
+                  .maxCoeff(),
+              1e-7)
+        << "noise " << noise;
+    EXPECT_LT(a.status.iterations, b.status.iterations);
+  }
+}
+
+TEST(Tap, NewtonReachesEpOnANoiseFreeKernel) {
+  const Dataset d = toy(40, 0, 1.5, 11);
+  const Problem p = problem_for(d, 0.5, 0.0);
+  const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
+  MeanFieldOptions o;
+  o.ftol = 1e-24;
+  o.lambda_tol = 1e-12;
+  EpOptions e;
+  e.tol = 1e-13;
+  const MeanFieldFit a = solve_mean_field(C, d.y_train, *p.likelihood, o);
+  const MeanFieldFit b = solve_ep(C, d.y_train, *p.likelihood, e);
+  ASSERT_EQ(a.status.code, RunStatus::ok) << a.status.message;
+  ASSERT_EQ(b.status.code, RunStatus::ok) << b.status.message;
+  const double scale = std::max(1.0, b.alpha.cwiseAbs().maxCoeff());
+  EXPECT_LT((a.alpha - b.alpha).cwiseAbs().maxCoeff(), 1e-6 * scale);
+}
+
 TEST(Tap, EvidenceIsExactForOnePoint) {
   // One site: EP is exact, Z = Phi(0) = 1/2 for any prior variance.
   Dataset d;

@@ -8,7 +8,14 @@
 
 namespace quench::gp_classification {
 
+/// `paper`: the damped alpha iteration of Sec. 4 with lambda refreshed every `lambda_every`
+/// steps. `newton`: the same fixed point by a double loop: at fixed lambda the alpha equations
+/// (eqs 19, 23, 26) are solved by damped Newton steps, each one Cholesky of I + S C S
+/// (SiteSystem::solve_newton); then lambda is refreshed (eq 28), until lambda is stationary.
+enum class MeanFieldSolver { paper, newton };
+
 struct MeanFieldOptions {
+  MeanFieldSolver solver = MeanFieldSolver::newton;
   bool refresh_lambda = true;  ///< false: naive mean field, lambda_i = C_ii (eq 35)
   int lambda_every = 20;       ///< recompute Omega, then lambda, every this many steps (Sec. 4)
   double eta = 0.05;           ///< initial step (Sec. 4); x1.1 on progress, /2 otherwise

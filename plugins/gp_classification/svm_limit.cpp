@@ -79,7 +79,7 @@ SvmFit solve_svm(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, double tol,
 ParamSchema SvmLimitEngine::schema() {
   ParamSchema s;
   s.real("tol", "stop when the KKT violation of eq 37 is below tol", 1e-10, 0.0)
-      .integer("max_sweeps", "maximum number of Adatron sweeps", 20000, 1);
+      .integer("max_sweeps", "maximum number of Adatron sweeps", 200000, 1);
   return s;
 }
 
