@@ -48,7 +48,8 @@ std::optional<RegressionTargets> DirichletLikelihood::regression_targets(
   RegressionTargets t{Eigen::MatrixXd::Constant(labels.size(), classes, off.mean),
                       Eigen::MatrixXd::Constant(labels.size(), classes, off.variance)};
   for (Eigen::Index i = 0; i < labels.size(); ++i) {
-    const double y = labels(i);
+    // Binary labels may also be given as -1/+1 (the GP classifiers' convention): -1 is class 0.
+    const double y = classes == 2 && labels(i) == -1.0 ? 0.0 : labels(i);
     if (y != std::floor(y) || y < 0 || y >= double(classes))
       throw DataError({}, int(i) + 2, "target",
                       "class label " + std::to_string(y) + " is not an integer in [0, " +

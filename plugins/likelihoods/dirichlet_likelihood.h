@@ -27,6 +27,7 @@ class DirichletLikelihood final : public Likelihood {
   double log_likelihood(double y, double f) const override;
   double d_log_likelihood(double y, double f) const override;
   double d2_log_likelihood(double y, double f) const override;
+  /// Labels 0..classes-1; for two classes also -1/+1 (-1 = class 0).
   std::optional<RegressionTargets> regression_targets(const Eigen::VectorXd& labels,
                                                       Eigen::Index classes) const override;
 

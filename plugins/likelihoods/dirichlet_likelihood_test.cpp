@@ -46,6 +46,11 @@ TEST(DirichletLikelihood, ScalarViewAndBadLabels) {
       1e-12);
   EXPECT_NEAR(l.d2_log_likelihood(-1, f), -1.0 / dirichlet_target(0.1).variance, 1e-12);
   EXPECT_THROW(l.regression_targets((Eigen::VectorXd(2) << 0, 3).finished(), 3), DataError);
+  // -1/+1 binary labels: -1 is class 0.
+  const auto pm = l.regression_targets((Eigen::VectorXd(2) << -1, 1).finished(), 2);
+  EXPECT_EQ(pm->mean(0, 0), dirichlet_target(1.1).mean);
+  EXPECT_EQ(pm->mean(1, 1), dirichlet_target(1.1).mean);
+  EXPECT_THROW(l.regression_targets((Eigen::VectorXd(1) << -1).finished(), 3), DataError);
   EXPECT_THROW(l.regression_targets((Eigen::VectorXd(1) << 0.5).finished(), 3), DataError);
 }
 

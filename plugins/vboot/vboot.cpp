@@ -21,11 +21,22 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Labels 0..C-1; C from the data when not given.
-Eigen::Index class_count(const Dataset& d, std::int64_t given) {
+// Labels 0..C-1; binary -1/+1 labels (the GP classifiers' convention) become 0/1.
+Eigen::VectorXd class_labels(const Eigen::VectorXd& y, bool plus_minus) {
+  return plus_minus ? Eigen::VectorXd((y.array() > 0).cast<double>()) : y;
+}
+bool is_plus_minus(const Dataset& d) {
+  const auto pm = [](const Eigen::VectorXd& y) {
+    return (y.array() == -1.0 || y.array() == 1.0).all();
+  };
+  return pm(d.y_train) && pm(d.y_test) && (d.y_train.array() == -1.0).any();
+}
+// C from the labels when not given.
+Eigen::Index class_count(const Eigen::VectorXd& train, const Eigen::VectorXd& test,
+                         std::int64_t given) {
   if (given > 0) return static_cast<Eigen::Index>(given);
-  double top = d.y_train.size() ? d.y_train.maxCoeff() : 0.0;
-  if (d.y_test.size()) top = std::max(top, d.y_test.maxCoeff());
+  double top = train.size() ? train.maxCoeff() : 0.0;
+  if (test.size()) top = std::max(top, test.maxCoeff());
   return static_cast<Eigen::Index>(top) + 1;
 }
 
@@ -68,9 +79,12 @@ VBoot::VBoot(const Params& p)
 Results VBoot::run(const Problem& problem) const {
   const auto start = Clock::now();
   const Dataset& data = *problem.data;
-  const Eigen::Index C = class_count(data, classes_), K = particles_;
+  const bool plus_minus = is_plus_minus(data);
+  const Eigen::VectorXd y_train = class_labels(data.y_train, plus_minus),
+                        y_test = class_labels(data.y_test, plus_minus);
+  const Eigen::Index C = class_count(y_train, y_test, classes_), K = particles_;
   const Eigen::Index n = data.X_train.rows(), m = data.X_test.rows();
-  const auto targets = problem.likelihood->regression_targets(data.y_train, C);
+  const auto targets = problem.likelihood->regression_targets(y_train, C);
   if (!targets)
     throw ConfigError({}, "vboot needs a likelihood with a label transform (e.g. 'dirichlet')");
   const Eigen::MatrixXd precision = targets->variance.cwiseInverse();
@@ -169,7 +183,7 @@ Results VBoot::run(const Problem& problem) const {
   r.scalars["particles"] = double(K);
   r.scalars["classes"] = double(C);
   if (m > 0) {
-    const auto s = score_probabilities(probabilities, data.y_test, bins_);
+    const auto s = score_probabilities(probabilities, y_test, bins_);
     r.scalars["test_error"] = s.error;
     r.scalars["test_mnll"] = s.mnll;
     r.scalars["expected_calibration_error"] = s.ece;
@@ -184,6 +198,7 @@ Results VBoot::run(const Problem& problem) const {
       r.matrices["latent_samples_c" + std::to_string(c)] = F[std::size_t(c)];
   }
   r.info["model"] = model_;
+  if (plus_minus) r.info["labels"] = "-1/+1 read as classes 0/1";
   r.timings["prediction"] = seconds_since(t_predict);
   r.timings["total"] = seconds_since(start);
   r.timings["per_particle"] = r.timings["particles"] / double(K);
