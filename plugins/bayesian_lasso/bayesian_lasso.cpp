@@ -25,12 +25,12 @@ GibbsDraws bayesian_lasso_gibbs(const Eigen::MatrixXd& X_in, const Eigen::Vector
   const Eigen::VectorXd Xty = X.transpose() * y;
   RngStream rng(o.seed, kGibbsStream);
 
-  // Start: ridge-like beta, the residual variance, and Park & Casella's lambda suggestion
-  // p sqrt(s2) / sum |beta|.
+  // Start: a ridge fit (penalty = the mean diagonal of X^T X, well defined for p > n), the
+  // variance of y, and Park & Casella's lambda suggestion p sqrt(s2) / sum |beta|.
   Eigen::MatrixXd A0 = XtX;
-  A0.diagonal().array() += 1e-3 * XtX.diagonal().mean() + 1e-12;
+  A0.diagonal().array() += XtX.diagonal().mean() + 1e-12;
   Eigen::VectorXd beta = Cholesky(A0, {}, "X^T X").solve(Xty);
-  double s2 = std::max((y - X * beta).squaredNorm() / double(n), 1e-8 * y.squaredNorm() / n);
+  double s2 = std::max(y.squaredNorm() / double(n - 1), 1e-300);
   Eigen::VectorXd inv_tau2 = Eigen::VectorXd::Ones(p);
   double lambda = o.lambda >= 0 ? o.lambda
                                 : static_cast<double>(p) * std::sqrt(s2) /

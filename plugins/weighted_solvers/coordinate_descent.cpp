@@ -15,12 +15,18 @@ ParamSchema CoordinateDescent::schema() {
          "stop when max_j H_jj (delta beta_j)^2 < tolerance x weighted null deviance "
          "(glmnet's rule; H_jj = sum_i w_i x_ij^2)",
          1e-12, 0.0)
-      .integer("max_sweeps", "limit on full passes over the coordinates", 100000, 1);
+      .integer("max_sweeps", "limit on full passes over the coordinates", 100000, 1)
+      .string("mode",
+              "covariance (Gram matrix, for n > p), naive (residuals) or auto (covariance when "
+              "n > p)",
+              "auto", {"auto", "covariance", "naive"});
   return s;
 }
 
 CoordinateDescent::CoordinateDescent(const Params& p)
-    : tolerance_(p.real("tolerance")), max_sweeps_(static_cast<int>(p.integer("max_sweeps"))) {}
+    : tolerance_(p.real("tolerance")),
+      max_sweeps_(static_cast<int>(p.integer("max_sweeps"))),
+      mode_(p.string("mode")) {}
 
 OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem,
                                          PenalizedSolution& solution) const {
@@ -46,26 +52,48 @@ OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem,
     xbar = (w.transpose() * X) / sw;
     ybar = w.dot(y) / sw;
   }
-  const Eigen::MatrixXd Xc = X.rowwise() - xbar;
-  const Eigen::MatrixXd WX = w.asDiagonal() * Xc;
-  const Eigen::VectorXd H = (WX.cwiseProduct(Xc)).colwise().sum().transpose();
-  const Eigen::VectorXd yc = y.array() - ybar;
-  const double null_deviance = std::max(w.dot(yc.cwiseProduct(yc)), 1e-300);
-
   Eigen::VectorXd& beta = solution.beta;
   if (beta.size() != p) beta = Eigen::VectorXd::Zero(p);
-  // wr = w o (y - X beta) on centred data.
-  Eigen::VectorXd wr = w.cwiseProduct(yc - Xc * beta);
+
+  // Two forms of the same update (Friedman et al. 2010, Sec. 2.2): with n > p the
+  // "covariance" form keeps the gradient g = Xc^T W (y - X beta) through the weighted Gram
+  // matrix of the centred inputs, G = X^T W X - sw xbar xbar^T (O(n p^2) once, O(p) per
+  // coordinate); otherwise the "naive" form keeps the weighted residual (O(n) per coordinate).
+  const bool gram = mode_ == "covariance" || (mode_ == "auto" && n > p);
+  Eigen::MatrixXd Xc, WX, G;
+  Eigen::VectorXd H, g, wr;
+  double null_deviance;
+  if (gram) {
+    const Eigen::MatrixXd WXraw = w.asDiagonal() * X;
+    G.noalias() = X.transpose() * WXraw;
+    G.noalias() -= sw * xbar.transpose() * xbar;
+    H = G.diagonal();
+    g.noalias() = WXraw.transpose() * y;
+    g -= sw * ybar * xbar.transpose();
+    null_deviance = w.dot(y.cwiseAbs2()) - sw * ybar * ybar;
+    g.noalias() -= G * beta;
+  } else {
+    Xc = X.rowwise() - xbar;
+    WX = w.asDiagonal() * Xc;
+    H = (WX.cwiseProduct(Xc)).colwise().sum().transpose();
+    const Eigen::VectorXd yc = y.array() - ybar;
+    null_deviance = w.dot(yc.cwiseAbs2());
+    wr = w.cwiseProduct(yc - Xc * beta);
+  }
+  null_deviance = std::max(null_deviance, 1e-300);
 
   const double threshold = tolerance_ * null_deviance;
   auto update = [&](Eigen::Index j) {
     const double denom = H(j) + lam(j) * (1 - alpha);
-    const double z = Xc.col(j).dot(wr) + H(j) * beta(j);
+    const double z = (gram ? g(j) : Xc.col(j).dot(wr)) + H(j) * beta(j);
     const double next = denom > 0 ? soft_threshold(z, lam(j) * alpha) / denom : 0.0;
     const double delta = next - beta(j);
     if (delta != 0.0) {
       beta(j) = next;
-      wr.noalias() -= delta * WX.col(j);
+      if (gram)
+        g.noalias() -= delta * G.col(j);
+      else
+        wr.noalias() -= delta * WX.col(j);
     }
     return H(j) * delta * delta;
   };
@@ -97,8 +125,9 @@ OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem,
   if (!beta.allFinite()) throw NumericalError("coordinate_descent", "non-finite coefficients");
   solution.intercept = problem.intercept ? ybar - xbar.dot(beta) : 0.0;
   report.iterations = sweeps;
+  const Eigen::VectorXd r = (y - X * beta).array() - (ybar - xbar.dot(beta));
   report.final_value =
-      0.5 * wr.dot(yc - Xc * beta) +
+      0.5 * w.dot(r.cwiseAbs2()) +
       (lam.array() * (alpha * beta.array().abs() + 0.5 * (1 - alpha) * beta.array().square()))
           .sum();
   report.message = report.converged ? "converged" : "sweep limit reached";

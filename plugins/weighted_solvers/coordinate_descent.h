@@ -3,6 +3,8 @@
 // problems, each started from the unweighted solution.
 #pragma once
 
+#include <string>
+
 #include "quench/parameters.h"
 #include "quench/penalized_solver.h"
 
@@ -19,6 +21,7 @@ class CoordinateDescent final : public PenalizedSolver {
  private:
   double tolerance_;
   int max_sweeps_;
+  std::string mode_;
 };
 
 }  // namespace quench::weighted_solvers

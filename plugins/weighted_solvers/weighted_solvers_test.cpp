@@ -16,8 +16,9 @@
 namespace quench::weighted_solvers {
 namespace {
 
-CoordinateDescent make_cd(double tol = 1e-14) {
-  return CoordinateDescent(Params(CoordinateDescent::schema(), {{"tolerance", tol}}));
+CoordinateDescent make_cd(double tol = 1e-14, const std::string& mode = "auto") {
+  return CoordinateDescent(
+      Params(CoordinateDescent::schema(), {{"tolerance", tol}, {"mode", mode}}));
 }
 
 WeightedLeastSquares problem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, Eigen::VectorXd w,
@@ -100,8 +101,9 @@ TEST(CoordinateDescent, TinyLassoEqualsBruteForce) {
   // Enumerate every sign pattern s in {-1, 0, +1}^3: on the support the optimum solves the
   // linear KKT system; keep sign-consistent solutions and the smallest objective.
   RngStream rng(3, 0);
-  const auto cd = make_cd();
   for (int trial = 0; trial < 20; ++trial) {
+    // Both update forms (Gram matrix and residuals) on alternate trials.
+    const auto cd = make_cd(1e-14, trial % 2 ? "naive" : "covariance");
     const int n = 12, d = 3;
     Eigen::MatrixXd X(n, d);
     Eigen::VectorXd y(n);

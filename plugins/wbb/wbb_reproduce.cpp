@@ -1,0 +1,180 @@
+// wbb_reproduce: the 004 reproductions that need simulated data (docs/wbb.md).
+//   wbb_reproduce normal_means [draws]            Fig. 1: WBB mean vs Mitchell's posterior mean
+//   wbb_reproduce simulation [datasets] [draws] [threads]
+//                                                 Sec. 3.1, Tables 1-3 (WBB separate weights
+//                                                 vs Bayesian LASSO)
+//   wbb_reproduce trend_data [seed]               the Fig. 4 data set as CSV on stdout
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "bayesian_lasso/bayesian_lasso.h"
+#include "normal_means.h"
+#include "quench/draw_summary.h"
+#include "quench/parallel.h"
+#include "quench/rng.h"
+#include "resamplers/exponential_weights.h"
+#include "wbb_linear.h"
+#include "weighted_solvers/coordinate_descent.h"
+
+namespace {
+
+using namespace quench;
+
+weighted_solvers::CoordinateDescent make_cd() {
+  return weighted_solvers::CoordinateDescent(
+      Params(weighted_solvers::CoordinateDescent::schema(), {{"tolerance", 1e-10}}));
+}
+
+int normal_means(Eigen::Index T) {
+  const auto cd = make_cd();
+  resamplers::ExponentialWeights r(Params(resamplers::ExponentialWeights::schema(), {}));
+  r.prepare(1);
+  const Eigen::MatrixXd X = Eigen::MatrixXd::Ones(1, 1);
+  std::printf("# 004 Fig. 1: normal means, Laplace prior; WBB (common w0, %ld draws) vs exact\n",
+              static_cast<long>(T));
+  std::printf("%7s %5s %12s %12s %12s %12s\n", "lambda", "y", "WBB_MC", "+-se", "WBB_exact",
+              "Mitchell");
+  for (double lambda : {0.5, 1.0, 2.0})
+    for (double y0 : {0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0}) {
+      const Eigen::VectorXd y = Eigen::VectorXd::Constant(1, y0);
+      wbb::LinearSpec spec{&X, &y, 1.0, false};
+      const auto d = wbb::linear_draws(cd, spec, lambda, r, wbb::PenaltyWeights::common,
+                                       PenalizedSolution{}, false, T, 2018, 0);
+      const Eigen::VectorXd b = d.beta.col(0);
+      const double se = std::sqrt((b.array() - b.mean()).square().mean() / double(T));
+      std::printf("%7.2f %5.2f %12.4f %12.4f %12.4f %12.4f\n", lambda, y0, b.mean(), se,
+                  wbb::wbb_normal_means_mean(y0, lambda), wbb::mitchell_posterior_mean(y0, lambda));
+    }
+  return 0;
+}
+
+struct Metrics {
+  double est = 0, pred = 0, cover = 0;
+};
+
+// One data set of the Sec. 3.1 design: rows of X ~ N(0, Sigma), Sigma_ij = 0.1 0.8^|i-j| (an
+// AR(1) recursion), sigma^2 = |X beta|^2 / (2n) (SNR 2), a test set of the same size.
+void simulate(const Eigen::VectorXd& beta, Eigen::Index n, RngStream& rng, Eigen::MatrixXd& X,
+              Eigen::VectorXd& y, Eigen::MatrixXd& Xt, Eigen::VectorXd& yt) {
+  const Eigen::Index p = beta.size();
+  auto design = [&](Eigen::MatrixXd& M) {
+    M.resize(n, p);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      M(i, 0) = std::sqrt(0.1) * rng.normal();
+      for (Eigen::Index j = 1; j < p; ++j)
+        M(i, j) = 0.8 * M(i, j - 1) + std::sqrt(0.1 * (1 - 0.64)) * rng.normal();
+    }
+  };
+  design(X);
+  design(Xt);
+  const Eigen::VectorXd f = X * beta;
+  const double sigma = std::sqrt(f.squaredNorm() / (2.0 * double(n)));
+  y = f;
+  for (Eigen::Index i = 0; i < n; ++i) y(i) += sigma * rng.normal();
+  yt = Xt * beta;
+  for (Eigen::Index i = 0; i < n; ++i) yt(i) += sigma * rng.normal();
+}
+
+Metrics metrics(const Eigen::MatrixXd& draws, const Eigen::VectorXd& intercepts,
+                const Eigen::VectorXd& beta, const Eigen::MatrixXd& Xt, const Eigen::VectorXd& yt) {
+  const DrawSummary s = summarize_draws(draws, 0.95);
+  Metrics m;
+  m.est = (s.mean - beta).squaredNorm() / double(beta.size());
+  m.pred = ((yt - Xt * s.mean).array() - intercepts.mean()).square().mean();
+  m.cover = ((beta.array() >= s.lower.array()) && (beta.array() <= s.upper.array()))
+                .cast<double>()
+                .mean();
+  return m;
+}
+
+int simulation(int datasets, Eigen::Index T, int threads) {
+  const auto cd = make_cd();
+  resamplers::ExponentialWeights r(Params(resamplers::ExponentialWeights::schema(), {}));
+  const char* names[] = {"A(i)", "A(ii)", "B"};
+  std::printf("# 004 Sec. 3.1 simulation: %d data sets per cell, %ld draws per method\n", datasets,
+              static_cast<long>(T));
+  std::printf("%-6s %-6s %4s %4s | %9s %9s | %9s %9s | %6s %6s | %6s\n", "n", "beta", "p", "n",
+              "est_BL", "est_WBB", "pred_BL", "pred_WBB", "cov_BL", "cov_WBB", "sec");
+  for (int design = 0; design < 2; ++design)
+    for (int setting = 0; setting < 3; ++setting)
+      for (int p : {40, 60, 80, 100, 120}) {
+        const Eigen::Index n = design == 0 ? 50 : p / 2;
+        if (design == 1 && p == 100) continue;  // not in the paper's tables
+        Eigen::VectorXd beta = Eigen::VectorXd::Zero(p);
+        if (setting == 0) beta.head(10).setOnes();
+        if (setting == 1) beta.head(5).setOnes(), beta.segment(5, 5).setConstant(10);
+        if (setting == 2) beta.setOnes();
+        r.prepare(n);
+        std::vector<Metrics> wbb(datasets), bl(datasets);
+        const auto t0 = std::chrono::steady_clock::now();
+        parallel_for(static_cast<std::size_t>(datasets), threads, [&](std::size_t b) {
+          RngStream rng(2018 + 1000 * design + 100 * setting + p, b);
+          Eigen::MatrixXd X, Xt;
+          Eigen::VectorXd y, yt;
+          simulate(beta, n, rng, X, y, Xt, yt);
+          const std::uint64_t seed = mix_seed(7, 1000000 * design + 10000 * setting + 100 * p + b);
+          // WBB: lambda by 10-fold CV of the unweighted LASSO, separate penalty weights.
+          wbb::LinearSpec spec{&X, &y, 1.0, true};
+          const auto cv = wbb::cross_validate(cd, spec, 10, 100, n < p ? 1e-2 : 1e-4, seed, 1);
+          WeightedLeastSquares base{
+              &X,  &y,  Eigen::VectorXd::Ones(n), Eigen::VectorXd::Constant(p, cv.lambda_min),
+              1.0, true};
+          PenalizedSolution mode;
+          cd.solve(base, mode);
+          const auto d = wbb::linear_draws(cd, spec, cv.lambda_min, r,
+                                           wbb::PenaltyWeights::separate, mode, true, T, seed, 1);
+          wbb[b] = metrics(d.beta, d.intercept, beta, Xt, yt);
+          // Bayesian LASSO: Gibbs with lambda by empirical Bayes.
+          bayesian_lasso::GibbsOptions o;
+          o.draws = T;
+          o.burn_in = 500;
+          o.em_rounds = 15;
+          o.em_round_draws = 100;
+          o.seed = seed;
+          const auto g = bayesian_lasso::bayesian_lasso_gibbs(X, y, o);
+          bl[b] = metrics(g.beta, g.intercept, beta, Xt, yt);
+        });
+        Metrics W, B;
+        for (int b = 0; b < datasets; ++b) {
+          W.est += wbb[b].est / datasets, W.pred += wbb[b].pred / datasets;
+          W.cover += wbb[b].cover / datasets;
+          B.est += bl[b].est / datasets, B.pred += bl[b].pred / datasets;
+          B.cover += bl[b].cover / datasets;
+        }
+        const double sec =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::printf("%-6s %-6s %4d %4ld | %9.3f %9.3f | %9.2f %9.2f | %6.3f %6.3f | %6.1f\n",
+                    design == 0 ? "50" : "p/2", names[setting], p, static_cast<long>(n), B.est,
+                    W.est, B.pred, W.pred, B.cover, W.cover, sec);
+        std::fflush(stdout);
+      }
+  return 0;
+}
+
+int trend_data(std::uint64_t seed) {
+  RngStream rng(seed, 0);
+  std::printf("i,y\n");
+  for (int i = 1; i <= 500; ++i)
+    std::printf("%d,%.17g\n", i,
+                std::sin(4 * M_PI * i / 500.0) * std::exp(3.0 * i / 500.0) + 2 * rng.normal());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string cmd = argc > 1 ? argv[1] : "";
+  auto arg = [&](int i, long def) { return argc > i ? std::atol(argv[i]) : def; };
+  if (cmd == "normal_means") return normal_means(arg(2, 100000));
+  if (cmd == "simulation")
+    return simulation(static_cast<int>(arg(2, 20)), arg(3, 200), static_cast<int>(arg(4, 0)));
+  if (cmd == "trend_data") return trend_data(static_cast<std::uint64_t>(arg(2, 2018)));
+  std::fprintf(stderr,
+               "usage: wbb_reproduce normal_means [draws] | simulation [datasets] [draws] "
+               "[threads] | trend_data [seed]\n");
+  return 2;
+}
