@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <Eigen/Dense>
 
+#include "../kernels/kernels.h"
 #include "../likelihoods/dirichlet_likelihood.h"
 #include "calibration.h"
 #include "perturbation.h"
@@ -119,32 +120,6 @@ Dataset blobs() {
   return d;
 }
 
-class RffKernel final : public Kernel {
- public:
-  explicit RffKernel(Eigen::Index D) {
-    RngStream rng(3, 0);
-    map_.omega = gaussian_matrix(2, D, rng);
-    map_.phase.resize(D);
-    for (Eigen::Index j = 0; j < D; ++j) map_.phase(j) = 2 * M_PI * rng.uniform();
-  }
-  Eigen::MatrixXd cross(const Eigen::MatrixXd&, const Eigen::MatrixXd&) const override {
-    return {};
-  }
-  const FeatureMap* feature_map() const override { return &map_; }
-
- private:
-  struct Map final : FeatureMap {
-    Eigen::MatrixXd omega;
-    Eigen::RowVectorXd phase;
-    Eigen::Index dimension() const override { return omega.cols(); }
-    Eigen::MatrixXd features(const Eigen::MatrixXd& X) const override {
-      Eigen::MatrixXd F = X * omega;
-      F.rowwise() += phase;
-      return std::sqrt(2.0 / double(omega.cols())) * F.array().cos();
-    }
-  } map_;
-};
-
 class FixedSteps final : public Optimizer {
  public:
   OptimizerReport minimize(const SmoothObjective& f, Eigen::VectorXd& x) const override {
@@ -161,7 +136,11 @@ class FixedSteps final : public Optimizer {
 Results run_engine(const std::string& model, int threads, const Dataset& d) {
   Problem problem;
   problem.data = &d;
-  problem.kernel = std::make_shared<RffKernel>(300);
+  std::shared_ptr<Kernel> kernel = kernels::make_gaussian(
+      Params(kernels::gaussian_schema(),
+             {{"random_features", std::int64_t{300}}, {"feature_seed", std::int64_t{3}}}));
+  kernel->prepare(d.X_train);
+  problem.kernel = kernel;
   problem.likelihood = std::make_shared<likelihoods::DirichletLikelihood>(
       Params(likelihoods::DirichletLikelihood::schema(), {}));
   problem.resampler =
