@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "quench/draw_summary.h"
 #include "quench/report.h"
 #include "report_internal.h"
 
@@ -102,6 +103,92 @@ void prediction_plots(const std::vector<Results>& runs, const fs::path& dir, con
   }
 }
 
+// Posterior samplers (wbb, bayesian_lasso_gibbs): kernel densities of every coefficient of
+// `posterior_draws` (one panel per coefficient, one curve per run with the same number of
+// coefficients, at most 16), and a fit with its +-2 sd band (`fit`, `fit_lower`, `fit_upper`).
+void posterior_plots(const std::vector<Results>& runs, const fs::path& dir, const fs::path& work,
+                     ReportFiles& files) {
+  std::map<Eigen::Index, std::vector<const Results*>> groups;
+  for (const auto& r : runs) {
+    auto it = r.matrices.find("posterior_draws");
+    if (it != r.matrices.end() && it->second.cols() <= 16 && it->second.rows() > 1)
+      groups[it->second.cols()].push_back(&r);
+  }
+  for (const auto& [p, group] : groups) {
+    std::vector<std::string> names(static_cast<std::size_t>(p));
+    for (Eigen::Index j = 0; j < p; ++j) names[j] = "coefficient " + std::to_string(j + 1);
+    if (auto c = group[0]->info.find("coefficients"); c != group[0]->info.end()) {
+      std::stringstream list(c->second);
+      std::string name;
+      for (std::size_t j = 0; std::getline(list, name, ',') && j < names.size(); ++j)
+        names[j] = name;
+    }
+    const int cols = p <= 4 ? static_cast<int>(p) : 4;
+    const int rows = static_cast<int>((p + cols - 1) / cols);
+    std::ostringstream plot;
+    plot << "set terminal pngcairo size " << 360 * cols << "," << 280 * rows
+         << " noenhanced font ',9'\nset output '" << (work / "posterior.tmp.png").string()
+         << "'\nset multiplot layout " << rows << "," << cols << "\nset grid\n";
+    for (Eigen::Index j = 0; j < p; ++j) {
+      double lo = 1e300, hi = -1e300;
+      for (const Results* r : group) {
+        lo = std::min(lo, r->matrices.at("posterior_draws").col(j).minCoeff());
+        hi = std::max(hi, r->matrices.at("posterior_draws").col(j).maxCoeff());
+      }
+      const double pad = 0.05 * (hi - lo) + 1e-12;
+      Eigen::VectorXd grid = Eigen::VectorXd::LinSpaced(200, lo - pad, hi + pad);
+      plot << "set title '" << names[j] << "'\nplot ";
+      for (std::size_t k = 0; k < group.size(); ++k) {
+        const Eigen::VectorXd f =
+            kernel_density(group[k]->matrices.at("posterior_draws").col(j), grid);
+        std::string data;
+        for (Eigen::Index g = 0; g < grid.size(); ++g)
+          data += format_number(grid(g)) + " " + format_number(f(g)) + "\n";
+        const fs::path file =
+            work / (run_label(*group[k]) + "_density_" + std::to_string(j) + ".dat");
+        write_file_atomically(file.string(), data);
+        plot << (k ? ", " : "") << "'" << file.string() << "' using 1:2 with lines lw 2 title '"
+             << group[k]->engine << "'";
+      }
+      plot << "\n";
+    }
+    plot << "unset multiplot\n";
+    const fs::path script = work / "posterior.gp";
+    write_file_atomically(script.string(), plot.str());
+    const fs::path png = dir / ("posterior_densities_p" + std::to_string(p) + ".png");
+    const std::string cmd = "gnuplot '" + script.string() + "' 2>/dev/null";
+    if (std::system(cmd.c_str()) == 0 && fs::exists(work / "posterior.tmp.png")) {
+      fs::rename(work / "posterior.tmp.png", png);
+      files.plots.push_back(png.string());
+    } else {
+      files.warnings.push_back("gnuplot failed for " + png.string());
+    }
+  }
+  for (const auto& r : runs) {
+    auto fit = r.vectors.find("fit");
+    if (fit == r.vectors.end() || !r.vectors.count("fit_lower") || !r.vectors.count("fit_upper"))
+      continue;
+    const Eigen::VectorXd &lo = r.vectors.at("fit_lower"), &up = r.vectors.at("fit_upper");
+    std::string data;
+    for (Eigen::Index i = 0; i < fit->second.size(); ++i)
+      data += std::to_string(i + 1) + " " + format_number(fit->second(i)) + " " +
+              format_number(lo(i)) + " " + format_number(up(i)) + "\n";
+    const std::string label = run_label(r);
+    const fs::path file = work / (label + "_fit.dat");
+    write_file_atomically(file.string(), data);
+    std::ostringstream plot;
+    plot << "set xlabel 'i'\nset grid\nset title '" << label
+         << ": fit and +-2 posterior sd'\nplot '" << file.string()
+         << "' using 1:3:4 with filledcurves fc rgb '#b0c4ff' title '+-2 sd', '' using 1:2 "
+            "with lines lw 2 lc rgb 'red' title 'fit'\n";
+    const fs::path png = dir / ("fit_band_" + label + ".png");
+    if (render(plot.str(), png, work))
+      files.plots.push_back(png.string());
+    else
+      files.warnings.push_back("gnuplot failed for " + png.string());
+  }
+}
+
 }  // namespace
 
 void write_plots(const std::vector<Results>& runs, const std::string& directory,
@@ -116,6 +203,7 @@ void write_plots(const std::vector<Results>& runs, const std::string& directory,
   fs::create_directories(work);
   learning_curves(runs, dir, work, files);
   prediction_plots(runs, dir, work, files);
+  posterior_plots(runs, dir, work, files);
   std::error_code ignored;
   fs::remove_all(work, ignored);
 }
