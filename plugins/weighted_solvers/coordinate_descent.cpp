@@ -83,17 +83,26 @@ OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem,
   null_deviance = std::max(null_deviance, 1e-300);
 
   const double threshold = tolerance_ * null_deviance;
+  // Explicit loops: at these sizes a BLAS call per coordinate costs more than the work.
+  auto dot = [](const double* a, const double* b, Eigen::Index m) {
+    double s = 0;
+    for (Eigen::Index k = 0; k < m; ++k) s += a[k] * b[k];
+    return s;
+  };
+  auto axpy = [](double alpha_, const double* x, double* y_, Eigen::Index m) {
+    for (Eigen::Index k = 0; k < m; ++k) y_[k] += alpha_ * x[k];
+  };
   auto update = [&](Eigen::Index j) {
     const double denom = H(j) + lam(j) * (1 - alpha);
-    const double z = (gram ? g(j) : Xc.col(j).dot(wr)) + H(j) * beta(j);
+    const double z = (gram ? g(j) : dot(Xc.col(j).data(), wr.data(), n)) + H(j) * beta(j);
     const double next = denom > 0 ? soft_threshold(z, lam(j) * alpha) / denom : 0.0;
     const double delta = next - beta(j);
     if (delta != 0.0) {
       beta(j) = next;
       if (gram)
-        g.noalias() -= delta * G.col(j);
+        axpy(-delta, G.col(j).data(), g.data(), p);
       else
-        wr.noalias() -= delta * WX.col(j);
+        axpy(-delta, WX.col(j).data(), wr.data(), n);
     }
     return H(j) * delta * delta;
   };
