@@ -5,7 +5,10 @@
 
 #include "quench/draw_summary.h"
 #include "quench/errors.h"
+#include "quench/mlp.h"
+#include "quench/parallel.h"
 #include "quench/penalized_solver.h"
+#include "quench/rng.h"
 #include "wbb_linear.h"
 
 namespace quench::wbb {
@@ -40,8 +43,9 @@ void put_summary(Results& r, const Eigen::MatrixXd& draws, double level) {
 
 ParamSchema WbbEngine::schema() {
   ParamSchema s;
-  s.string("model", "linear (weighted least squares + penalty) or trend_filter", "linear",
-           {"linear", "trend_filter"})
+  s.string("model",
+           "linear (weighted least squares + penalty), trend_filter or network (2 ReLU layers)",
+           "linear", {"linear", "trend_filter", "network"})
       .integer("draws", "number of WBB draws T", 1000, 1, 100000000)
       .string("penalty", "l1 (LASSO), l2 (ridge) or elastic_net (linear model)", "l1",
               {"l1", "l2", "elastic_net"})
@@ -63,7 +67,9 @@ ParamSchema WbbEngine::schema() {
       .integer("order", "trend-filtering order k (penalty on D^(k+1))", 3, 0, 10)
       .boolean("warm_start", "start every draw from the unweighted solution", true)
       .real("level", "probability of the central posterior intervals", 0.95, 0.01, 0.9999)
-      .boolean("keep_draws", "return the T x p draws", true);
+      .boolean("keep_draws", "return the T x p draws", true)
+      .integer("hidden1", "network: width of the first hidden layer (004: 128)", 128, 1)
+      .integer("hidden2", "network: width of the second hidden layer (004: 64)", 64, 1);
   return s;
 }
 
@@ -72,13 +78,17 @@ WbbEngine::WbbEngine(const Params& params) : params_(params) {
     throw ConfigError({},
                       "model trend_filter needs penalty_weights common or none (the "
                       "generalized-LASSO penalty is not separable)");
+  if (params_.string("model") == "network" && !params_.has("lambda"))
+    throw ConfigError({}, "model network needs lambda (004 Sec. 3.4 uses lambda = 1e-4)");
   if (params_.string("model") == "trend_filter" && !params_.has("lambda"))
     throw ConfigError({}, "model trend_filter needs lambda (004 Fig. 4 uses lambda = 1000)");
 }
 
 Results WbbEngine::run(const Problem& problem) const {
   if (!problem.resampler) throw ConfigError({}, "wbb needs a resampler (exponential_weights)");
-  return params_.string("model") == "linear" ? run_linear(problem) : run_trend(problem);
+  const std::string& model = params_.string("model");
+  if (model == "network") return run_network(problem);
+  return model == "linear" ? run_linear(problem) : run_trend(problem);
 }
 
 Results WbbEngine::run_linear(const Problem& problem) const {
@@ -216,6 +226,82 @@ Results WbbEngine::run_trend(const Problem& problem) const {
   r.scalars["mean_solver_iterations"] = d.iterations.mean();
   r.info["objective"] =
       "1/2 sum_i w_i (y_i - beta_i)^2 + lambda w0 ||D^(" + std::to_string(order + 1) + ") beta||_1";
+  return r;
+}
+
+// 004 Sec. 3.4: (W, b)_w = argmin sum_i w_i l_i(y_i | x_i, W, b) + lambda w_0 phi(W, b), l_i the
+// softmax cross-entropy, phi = ||theta||^2 (here over all parameters, biases included), by the
+// pipeline's stochastic optimizer (Adam mini-batches, 004 App.). The unweighted network is
+// trained once from a seeded random start; every draw starts from it (deterministic for any
+// thread count) with its own mini-batch stream. Output: the posterior of the test accuracy.
+Results WbbEngine::run_network(const Problem& problem) const {
+  const Dataset& data = *problem.data;
+  const Eigen::Index n = data.X_train.rows(), d = data.X_train.cols();
+  if (data.X_test.rows() == 0)
+    throw ConfigError({}, "model network needs a test set (data.split) for the accuracy");
+  auto classes = [](const Eigen::VectorXd& y) {
+    for (Eigen::Index i = 0; i < y.size(); ++i)
+      if (y(i) < 0 || y(i) != std::floor(y(i)))
+        throw DataError("", static_cast<int>(i) + 2, "y", "class labels must be 0, 1, 2, ...");
+    return static_cast<Eigen::Index>(y.maxCoeff()) + 1;
+  };
+  const Eigen::Index C = std::max(classes(data.y_train), classes(data.y_test));
+  Eigen::MatrixXd Y = Eigen::MatrixXd::Zero(n, C);
+  for (Eigen::Index i = 0; i < n; ++i) Y(i, static_cast<Eigen::Index>(data.y_train(i))) = 1;
+  const Mlp net(d, params_.integer("hidden1"), params_.integer("hidden2"), C);
+  const double lambda = params_.real("lambda");
+  auto accuracy = [&](const Eigen::VectorXd& theta) {
+    const Eigen::MatrixXd F = net.forward(theta, data.X_test);
+    double right = 0;
+    for (Eigen::Index i = 0; i < F.rows(); ++i) {
+      Eigen::Index c;
+      F.row(i).maxCoeff(&c);
+      right += c == static_cast<Eigen::Index>(data.y_test(i));
+    }
+    return right / static_cast<double>(F.rows());
+  };
+  // Unweighted fit from N(0, 1) parameters (the NTK parametrisation scales them per layer).
+  RngStream init(problem.seed, kCrossValidationStream + 1);
+  Eigen::VectorXd mode(net.parameter_count());
+  for (Eigen::Index k = 0; k < mode.size(); ++k) mode(k) = init.normal();
+  const Eigen::MatrixXd ones = Eigen::MatrixXd::Ones(n, 1);
+  {
+    MlpObjective objective(net, data.X_train, Y, ones, MlpHead::softmax_cross_entropy, 2 * lambda,
+                           Eigen::VectorXd::Zero(mode.size()));
+    // Three optimizer runs (3 x its epochs), so the draws start near the unweighted optimum.
+    for (int pass = 0; pass < 3; ++pass)
+      problem.optimizer->minimize_stochastic(objective, mode, init);
+  }
+  const auto T = static_cast<Eigen::Index>(params_.integer("draws"));
+  const bool common = params_.string("penalty_weights") != "none";
+  Eigen::VectorXd acc(T);
+  const auto t0 = Clock::now();
+  parallel_for(
+      static_cast<std::size_t>(T), problem.context.threads,
+      [&](std::size_t t) {
+        RngStream rng(problem.seed, t);
+        const Eigen::MatrixXd w = problem.resampler->sample(rng);
+        const double w0 = common ? exponential_draws(rng, 1)(0) : 1.0;
+        MlpObjective objective(net, data.X_train, Y, w, MlpHead::softmax_cross_entropy,
+                               2 * lambda * w0, Eigen::VectorXd::Zero(mode.size()));
+        Eigen::VectorXd theta = mode;
+        problem.optimizer->minimize_stochastic(objective, theta, rng);
+        acc(static_cast<Eigen::Index>(t)) = accuracy(theta);
+      },
+      problem.context.progress);
+  Results r;
+  r.timings["draws"] = since(t0);
+  r.timings["per_draw"] = since(t0) / static_cast<double>(T);
+  const DrawSummary s = summarize_draws(acc, params_.real("level"));
+  r.vectors["test_accuracy_draws"] = acc;
+  r.scalars["test_accuracy_mean"] = s.mean(0);
+  r.scalars["test_accuracy_sd"] = s.sd(0);
+  r.scalars["test_accuracy_lower"] = s.lower(0);
+  r.scalars["test_accuracy_upper"] = s.upper(0);
+  r.scalars["test_accuracy_mode"] = accuracy(mode);
+  r.scalars["lambda"] = lambda;
+  r.scalars["draws"] = static_cast<double>(T);
+  r.info["objective"] = "sum_i w_i CE_i + lambda w0 ||theta||^2 (2 ReLU layers, 004 Sec. 3.4)";
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "normal_means.h"
+#include "optimizers/adam_optimizer.h"
 #include "quench/dataset.h"
 #include "quench/draw_summary.h"
 #include "quench/rng.h"
@@ -115,6 +116,38 @@ TEST(Wbb, DiabetesEngineOutputs) {
   const auto& mode = r.vectors.at("posterior_mode");
   for (int j : {2, 8}) EXPECT_GT(r.vectors.at("posterior_lower")(j), 0.0);
   for (int j = 0; j < 10; ++j) EXPECT_LT(std::abs(mean(j) - mode(j)), 3 * sd(j) + 1e-9);
+}
+
+TEST(Wbb, NetworkAccuracyPosteriorIsThreadInvariant) {
+  // 004 Sec. 3.4 on a small digits split: 300 training and 200 test images, a (16, 8) network.
+  DataSpec spec;
+  spec.train_file = std::string(QUENCH_TEST_DATA) + "/digits.csv";
+  spec.split = SplitRule::first_train;
+  spec.count = 300;
+  Dataset data = load_dataset(spec);
+  data.X_test = data.X_test.topRows(200).eval();
+  data.y_test = data.y_test.head(200).eval();
+  Problem problem;
+  problem.data = &data;
+  problem.resampler = weights(300);
+  problem.optimizer = std::make_shared<optimizers::AdamOptimizer>(Params(
+      optimizers::AdamOptimizer::schema(),
+      {{"epochs", std::int64_t(10)}, {"learning_rate", 0.01}, {"batch_size", std::int64_t(50)}}));
+  problem.seed = 4;
+  WbbEngine engine(Params(WbbEngine::schema(), {{"model", std::string("network")},
+                                                {"lambda", 1e-4},
+                                                {"draws", std::int64_t(4)},
+                                                {"hidden1", std::int64_t(16)},
+                                                {"hidden2", std::int64_t(8)},
+                                                {"penalty_weights", std::string("common")}}));
+  problem.context.threads = 1;
+  const Results a = engine.run(problem);
+  problem.context.threads = 2;
+  const Results b = engine.run(problem);
+  EXPECT_EQ(a.vectors.at("test_accuracy_draws"), b.vectors.at("test_accuracy_draws"));
+  // Ten classes: chance is 0.1; even this small network learns digits far above it.
+  EXPECT_GT(a.scalars.at("test_accuracy_mean"), 0.6);
+  EXPECT_LE(a.scalars.at("test_accuracy_lower"), a.scalars.at("test_accuracy_upper"));
 }
 
 }  // namespace
