@@ -82,6 +82,48 @@ Eigen::VectorXd Cholesky::inverse_diagonal() const {
   return inv_l.colwise().squaredNorm().transpose();  // the strict upper triangle is zero
 }
 
+Eigen::MatrixXd Cholesky::inverse_lower() const {
+  Eigen::MatrixXd inv_l = factor_;
+  const auto n = static_cast<lapack_int>(inv_l.rows());
+  LAPACKE_dtrtri(LAPACK_COL_MAJOR, 'L', 'N', n, inv_l.data(), n);
+  return inv_l;
+}
+
+Eigen::MatrixXd Cholesky::inverse_from_lower_inverse(Eigen::MatrixXd inv) {
+  const auto n = static_cast<lapack_int>(inv.rows());
+  LAPACKE_dlauum(LAPACK_COL_MAJOR, 'L', n, inv.data(), n);  // lower triangle of L^-T L^-1
+  inv.triangularView<Eigen::StrictlyUpper>() = inv.transpose();
+  return inv;
+}
+
+Eigen::MatrixXf inverse_lower_single(Eigen::MatrixXf A, const std::string& what) {
+  if (A.rows() != A.cols()) throw NumericalError(what, "Cholesky needs a square matrix");
+  const auto n = static_cast<lapack_int>(A.rows());
+  for (Eigen::Index j = 0; j < A.cols(); ++j)
+    if (!A.col(j).tail(A.rows() - j).allFinite())
+      throw NumericalError(what, "matrix has non-finite entries");
+  lapack_int info = LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', n, A.data(), n);
+  if (info == 0) info = LAPACKE_strtri(LAPACK_COL_MAJOR, 'L', 'N', n, A.data(), n);
+  if (info != 0) {
+    std::ostringstream msg;
+    msg << what << " (" << n << "x" << n
+        << ") is not positive definite in single precision (LAPACK spotrf/strtri info " << info
+        << ")";
+    throw NumericalError("cholesky", msg.str());
+  }
+  A.triangularView<Eigen::StrictlyUpper>().setZero();
+  return A;
+}
+
+Eigen::VectorXd symmetric_eigenvalues(Eigen::MatrixXd A, const std::string& what) {
+  const auto n = static_cast<lapack_int>(A.rows());
+  Eigen::VectorXd w(A.rows());
+  if (A.rows() != A.cols()) throw NumericalError(what, "eigenvalues need a square matrix");
+  if (n > 0 && LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', n, A.data(), n, w.data()) != 0)
+    throw NumericalError(what, "symmetric eigenvalue problem (dsyevd) did not converge");
+  return w;
+}
+
 double Cholesky::log_determinant() const { return 2.0 * factor_.diagonal().array().log().sum(); }
 
 }  // namespace quench

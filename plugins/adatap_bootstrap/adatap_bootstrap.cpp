@@ -30,6 +30,15 @@ ParamSchema AdatapBootstrap::schema() {
       .boolean("woodbury", "A.3: Woodbury update of G on the active set (eq 72)", false)
       .integer("approximate_steps",
                "A.4: up to this many O(N^2) diagonal updates (eq 74) between exact G", 0, 0, 3)
+      .real("active_threshold",
+            "A.3: a site is active when Delta lambda moved by more than this (relative) since "
+            "its last exact G; must be below tolerance",
+            5e-4, 0.0, 0.5)
+      .integer("anderson_depth",
+               "Anderson acceleration of eqs 63-64 over this many steps (0: plain iteration)", 0, 0,
+               20)
+      .boolean("mixed_precision",
+               "single-precision G diagonals until converged, then confirmed in double", false)
       .real("tolerance", "relative accuracy of Delta lambda, Delta lambda_c (A.3)", 1e-3, 1e-12,
             0.5)
       .integer("max_iterations", "iterations of eqs 63-64 before reporting not_converged", 200, 1,
@@ -60,6 +69,11 @@ AdatapBootstrap::AdatapBootstrap(const Params& p)
   options_.woodbury = p.boolean("woodbury");
   options_.approximate_steps = static_cast<int>(p.integer("approximate_steps"));
   options_.tolerance = p.real("tolerance");
+  options_.active_threshold = p.real("active_threshold");
+  options_.anderson_depth = static_cast<int>(p.integer("anderson_depth"));
+  options_.mixed_precision = p.boolean("mixed_precision");
+  if (options_.woodbury && options_.active_threshold >= options_.tolerance)
+    throw ConfigError({}, "adatap_bootstrap: active_threshold must be below tolerance (A.3)");
   options_.max_iterations = static_cast<int>(p.integer("max_iterations"));
 }
 
@@ -92,6 +106,7 @@ Results AdatapBootstrap::run(const Problem& problem) const {
   r.scalars["iterations"] = sol.iterations;
   r.scalars["exact_g_computations"] = sol.exact_g;
   r.scalars["woodbury_updates"] = sol.woodbury_updates;
+  r.scalars["single_precision_evaluations"] = sol.single_evaluations;
   r.scalars["approximate_updates"] = sol.approximate_updates;
   r.scalars["start_delta_lambda"] = sol.start_dl;
   r.scalars["final_relative_change"] = sol.final_change;

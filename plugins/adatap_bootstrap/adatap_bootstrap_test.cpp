@@ -175,15 +175,35 @@ TEST(adatap, SpeedUpPathsReachThePlainSolution) {
   paths.push_back({"A.4 approximate steps", o});
   o.woodbury = true;
   paths.push_back({"A.3 + A.4", o});
+  o = SolverOptions{};
+  o.init = SolverOptions::Init::subset;
+  o.anderson_depth = 3;
+  paths.push_back({"Anderson", o});
+  o.mixed_precision = true;
+  paths.push_back({"Anderson + mixed precision", o});
+  o.anderson_depth = 0;
+  paths.push_back({"mixed precision", o});
+  // A.3 with a looser activity threshold, so that eq 72 is really used (checked below).
+  o = SolverOptions{};
+  o.woodbury = true;
+  o.active_threshold = 5e-4;
+  paths.push_back({"A.3 woodbury (threshold 5e-4)", o});
+  int woodbury_used = 0;
   for (const auto& p : paths) {
     const Solution s = solve(K, f.data.y_train, 0.01, occ, p.o);
+    woodbury_used += s.woodbury_updates;
     EXPECT_TRUE(s.converged) << p.name << ": " << s.message;
+    if (p.o.mixed_precision) {
+      EXPECT_GT(s.single_evaluations, 0) << p.name;
+      EXPECT_GE(s.exact_g, 1) << p.name;  // the fixed point is confirmed in double
+    }
     for (Eigen::Index i = 0; i < K.rows(); ++i) {
       EXPECT_NEAR(s.dl(i), ref.dl(i), 2e-3 * ref.dl(i)) << p.name << " site " << i;
       EXPECT_NEAR(s.dlc(i), ref.dlc(i), 2e-3 * ref.dlc(i)) << p.name << " site " << i;
     }
     EXPECT_NEAR(test_error_square(s, f.data.y_train), err_ref, 5e-3 * err_ref) << p.name;
   }
+  EXPECT_GT(woodbury_used, 0);  // eq 72 was exercised
 }
 
 // N = 1: the theory is exact (the cavity of the only site is the prior, and the predictor

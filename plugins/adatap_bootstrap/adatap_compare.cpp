@@ -6,7 +6,13 @@
 //   - predictor density (Figs. 3-5): bounded L1 distance between the Monte-Carlo histogram of
 //     predictor_samples and the binned eq-67 density (same bins), per training input.
 //
-//   adatap_compare <pipeline.yaml> [plugin_dir ...]
+//   - with --equal-cost R (Fig. 2 setting, issue item 8): the pipeline's mc_bootstrap engine is
+//     the reference (e.g. 20000 samples); Monte-Carlo is rerun R times (other seeds) with the
+//     number of samples that fits in the ADATAP wall time (its `total` timing, against the
+//     reference's prepare + per-sample time), and the errors of the means and variances at the
+//     test inputs against the reference are printed for ADATAP and for equal-cost Monte-Carlo.
+//
+//   adatap_compare <pipeline.yaml> [--equal-cost R] [plugin_dir ...]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +21,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include <yaml-cpp/yaml.h>
 
 #include "quench/errors.h"
 #include "quench/pipeline.h"
@@ -129,16 +137,105 @@ void compare_density(const Results& a, const Results& mc) {
   std::printf("\n");
 }
 
+// Relative errors of bootstrap means (original units) and variances at the test inputs.
+struct PredictionErrors {
+  double mean_rms = 0, var_rms = 0, mean_within = 0, var_within = 0;  // fractions in [0, 1]
+};
+
+PredictionErrors prediction_errors(const Results& r, const Results& ref) {
+  const Eigen::VectorXd &m = r.vectors.at("prediction_mean"),
+                        &v = r.vectors.at("prediction_variance");
+  const Eigen::VectorXd &mr = ref.vectors.at("prediction_mean"),
+                        &vr = ref.vectors.at("prediction_variance");
+  const double mu = ref.scalars.at("target_mean"), sd = ref.scalars.at("target_scale");
+  PredictionErrors e;
+  const auto n = m.size();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double dm = sd * (m(i) - mr(i)) / std::abs(mu + sd * mr(i)), dv = (v(i) - vr(i)) / vr(i);
+    e.mean_rms += dm * dm / n;
+    e.var_rms += dv * dv / n;
+    e.mean_within += (std::abs(dm) <= 0.015) / static_cast<double>(n);
+    e.var_within += (std::abs(dv) <= 0.15) / static_cast<double>(n);
+  }
+  e.mean_rms = std::sqrt(e.mean_rms);
+  e.var_rms = std::sqrt(e.var_rms);
+  return e;
+}
+
+void print_errors(const char* who, const PredictionErrors& e) {
+  std::printf(
+      "  %-34s mean rms %.3f %%  within 1.5 %%: %5.1f %%   variance rms %6.2f %%  "
+      "within 15 %%: %5.1f %%\n",
+      who, 100 * e.mean_rms, 100 * e.mean_within, 100 * e.var_rms, 100 * e.var_within);
+}
+
+// Monte-Carlo with the wall time of ADATAP, `reps` times, against the pipeline's reference.
+void equal_cost(const std::string& path, const std::vector<Results>& runs, int reps,
+                const quench::Registry& registry, const quench::RunOptions& options) {
+  const Results *a = nullptr, *ref = nullptr;
+  for (const auto& r : runs) {
+    if (r.plugin == "adatap_bootstrap" && !a) a = &r;
+    if (r.plugin == "mc_bootstrap" && !ref) ref = &r;
+  }
+  if (!a || !ref || !a->vectors.count("prediction_mean")) {
+    std::printf(
+        "equal cost: needs an adatap_bootstrap and an mc_bootstrap engine with test inputs\n");
+    return;
+  }
+  const double t_a = a->timings.at("total");
+  const double per_sample = ref->timings.at("per_sample"), prepare = ref->timings.at("prepare");
+  const auto samples = std::max<long>(2, static_cast<long>((t_a - prepare) / per_sample));
+  std::printf(
+      "== equal cost: ADATAP %.3f s (solve %.3f s); Monte-Carlo %.2f ms/sample + %.3f s "
+      "prepare -> %ld samples; reference %g samples; %d repetitions\n",
+      t_a, a->timings.at("solve"), 1e3 * per_sample, prepare, samples,
+      ref->scalars.count("samples") ? ref->scalars.at("samples") : -1.0, reps);
+  print_errors("ADATAP", prediction_errors(*a, *ref));
+  YAML::Node root = YAML::LoadFile(path);
+  const std::string dir = path.find('/') == std::string::npos
+                              ? std::string(".")
+                              : path.substr(0, path.find_last_of('/'));
+  const auto seed = root["seed"] ? root["seed"].as<std::uint64_t>() : 0;
+  std::vector<PredictionErrors> mc;
+  for (int rep = 0; rep < reps; ++rep) {
+    YAML::Node engine;
+    engine["name"] = "monte_carlo_equal_cost";
+    engine["plugin"] = "mc_bootstrap";
+    engine["samples"] = samples;
+    engine["keep_samples"] = false;
+    root["engines"] = YAML::Node(YAML::NodeType::Sequence);
+    root["engines"].push_back(engine);
+    root["seed"] = seed + 1000 + static_cast<std::uint64_t>(rep);
+    root.remove("outputs");
+    const auto p = quench::Pipeline::from_string(YAML::Dump(root), path, dir);
+    const auto out = p.run(registry, options);
+    mc.push_back(prediction_errors(out.at(0), *ref));
+  }
+  PredictionErrors avg;
+  for (const auto& e : mc) {
+    avg.mean_rms += e.mean_rms / reps;
+    avg.var_rms += e.var_rms / reps;
+    avg.mean_within += e.mean_within / reps;
+    avg.var_within += e.var_within / reps;
+  }
+  char label[64];
+  std::snprintf(label, sizeof label, "Monte-Carlo, %ld samples (avg of %d)", samples, reps);
+  print_errors(label, avg);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: " << argv[0] << " <pipeline.yaml> [plugin_dir ...]\n";
+    std::cerr << "usage: " << argv[0] << " <pipeline.yaml> [--equal-cost R] [plugin_dir ...]\n";
     return 64;
   }
   try {
     const auto pipeline = quench::Pipeline::from_file(argv[1]);
-    const std::vector<std::string> dirs(argv + 2, argv + argc);
+    int equal_cost_reps = 0, first_dir = 2;
+    if (argc > 3 && std::string(argv[2]) == "--equal-cost")
+      equal_cost_reps = std::stoi(argv[3]), first_dir = 4;
+    const std::vector<std::string> dirs(argv + first_dir, argv + argc);
     const auto registry = quench::Registry::discover(dirs, pipeline.plugin_paths());
     quench::RunOptions options;
     options.threads = 2;
@@ -171,6 +268,7 @@ int main(int argc, char** argv) {
           compare_density(*r, *mc);
         }
     }
+    if (equal_cost_reps > 0) equal_cost(argv[1], runs, equal_cost_reps, registry, options);
     return 0;
   } catch (const quench::ConfigError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.str() << "\n";

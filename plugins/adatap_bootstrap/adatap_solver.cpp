@@ -7,8 +7,8 @@
 #include <optional>
 #include <random>
 
-#include <lapacke.h>
 #include <Eigen/LU>
+#include <Eigen/QR>
 
 #include "quench/cholesky.h"
 #include "quench/errors.h"
@@ -52,10 +52,15 @@ double occupation_variance(const Occupation& occ, double a, double s2) {
   return v;
 }
 
-// B = I + D^1/2 K D^1/2 (the symmetric form of eq 70), D = diag(dl).
+// B = I + D^1/2 K D^1/2 (the symmetric form of eq 70), D = diag(dl); only its lower triangle is
+// formed (quench::Cholesky reads no more), in one pass over K.
 Cholesky factor_b(const MatrixXd& K, const VectorXd& sq) {
-  MatrixXd B = sq.asDiagonal() * K * sq.asDiagonal();
-  B.diagonal().array() += 1.0;
+  const Index n = K.rows();
+  MatrixXd B(n, n);
+  for (Index j = 0; j < n; ++j) {
+    B.col(j).tail(n - j) = (sq(j) * sq.tail(n - j)).cwiseProduct(K.col(j).tail(n - j));
+    B(j, j) += 1.0;
+  }
   return Cholesky(std::move(B), JitterPolicy{}, "I + D^1/2 K D^1/2");
 }
 
@@ -66,62 +71,160 @@ std::vector<Index> small_sites(const MatrixXd& K, const VectorXd& dl) {
   return s;
 }
 
-// diag G, G = (K^-1 + diag dl)^-1 = D^-1/2 (I - B^-1) D^-1/2 (eqs 41, 70): needs only
-// diag(B^-1), i.e. one Cholesky and one triangular inverse, never K^-1.
-VectorXd g_diagonal(const MatrixXd& K, const VectorXd& dl, std::optional<Cholesky>& factor) {
+// D^1/2 K e_j for the given sites (columns).
+MatrixXd scaled_columns(const MatrixXd& K, const VectorXd& sq, const std::vector<Index>& sites) {
+  MatrixXd R(K.rows(), static_cast<Index>(sites.size()));
+  for (std::size_t j = 0; j < sites.size(); ++j)
+    R.col(static_cast<Index>(j)) = sq.cwiseProduct(K.col(sites[j]));
+  return R;
+}
+
+// One exact evaluation of G = (K^-1 + diag dl)^-1 = D^-1/2 (I - B^-1) D^-1/2 (eqs 41, 70),
+// never through K^-1: one Cholesky of B (n^3/3 flops) and L^-1 (dtrtri, n^3/3), whose squared
+// column norms are diag(B^-1). L^-1 is kept so that the full G costs only one more dlauum
+// (n^3/3) when it is needed (A.3, A.4, and once at the end).
+struct ExactG {
+  VectorXd dl, sq;
+  std::optional<Cholesky> factor;
+  MatrixXd inv_l;
+  VectorXd diag;  ///< diag G
+
+  void compute(const MatrixXd& K, const VectorXd& dl_in) {
+    dl = dl_in;
+    sq = dl.cwiseMax(0.0).cwiseSqrt();
+    factor.emplace(factor_b(K, sq));
+    inv_l = factor->inverse_lower();
+    const Index n = dl.size();
+    diag.resize(n);
+    for (Index i = 0; i < n; ++i) diag(i) = (1.0 - inv_l.col(i).tail(n - i).squaredNorm()) / dl(i);
+    // Sites with dl_i K_ii tiny: G_ii = K_ii - |L^-1 D^1/2 K e_i|^2 (no cancellation).
+    const auto small = small_sites(K, dl);
+    if (!small.empty()) {
+      const MatrixXd W = inv_l.triangularView<Eigen::Lower>() * scaled_columns(K, sq, small);
+      for (std::size_t j = 0; j < small.size(); ++j)
+        diag(small[j]) = K(small[j], small[j]) - W.col(static_cast<Index>(j)).squaredNorm();
+    }
+  }
+
+  // The full G at dl (dlauum on L^-1; consumes L^-1 when `consume`).
+  MatrixXd full(const MatrixXd& K, bool consume) {
+    MatrixXd G = Cholesky::inverse_from_lower_inverse(consume ? std::move(inv_l) : inv_l);
+    const Index n = dl.size();
+    const VectorXd inv = dl.unaryExpr([](double v) { return v > 0 ? 1.0 / std::sqrt(v) : 0.0; });
+    for (Index j = 0; j < n; ++j) {
+      G.col(j) = -(inv(j) * inv).cwiseProduct(G.col(j));
+      G(j, j) += inv(j) * inv(j);
+    }
+    const auto small = small_sites(K, dl);
+    if (!small.empty()) {
+      const MatrixXd X = factor->solve(scaled_columns(K, sq, small));  // B^-1 D^1/2 K e_j
+      const MatrixXd C = K * (sq.asDiagonal() * X);                    // K D^1/2 B^-1 D^1/2 K e_j
+      for (std::size_t j = 0; j < small.size(); ++j) {
+        const VectorXd col = K.col(small[j]) - C.col(static_cast<Index>(j));
+        G.col(small[j]) = col;
+        G.row(small[j]) = col.transpose();
+      }
+    }
+    return G;
+  }
+};
+
+// diag G as ExactG::compute, from a single-precision L^-1 (about 2.5x cheaper): an intermediate
+// evaluation only; the fixed point is always confirmed by an ExactG evaluation in double.
+VectorXd g_diagonal_single(const MatrixXd& K, const VectorXd& dl) {
+  const Index n = K.rows();
   const VectorXd sq = dl.cwiseMax(0.0).cwiseSqrt();
-  factor.emplace(factor_b(K, sq));
-  const Cholesky& c = *factor;
-  const VectorXd binv = c.inverse_diagonal();
-  VectorXd d(dl.size());
-  for (Index i = 0; i < dl.size(); ++i) d(i) = (1.0 - binv(i)) / dl(i);
+  Eigen::MatrixXf B(n, n);
+  for (Index j = 0; j < n; ++j) {
+    B.col(j).tail(n - j) =
+        ((sq(j) * sq.tail(n - j)).cwiseProduct(K.col(j).tail(n - j))).cast<float>();
+    B(j, j) += 1.0f;
+  }
+  const Eigen::MatrixXf inv_l = inverse_lower_single(std::move(B), "I + D^1/2 K D^1/2 (single)");
+  VectorXd d(n);
+  for (Index i = 0; i < n; ++i)
+    d(i) = (1.0 - inv_l.col(i).tail(n - i).cast<double>().squaredNorm()) / dl(i);
   const auto small = small_sites(K, dl);
   if (!small.empty()) {
-    MatrixXd R(K.rows(), static_cast<Index>(small.size()));
+    const Eigen::MatrixXf W =
+        inv_l.triangularView<Eigen::Lower>() * scaled_columns(K, sq, small).cast<float>();
     for (std::size_t j = 0; j < small.size(); ++j)
-      R.col(static_cast<Index>(j)) = sq.cwiseProduct(K.col(small[j]));
-    const MatrixXd W = c.solve_lower(R);  // G_ii = K_ii - |L^-1 D^1/2 K e_i|^2
-    for (std::size_t j = 0; j < small.size(); ++j)
-      d(small[j]) = K(small[j], small[j]) - W.col(static_cast<Index>(j)).squaredNorm();
+      d(small[j]) =
+          K(small[j], small[j]) - W.col(static_cast<Index>(j)).cast<double>().squaredNorm();
   }
   return d;
 }
 
-// The full G (same algebra; dpotri for B^-1) from the factor c of B at dl.
-MatrixXd g_full(const MatrixXd& K, const VectorXd& dl, const Cholesky& c) {
-  const VectorXd sq = dl.cwiseMax(0.0).cwiseSqrt();
-  MatrixXd G = -c.inverse();
-  G.diagonal().array() += 1.0;
-  const auto small = small_sites(K, dl);
-  const VectorXd inv = dl.unaryExpr([](double v) { return v > 0 ? 1.0 / std::sqrt(v) : 0.0; });
-  G = inv.asDiagonal() * G * inv.asDiagonal();
-  if (!small.empty()) {
-    MatrixXd R(K.rows(), static_cast<Index>(small.size()));
-    for (std::size_t j = 0; j < small.size(); ++j)
-      R.col(static_cast<Index>(j)) = sq.cwiseProduct(K.col(small[j]));
-    const MatrixXd X = c.solve(R);                 // B^-1 D^1/2 K e_j
-    const MatrixXd C = K * (sq.asDiagonal() * X);  // K D^1/2 B^-1 D^1/2 K e_j
-    for (std::size_t j = 0; j < small.size(); ++j) {
-      const VectorXd col = K.col(small[j]) - C.col(static_cast<Index>(j));
-      G.col(small[j]) = col;
-      G.row(small[j]) = col.transpose();
-    }
-  }
-  return G;
-}
-
 MatrixXd g_full(const MatrixXd& K, const VectorXd& dl) {
-  return g_full(K, dl, factor_b(K, dl.cwiseMax(0.0).cwiseSqrt()));
+  ExactG e;
+  e.compute(K, dl);
+  return e.full(K, true);
 }
 
-// Eigenvalues of a symmetric matrix (LAPACK dsyevd).
-VectorXd eigenvalues(MatrixXd A) {
-  const auto n = static_cast<lapack_int>(A.rows());
-  VectorXd w(A.rows());
-  if (LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', n, A.data(), n, w.data()) != 0)
-    throw NumericalError("adatap_bootstrap", "eigenvalues of K did not converge");
-  return w;
+// Solves A x = r for the symmetric positive definite A by conjugate gradients with the Jacobi
+// preconditioner (O(n^2) per step); returns false when it has not reached the relative residual
+// `tol` within `max_steps` (the caller then factorizes).
+bool conjugate_gradient(const MatrixXd& A, const VectorXd& r, double tol, int max_steps,
+                        VectorXd& x) {
+  const VectorXd pre = A.diagonal().cwiseInverse();
+  if (!(pre.array() > 0).all()) return false;
+  x = pre.cwiseProduct(r);
+  VectorXd res = r - A.selfadjointView<Eigen::Lower>() * x;
+  VectorXd z = pre.cwiseProduct(res), p = z;
+  double rz = res.dot(z);
+  const double target = tol * r.norm();
+  for (int k = 0; k < max_steps; ++k) {
+    if (res.norm() <= target) return true;
+    const VectorXd q = A.selfadjointView<Eigen::Lower>() * p;
+    const double pq = p.dot(q);
+    if (!(pq > 0)) return false;  // not positive definite along p
+    const double alpha = rz / pq;
+    x += alpha * p;
+    res -= alpha * q;
+    z = pre.cwiseProduct(res);
+    const double rz_new = res.dot(z);
+    p = z + (rz_new / rz) * p;
+    rz = rz_new;
+  }
+  return res.norm() <= target;
 }
+
+// Anderson acceleration (type II, depth m) of the fixed-point iteration x -> F(x) of eqs 63-64,
+// in log(dl) so that the iterate stays positive and the residual is relative like the stopping
+// rule of A.3. An added speed-up (not in 000): it only changes the path, never the fixed point,
+// because it is stopped by the same residual |F(x) - x| < tolerance at an exactly evaluated x.
+class Anderson {
+ public:
+  explicit Anderson(int depth) : depth_(depth) {}
+  VectorXd next(const VectorXd& dl, const VectorXd& f_dl) {
+    const VectorXd x = dl.cwiseMax(1e-300).array().log().matrix();
+    const VectorXd gx = f_dl.cwiseMax(1e-300).array().log().matrix();
+    const VectorXd f = gx - x;
+    if (x_prev_.size() == x.size()) {
+      // Restart when the residual grew: the secant model of the last steps is not trusted.
+      if (f.norm() > f_prev_.norm()) dx_.clear(), df_.clear();
+      dx_.push_back(gx - gx_prev_);
+      df_.push_back(f - f_prev_);
+      if (static_cast<int>(dx_.size()) > depth_) dx_.erase(dx_.begin()), df_.erase(df_.begin());
+    }
+    x_prev_ = x;
+    gx_prev_ = gx;
+    f_prev_ = f;
+    VectorXd out = gx;
+    if (!df_.empty()) {
+      MatrixXd DF(x.size(), static_cast<Index>(df_.size()));
+      for (std::size_t j = 0; j < df_.size(); ++j) DF.col(static_cast<Index>(j)) = df_[j];
+      const VectorXd c = DF.colPivHouseholderQr().solve(f);
+      for (std::size_t j = 0; j < dx_.size(); ++j) out -= c(static_cast<Index>(j)) * dx_[j];
+    }
+    return out.array().exp().matrix();
+  }
+
+ private:
+  int depth_;
+  std::vector<VectorXd> dx_, df_;
+  VectorXd x_prev_, gx_prev_, f_prev_;
+};
 
 }  // namespace
 
@@ -163,11 +266,11 @@ double start_value(const MatrixXd& K, double s2, const Occupation& occ, const So
       MatrixXd Ks(m, m);
       for (Index a = 0; a < m; ++a)
         for (Index b = 0; b < m; ++b) Ks(a, b) = K(idx[a], idx[b]);
-      return initial_dl(eigenvalues(std::move(Ks)), s2, occ);
+      return initial_dl(symmetric_eigenvalues(std::move(Ks), "subset of K (A.2)"), s2, occ);
     }
     case SolverOptions::Init::eigen:
     default:
-      return initial_dl(eigenvalues(K), s2, occ);
+      return initial_dl(symmetric_eigenvalues(K, "K (A.2)"), s2, occ);
   }
 }
 
@@ -192,13 +295,21 @@ void finish(const VectorXd& y, double s2, const Occupation& occ, bool fixed_poin
   }
   // Eq 65: lambda = (g - diag d)^-1 (m - y)^2. diag(d) - g is positive definite in practice
   // (d_i > g_ii, the off-diagonal g_ij are small); fall back to LU otherwise.
+  // It is solved by Jacobi-preconditioned CG (O(n^2) a step, a few dozen steps) and only
+  // factorized (n^3/3) when CG does not reach 1e-12.
   MatrixXd A = -gsq;
   A.diagonal() += d;
-  try {
-    const Cholesky c(A, JitterPolicy{1e-10, 10.0, 0}, "diag(d) - g");
-    s.lam = -c.solve(r);
-  } catch (const NumericalError&) {
-    s.lam = -Eigen::PartialPivLU<MatrixXd>(A).solve(r);
+  VectorXd x;
+  if (conjugate_gradient(A, r, 1e-12, 200, x)) {
+    s.lam = -x;
+  } else {
+    try {
+      const Cholesky c(A, JitterPolicy{1e-10, 10.0, 0}, "diag(d) - g");
+      s.lam = -c.solve(r);
+    } catch (const NumericalError&) {
+      A.triangularView<Eigen::StrictlyUpper>() = A.transpose();
+      s.lam = -Eigen::PartialPivLU<MatrixXd>(A).solve(r);
+    }
   }
   s.gammac = -s.gamma + s.m.cwiseProduct(s.dl + s.dlc);  // eq 66
   s.lamc.resize(n);
@@ -242,28 +353,44 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
   };
 
   const bool keep_full = o.woodbury || o.approximate_steps > 0;
-  MatrixXd G, gsq;          // last exact G (kept only with A.3 / A.4)
+  ExactG ex;                // the last exact evaluation (factor of B and L^-1)
+  MatrixXd G, gsq;          // full G at dl_e (kept only with A.3 / A.4)
   VectorXd dl_e, Gd_e, Gd;  // dl of the last exact G and its diagonal
   VectorXd dlc_prev;
-  std::optional<Cholesky> factor;  // of B at dl_e (plain path)
+  std::optional<Anderson> accel;
+  if (o.anderson_depth > 0) accel.emplace(o.anderson_depth);
   int approx_done = 0;
   bool force_exact = false;
   auto exact = [&]() {
+    ex.compute(K, s.dl);
+    Gd_e = ex.diag;
     if (keep_full) {
-      G = g_full(K, s.dl);
-      Gd_e = G.diagonal();
+      G = ex.full(K, true);
       if (o.approximate_steps > 0) gsq = G.cwiseAbs2();
-    } else {
-      Gd_e = g_diagonal(K, s.dl, factor);
     }
     dl_e = s.dl;
     ++s.exact_g;
   };
 
+  // Mixed precision (an added speed-up): single-precision evaluations of diag G until their
+  // residual is below the tolerance or stops falling, then double precision to the end.
+  bool single = o.mixed_precision;
+  double single_prev = std::numeric_limits<double>::infinity();
   s.final_change = std::numeric_limits<double>::infinity();
   for (int t = 0; t < o.max_iterations; ++t) {
     bool is_exact = true;
-    if (t == 0 || !keep_full) {
+    if (single) {
+      try {
+        Gd = g_diagonal_single(K, s.dl);
+        ++s.single_evaluations;
+        is_exact = false;
+      } catch (const NumericalError&) {
+        single = false;  // not positive definite in single precision: continue in double
+      }
+    }
+    if (!is_exact) {
+      // single-precision evaluation done
+    } else if (s.exact_g == 0 || !keep_full) {
       exact();
       Gd = Gd_e;
       approx_done = 0;
@@ -280,13 +407,16 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
         ++s.approximate_updates;
         is_exact = false;
       } else {
+        // A.3 active set: sites whose dl moved by more than active_threshold relative since
+        // their last exact G; the others keep dl_e. With active_threshold < tolerance a site
+        // that has not converged is always active, so the iteration cannot stall.
         std::vector<Index> J;
         for (Index i = 0; i < n; ++i)
-          if (std::abs(delta(i)) > o.active_threshold * std::max(std::abs(s.dl(i)), 1e-12))
-            J.push_back(i);
+          if (std::abs(delta(i)) > o.active_threshold * dl_e(i)) J.push_back(i);
         const auto A = static_cast<Index>(J.size());
         if (o.woodbury && A <= n / 4) {
-          // A.3, eq 72: G' = G - G_J (I + diag(delta_J) G_JJ)^-1 diag(delta_J) G_J^T.
+          // A.3, eq 72: G' = G - G_J (I + diag(delta_J) G_JJ)^-1 diag(delta_J) G_J^T
+          // (2 N^2 A flops against N^3 for an exact full G).
           if (A > 0) {
             MatrixXd GJ(n, A), M(A, A);
             for (Index a = 0; a < A; ++a) GJ.col(a) = G.col(J[a]);
@@ -311,31 +441,38 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
     }
     force_exact = false;
     // Eq 63 (dl_c >= 0 because G <= diag(dl)^-1; clamp against round-off in eq 74).
-    const VectorXd dlc = (Gd.cwiseInverse() - s.dl).cwiseMax(1e-12);
+    // The point at which G was evaluated: after eq 72 the inactive sites keep dl_e, so eqs 63-64
+    // are applied at dl_e (consistent with G) rather than at the iterate.
+    const VectorXd& x = is_exact ? dl_e : s.dl;
+    const VectorXd dlc = (Gd.cwiseInverse() - x).cwiseMax(1e-12);
     const VectorXd dl_new = update_dl(dlc);  // eq 64
-    double change = rel_change(dl_new, s.dl);
+    double change = rel_change(dl_new, x);
     change = dlc_prev.size() == n ? std::max(change, rel_change(dlc, dlc_prev)) : change;
-    s.dl = dl_new;
-    dlc_prev = dlc;
     s.iterations = t + 1;
     s.final_change = change;
-    if (change < o.tolerance) {
-      if (is_exact) {
-        s.converged = true;
-        break;
-      }
-      force_exact = true;  // confirm with an exact G before stopping
+    if (single && !is_exact && (change < o.tolerance || change > 0.7 * single_prev)) {
+      single = false;  // converged (or at the noise floor) in single precision: confirm in double
+      single_prev = change;
+      s.dl = accel ? accel->next(x, dl_new) : dl_new;
+      dlc_prev = dlc;
+      continue;
     }
+    if (single) single_prev = change;
+    if (change < o.tolerance && is_exact) {
+      s.converged = true;  // (dl_e, G(dl_e)) is the solution; dl_new - dl_e < tolerance
+      break;
+    }
+    if (change < o.tolerance) force_exact = true;  // confirm with an exact G before stopping
+    s.dl = accel ? accel->next(x, dl_new) : dl_new;
+    dlc_prev = dlc;
   }
-  if (!s.converged)
+  if (s.converged) {
+    // The last G was exact (directly or by eq 72) at dl_e: reuse it, or its L^-1 (dlauum).
+    s.dl = dl_e;
+    s.G = keep_full ? std::move(G) : ex.full(K, true);  // full G only at the end
+  } else {
     s.message = "eqs 63-64 not converged after " + std::to_string(s.iterations) +
                 " iterations (max relative change " + std::to_string(s.final_change) + ")";
-  if (s.converged) {
-    // The last G was exact (possibly by eq 72) at dl_e, and dl moved by less than the
-    // tolerance since: (dl_e, G(dl_e)) is the solution; its factor or G is reused.
-    s.dl = dl_e;
-    s.G = keep_full ? std::move(G) : g_full(K, dl_e, *factor);  // full G only at the end
-  } else {
     s.G = g_full(K, s.dl);
   }
   finish(y, s2, occ, true, s);
@@ -345,10 +482,10 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
 void predict(const MatrixXd& K, const Solution& sol, const MatrixXd& Kx, VectorXd& mean,
              VectorXd& variance) {
   // Eq 57 with T = (I + D K)^-1: mean = k(x)^T T gamma, var = -k(x)^T T diag(lambda) T^T k(x).
-  // T^T k = (I + K D)^-1 k = k - K D^1/2 B^-1 D^1/2 k (Woodbury), B = I + D^1/2 K D^1/2.
-  const VectorXd sq = sol.dl.cwiseMax(0.0).cwiseSqrt();
-  const Cholesky c = factor_b(K, sq);
-  const MatrixXd V = Kx - K * (sq.asDiagonal() * c.solve(MatrixXd(sq.asDiagonal() * Kx)));
+  // T^T k = (I + K D)^-1 k = k - G D k, since G D = K (I + D K)^-1 D = K D (I + K D)^-1: no
+  // factorization, the final G of the solution is reused (2 N^2 M flops).
+  (void)K;
+  const MatrixXd V = Kx - sol.G * (sol.dl.asDiagonal() * Kx);
   mean = V.transpose() * sol.gamma;
   variance = -(V.cwiseAbs2().transpose() * sol.lam);
 }

@@ -23,8 +23,13 @@ struct SolverOptions {
   int approximate_steps = 0;  ///< A.4: up to this many eq-74 steps between exact G
   double tolerance = 1e-3;    ///< relative accuracy of dl, dl_c (A.3)
   int max_iterations = 200;
-  double active_threshold = 1e-6;  ///< A.3: |delta_j| > this * |dl_j| makes j active
-  std::uint64_t seed = 0;          ///< for the A.2 subset
+  /// A.3: site j is active when |delta_j| > this * dl_j (must be below `tolerance`)
+  double active_threshold = 5e-4;
+  /// Single-precision evaluations of diag G until they converge, then double (the fixed point
+  /// is confirmed in double precision either way)
+  bool mixed_precision = false;
+  int anderson_depth = 0;  ///< Anderson acceleration of eqs 63-64 over this many steps (0: off)
+  std::uint64_t seed = 0;  ///< for the A.2 subset
 };
 
 /// The occupation distribution p(s = k), k = 0..K, of one site (000 eq 15 for Poisson).
@@ -45,6 +50,7 @@ struct Solution {
   double start_dl = 0;             ///< the A.2 (or constant) start value
   int iterations = 0;              ///< iterations of eqs 63-64
   int exact_g = 0;                 ///< exact (re)factorizations of G during the iteration
+  int single_evaluations = 0;      ///< single-precision evaluations of diag G (mixed precision)
   int woodbury_updates = 0;        ///< A.3 updates
   int approximate_updates = 0;     ///< A.4 updates
   bool converged = false;

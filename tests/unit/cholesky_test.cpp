@@ -29,6 +29,26 @@ TEST(Cholesky, AgreesWithEigenLlt) {
   EXPECT_EQ(chol.jitter(), 0.0);
 }
 
+TEST(Cholesky, LowerInverseAndInverseFromIt) {
+  const Eigen::MatrixXd A = spd(30, 3);
+  const Cholesky chol(A);
+  const Eigen::MatrixXd inv_l = chol.inverse_lower();
+  EXPECT_LT((inv_l * chol.lower() - Eigen::MatrixXd::Identity(30, 30)).cwiseAbs().maxCoeff(),
+            1e-12);
+  EXPECT_EQ(inv_l.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().maxCoeff(),
+            0.0);
+  const Eigen::MatrixXd inv = Cholesky::inverse_from_lower_inverse(inv_l);
+  EXPECT_LT((inv - A.inverse()).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_EQ((inv - inv.transpose()).cwiseAbs().maxCoeff(), 0.0);
+  const Eigen::MatrixXf inv_s = inverse_lower_single(A.cast<float>());
+  EXPECT_LT((inv_s.cast<double>() - inv_l).cwiseAbs().maxCoeff(),
+            1e-5 * inv_l.cwiseAbs().maxCoeff());
+  EXPECT_THROW(inverse_lower_single(-Eigen::MatrixXf::Identity(3, 3)), NumericalError);
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> ref(A);
+  EXPECT_LT((symmetric_eigenvalues(A) - ref.eigenvalues()).cwiseAbs().maxCoeff(),
+            1e-9 * ref.eigenvalues().maxCoeff());
+}
+
 TEST(Cholesky, ReadsOnlyTheLowerTriangle) {
   Eigen::MatrixXd A = spd(5, 2);
   const Cholesky reference(A);
