@@ -142,12 +142,11 @@ struct PredictionErrors {
   double mean_rms = 0, var_rms = 0, mean_within = 0, var_within = 0;  // fractions in [0, 1]
 };
 
-PredictionErrors prediction_errors(const Results& r, const Results& ref) {
+PredictionErrors prediction_errors(const Results& r, const Results& ref, double mu, double sd) {
   const Eigen::VectorXd &m = r.vectors.at("prediction_mean"),
                         &v = r.vectors.at("prediction_variance");
   const Eigen::VectorXd &mr = ref.vectors.at("prediction_mean"),
                         &vr = ref.vectors.at("prediction_variance");
-  const double mu = ref.scalars.at("target_mean"), sd = ref.scalars.at("target_scale");
   PredictionErrors e;
   const auto n = m.size();
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -190,7 +189,8 @@ void equal_cost(const std::string& path, const std::vector<Results>& runs, int r
       "prepare -> %ld samples; reference %g samples; %d repetitions\n",
       t_a, a->timings.at("solve"), 1e3 * per_sample, prepare, samples,
       ref->scalars.count("samples") ? ref->scalars.at("samples") : -1.0, reps);
-  print_errors("ADATAP", prediction_errors(*a, *ref));
+  const double mu = a->scalars.at("target_mean"), sd = a->scalars.at("target_scale");
+  print_errors("ADATAP", prediction_errors(*a, *ref, mu, sd));
   YAML::Node root = YAML::LoadFile(path);
   const std::string dir = path.find('/') == std::string::npos
                               ? std::string(".")
@@ -209,7 +209,7 @@ void equal_cost(const std::string& path, const std::vector<Results>& runs, int r
     root.remove("outputs");
     const auto p = quench::Pipeline::from_string(YAML::Dump(root), path, dir);
     const auto out = p.run(registry, options);
-    mc.push_back(prediction_errors(out.at(0), *ref));
+    mc.push_back(prediction_errors(out.at(0), *ref, mu, sd));
   }
   PredictionErrors avg;
   for (const auto& e : mc) {
