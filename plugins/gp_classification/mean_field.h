@@ -16,6 +16,7 @@ enum class MeanFieldSolver { paper, newton };
 
 struct MeanFieldOptions {
   MeanFieldSolver solver = MeanFieldSolver::newton;
+  bool anderson = true;        ///< Newton solver: Anderson-accelerate the lambda refreshes
   bool refresh_lambda = true;  ///< false: naive mean field, lambda_i = C_ii (eq 35)
   int lambda_every = 20;       ///< recompute Omega, then lambda, every this many steps (Sec. 4)
   double eta = 0.05;           ///< initial step (Sec. 4); x1.1 on progress, /2 otherwise
