@@ -8,8 +8,8 @@
 #include <random>
 
 #include <Eigen/LU>
-#include <Eigen/QR>
 
+#include "quench/anderson.h"
 #include "quench/cholesky.h"
 #include "quench/errors.h"
 
@@ -189,43 +189,6 @@ bool conjugate_gradient(const MatrixXd& A, const VectorXd& r, double tol, int ma
   return res.norm() <= target;
 }
 
-// Anderson acceleration (type II, depth m) of the fixed-point iteration x -> F(x) of eqs 63-64,
-// in log(dl) so that the iterate stays positive and the residual is relative like the stopping
-// rule of A.3. An added speed-up (not in 000): it only changes the path, never the fixed point,
-// because it is stopped by the same residual |F(x) - x| < tolerance at an exactly evaluated x.
-class Anderson {
- public:
-  explicit Anderson(int depth) : depth_(depth) {}
-  VectorXd next(const VectorXd& dl, const VectorXd& f_dl) {
-    const VectorXd x = dl.cwiseMax(1e-300).array().log().matrix();
-    const VectorXd gx = f_dl.cwiseMax(1e-300).array().log().matrix();
-    const VectorXd f = gx - x;
-    if (x_prev_.size() == x.size()) {
-      // Restart when the residual grew: the secant model of the last steps is not trusted.
-      if (f.norm() > f_prev_.norm()) dx_.clear(), df_.clear();
-      dx_.push_back(gx - gx_prev_);
-      df_.push_back(f - f_prev_);
-      if (static_cast<int>(dx_.size()) > depth_) dx_.erase(dx_.begin()), df_.erase(df_.begin());
-    }
-    x_prev_ = x;
-    gx_prev_ = gx;
-    f_prev_ = f;
-    VectorXd out = gx;
-    if (!df_.empty()) {
-      MatrixXd DF(x.size(), static_cast<Index>(df_.size()));
-      for (std::size_t j = 0; j < df_.size(); ++j) DF.col(static_cast<Index>(j)) = df_[j];
-      const VectorXd c = DF.colPivHouseholderQr().solve(f);
-      for (std::size_t j = 0; j < dx_.size(); ++j) out -= c(static_cast<Index>(j)) * dx_[j];
-    }
-    return out.array().exp().matrix();
-  }
-
- private:
-  int depth_;
-  std::vector<VectorXd> dx_, df_;
-  VectorXd x_prev_, gx_prev_, f_prev_;
-};
-
 }  // namespace
 
 // A.2: G(x) = mean_k omega_k / (1 + omega_k x) (eq 68) and
@@ -357,8 +320,16 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
   MatrixXd G, gsq;          // full G at dl_e (kept only with A.3 / A.4)
   VectorXd dl_e, Gd_e, Gd;  // dl of the last exact G and its diagonal
   VectorXd dlc_prev;
-  std::optional<Anderson> accel;
-  if (o.anderson_depth > 0) accel.emplace(o.anderson_depth);
+  // Anderson acceleration (not in 000) of the map dl -> eq 64(eq 63(G(dl))) in log dl, so that
+  // the iterate stays positive and the residual is relative like the stopping rule of A.3. It
+  // changes only the path, never the fixed point: the iteration stops by the same residual at
+  // an exactly evaluated point.
+  std::optional<AndersonAccelerator> accel;
+  if (o.anderson_depth > 0) accel.emplace(AndersonOptions{o.anderson_depth});
+  auto next_dl = [&](const VectorXd& x, const VectorXd& dl_new) {
+    if (!accel) return dl_new;
+    return accel->next_positive(x.cwiseMax(1e-300), dl_new.cwiseMax(1e-300));
+  };
   int approx_done = 0;
   bool force_exact = false;
   auto exact = [&]() {
@@ -453,7 +424,7 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
     if (single && !is_exact && (change < o.tolerance || change > 0.7 * single_prev)) {
       single = false;  // converged (or at the noise floor) in single precision: confirm in double
       single_prev = change;
-      s.dl = accel ? accel->next(x, dl_new) : dl_new;
+      s.dl = next_dl(x, dl_new);
       dlc_prev = dlc;
       continue;
     }
@@ -463,7 +434,7 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
       break;
     }
     if (change < o.tolerance) force_exact = true;  // confirm with an exact G before stopping
-    s.dl = accel ? accel->next(x, dl_new) : dl_new;
+    s.dl = next_dl(x, dl_new);
     dlc_prev = dlc;
   }
   if (s.converged) {
