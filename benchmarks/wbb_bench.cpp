@@ -2,6 +2,7 @@
 // separate penalty weights. Units: one "cold fit" = the weighted problem solved the way a path
 // solver (glmnet) fits it, 100 lambdas from lambda_max down to lambda starting at zero; also a
 // single-lambda solve from zero. Then trend filtering (n = 500, k = 3, lambda = 1000) per draw.
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -27,6 +28,9 @@ int main() {
       Params(weighted_solvers::CoordinateDescent::schema(), {}));
   resamplers::ExponentialWeights r(Params(resamplers::ExponentialWeights::schema(), {}));
   r.prepare(n);
+  resamplers::ExponentialWeights rz(
+      Params(resamplers::ExponentialWeights::schema(), {{"method", std::string("ziggurat")}}));
+  rz.prepare(n);
   wbb::LinearSpec ls{&data.X_train, &data.y_train, 1.0, true};
   const auto cv = wbb::cross_validate(cd, ls, 10, 100, 1e-4, 2018, 1);
   const double lambda = cv.lambda_min;
@@ -43,14 +47,50 @@ int main() {
   const Eigen::VectorXd factors = exponential_draws(rng, p);
   q.penalty = lambda * factors;
   int path_sweeps = 0, single_sweeps = 0;
+  // The unit: a cold fit of the weighted model at the data, as glmnet fits it: the weighted
+  // Gram matrix formed once, then coordinate descent along 100 lambdas from lambda_max down
+  // to lambda, starting at zero.
   const double cold_path =
       bench::best_of(20, [&] { wbb::cold_path_fit(cd, q, factors, 100, &path_sweeps); });
+  // The previous helper's unit: the same path forming the Gram matrix again at every lambda.
+  const double cold_path_regram = bench::best_of(5, [&] {
+    const Eigen::VectorXd path = Eigen::VectorXd::LinSpaced(100, 0, 1);
+    PenalizedSolution s;
+    WeightedLeastSquares qq = q;
+    const double lmax = lasso_lambda_max(q, factors);
+    for (int l = 0; l < 100; ++l) {
+      qq.penalty = lmax * std::pow(lambda / lmax, path(l)) * factors;
+      cd.solve(qq, s);
+    }
+  });
   const double cold_single = bench::best_of(20, [&] {
     PenalizedSolution s;
     single_sweeps = cd.solve(q, s).iterations;
   });
   const Eigen::Index T = 1000;
-  wbb::LinearDraws warm1, cold1;
+  // Cost components of one draw: the weights (452 + 10 Exp(1) from a fresh stream) and the
+  // weighted statistics (one row of the batched product).
+  auto sampling = [&](const Resampler& rs) {
+    return bench::best_of(3, [&] {
+      for (Eigen::Index t = 0; t < T; ++t) {
+        RngStream s(2018, static_cast<std::uint64_t>(t));
+        const Eigen::VectorXd w = rs.sample(s);
+        const Eigen::VectorXd f = exponential_draws(s, p);
+        if (w(0) + f(0) < 0) std::printf("!");
+      }
+    });
+  };
+  const double t_sample = sampling(r), t_sample_z = sampling(rz);
+  const BatchedWeightedGram batched(data.X_train, data.y_train);
+  Eigen::MatrixXd W32(n, 32);
+  for (Eigen::Index b = 0; b < 32; ++b) W32.col(b) = q.weights;
+  const double t_gram = bench::best_of(5, [&] {
+    for (Eigen::Index k = 0; k < T / 32; ++k) {
+      const Eigen::MatrixXd S = batched.products(W32);
+      if (S(0, 0) < 0) std::printf("!");
+    }
+  });
+  wbb::LinearDraws warm1, cold1, plain1, zig1;
   const double t_warm1 = bench::best_of(3, [&] {
     warm1 =
         wbb::linear_draws(cd, ls, lambda, r, wbb::PenaltyWeights::separate, mode, true, T, 2018, 1);
@@ -59,29 +99,77 @@ int main() {
     cold1 = wbb::linear_draws(cd, ls, lambda, r, wbb::PenaltyWeights::separate, mode, false, T,
                               2018, 1);
   });
-  const int threads = resolve_threads(0);
-  const double t_warmN = bench::best_of(3, [&] {
-    wbb::linear_draws(cd, ls, lambda, r, wbb::PenaltyWeights::separate, mode, true, T, 2018,
-                      threads);
+  const double t_zig1 = bench::best_of(3, [&] {
+    zig1 = wbb::linear_draws(cd, ls, lambda, rz, wbb::PenaltyWeights::separate, mode, true, T, 2018,
+                             1);
   });
+  // Without the active-set solve (plain coordinate descent to the tolerance).
+  const weighted_solvers::CoordinateDescent plain(
+      Params(weighted_solvers::CoordinateDescent::schema(), {{"active_set_solve", false}}));
+  const double t_plain1 = bench::best_of(3, [&] {
+    plain1 = wbb::linear_draws(plain, ls, lambda, r, wbb::PenaltyWeights::separate, mode, true, T,
+                               2018, 1);
+  });
+  // Which is closer to the optimum where the two differ most: the weighted objectives.
+  Eigen::Index worst_t = 0;
+  const double diff =
+      (plain1.beta - warm1.beta).rowwise().lpNorm<Eigen::Infinity>().maxCoeff(&worst_t);
+  double objective_gap = 0;  // objective(plain) - objective(active-set solve)
+  {
+    RngStream s(2018, static_cast<std::uint64_t>(worst_t));
+    const Eigen::VectorXd w = r.sample(s);
+    const Eigen::VectorXd pen = lambda * exponential_draws(s, p);
+    auto objective = [&](const wbb::LinearDraws& d) {
+      const Eigen::VectorXd b = d.beta.row(worst_t).transpose();
+      const Eigen::VectorXd res = (data.y_train - data.X_train * b).array() - d.intercept(worst_t);
+      return 0.5 * w.dot(res.cwiseAbs2()) + pen.dot(b.cwiseAbs());
+    };
+    objective_gap = objective(plain1) - objective(warm1);
+  }
+  const int threads = std::max(2, resolve_threads(0));
+  wbb::LinearDraws zigN;
+  const double t_zigN = bench::best_of(3, [&] {
+    zigN = wbb::linear_draws(cd, ls, lambda, rz, wbb::PenaltyWeights::separate, mode, true, T, 2018,
+                             threads);
+  });
+  const bool identical = zigN.beta == zig1.beta && zigN.intercept == zig1.intercept;
   std::printf(
       "WBB diabetes: n = %ld, p = %ld, lambda (CV min) = %.4g, T = %ld draws, separate "
       "weights\n",
       static_cast<long>(n), static_cast<long>(p), lambda, static_cast<long>(T));
-  std::printf("  cold fit (100-lambda path from 0) %9.1f us  (%d sweeps)\n", 1e6 * cold_path,
-              path_sweeps);
-  std::printf("  cold single-lambda solve from 0   %9.1f us  (%d sweeps)\n", 1e6 * cold_single,
-              single_sweeps);
-  std::printf("  warm draw (from the unweighted solution), 1 thread %9.1f us  (%.1f sweeps)\n",
-              1e6 * t_warm1 / T, warm1.sweeps.mean());
-  std::printf("  cold-started draw, 1 thread                        %9.1f us  (%.1f sweeps)\n",
-              1e6 * t_cold1 / T, cold1.sweeps.mean());
-  std::printf("  warm draw, %d threads                               %9.1f us\n", threads,
-              1e6 * t_warmN / T);
+  std::printf("  cold fit (Gram once + 100-lambda path from 0, glmnet) %9.2f us  (%d sweeps)\n",
+              1e6 * cold_path, path_sweeps);
+  std::printf("  100-lambda path re-forming the Gram at every lambda   %9.2f us\n",
+              1e6 * cold_path_regram);
+  std::printf("  cold single-lambda solve from 0 (Gram + CD)           %9.2f us  (%d sweeps)\n",
+              1e6 * cold_single, single_sweeps);
   std::printf(
-      "  1000 warm draws = %.2f cold path fits (target < 20); one warm draw = %.1f "
-      "single-lambda cold solves\n",
-      t_warm1 / cold_path, t_warm1 / T / cold_single);
+      "  per draw: stream + 452 + 10 Exp(1): inversion %.2f us, ziggurat %.2f us; batched Gram "
+      "%.2f us\n",
+      1e6 * t_sample / T, 1e6 * t_sample_z / T, 1e6 * t_gram / T);
+  std::printf("  warm draw (from the unweighted solution), 1 thread %9.2f us  (%.2f sweeps)\n",
+              1e6 * t_warm1 / T, warm1.sweeps.mean());
+  std::printf("  cold-started draw (from 0), 1 thread               %9.2f us  (%.2f sweeps)\n",
+              1e6 * t_cold1 / T, cold1.sweeps.mean());
+  std::printf(
+      "  warm draw without the active-set solve, 1 thread %9.2f us  (%.2f sweeps; max |diff| "
+      "%.1e,\n    there objective(plain) - objective(active-set) = %.2e)\n",
+      1e6 * t_plain1 / T, plain1.sweeps.mean(), diff, objective_gap);
+  std::printf("  warm draw, ziggurat weights, 1 thread             %9.2f us  (%.2f sweeps)\n",
+              1e6 * t_zig1 / T, zig1.sweeps.mean());
+  std::printf(
+      "  warm draw, ziggurat weights, %d threads            %9.2f us  (draws bitwise equal to "
+      "1 thread: %s)\n",
+      threads, 1e6 * t_zigN / T, identical ? "yes" : "NO");
+  std::printf(
+      "  1000 warm draws (inversion / ziggurat, 1 thread) = %.1f / %.1f cold fits (target < 20); "
+      "ziggurat with %d threads %.1f\n",
+      t_warm1 / cold_path, t_zig1 / cold_path, threads, t_zigN / cold_path);
+  std::printf(
+      "  in the previous unit (path re-forming the Gram per lambda): %.1f / %.1f; one warm "
+      "draw = %.2f / %.2f single-lambda cold solves\n",
+      t_warm1 / cold_path_regram, t_zig1 / cold_path_regram, t_warm1 / T / cold_single,
+      t_zig1 / T / cold_single);
   const double train = bench::best_of(3, [&] {
     const auto c = wbb::cross_validate(cd, ls, 10, 100, 1e-4, 2018, 1);
     PenalizedSolution s;
@@ -91,8 +179,8 @@ int main() {
       "  training (10-fold CV over 100 lambdas + the fit) %.2f ms: 1000 warm draws = %.2f "
       "trainings\n",
       1e3 * train, t_warm1 / train);
-  std::printf("  warm vs cold-started draws: x%.2f; %d threads vs 1: x%.2f\n", t_cold1 / t_warm1,
-              threads, t_warm1 / t_warmN);
+  std::printf("  warm vs cold-started draws: x%.2f; %d threads vs 1 (ziggurat): x%.2f\n",
+              t_cold1 / t_warm1, threads, t_zig1 / t_zigN);
 
   // Trend filtering, 004 Fig. 4 set-up.
   Eigen::VectorXd y(500);

@@ -26,6 +26,69 @@ OptimizerReport PenalizedSolver::solve(const TrendFilteringProblem&, PenalizedSo
                     "'trend_filter_admm'");
 }
 
+bool PenalizedSolver::uses_gram(Eigen::Index, Eigen::Index) const { return false; }
+
+OptimizerReport PenalizedSolver::solve(const WeightedLeastSquares& problem, const WeightedGram&,
+                                       PenalizedSolution& solution) const {
+  return solve(problem, solution);
+}
+
+WeightedGram weighted_gram(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                           const Eigen::VectorXd& w) {
+  WeightedGram g;
+  const Eigen::MatrixXd WX = w.asDiagonal() * X;
+  g.sw = w.sum();
+  g.sx = WX.colwise().sum().transpose();
+  g.sy = w.dot(y);
+  g.yy = w.dot(y.cwiseAbs2());
+  g.xx.noalias() = X.transpose() * WX;
+  g.xy.noalias() = WX.transpose() * y;
+  return g;
+}
+
+// vech index of (r, c), r <= c, in the packed upper triangle taken column by column.
+static Eigen::Index packed(Eigen::Index r, Eigen::Index c) { return c * (c + 1) / 2 + r; }
+
+BatchedWeightedGram::BatchedWeightedGram(const Eigen::MatrixXd& X, const Eigen::VectorXd& y)
+    : p_(X.cols()) {
+  const Eigen::Index n = X.rows(), d = p_ + 2;
+  if (y.size() != n) throw ConfigError({}, "BatchedWeightedGram: sizes of X and y differ");
+  Eigen::MatrixXd A(n, d);
+  A.col(0).setOnes();
+  A.middleCols(1, p_) = X;
+  A.col(d - 1) = y;
+  Z_.resize(n, d * (d + 1) / 2);
+  for (Eigen::Index c = 0; c < d; ++c)
+    for (Eigen::Index r = 0; r <= c; ++r) Z_.col(packed(r, c)) = A.col(r).cwiseProduct(A.col(c));
+}
+
+Eigen::MatrixXd BatchedWeightedGram::products(const Eigen::MatrixXd& W) const {
+  if (W.rows() != Z_.rows()) throw ConfigError({}, "BatchedWeightedGram: W has the wrong size");
+  Eigen::MatrixXd S(Z_.cols(), W.cols());
+  S.noalias() = Z_.transpose() * W;
+  return S;
+}
+
+WeightedGram BatchedWeightedGram::unpack(const Eigen::MatrixXd& S, Eigen::Index b) const {
+  const Eigen::Index d = p_ + 2;
+  auto at = [&](Eigen::Index r, Eigen::Index c) {
+    return S(r <= c ? packed(r, c) : packed(c, r), b);
+  };
+  WeightedGram g;
+  g.sw = at(0, 0);
+  g.sy = at(0, d - 1);
+  g.yy = at(d - 1, d - 1);
+  g.sx.resize(p_);
+  g.xy.resize(p_);
+  g.xx.resize(p_, p_);
+  for (Eigen::Index j = 0; j < p_; ++j) {
+    g.sx(j) = at(0, j + 1);
+    g.xy(j) = at(j + 1, d - 1);
+    for (Eigen::Index k = 0; k < p_; ++k) g.xx(k, j) = at(k + 1, j + 1);
+  }
+  return g;
+}
+
 // D^(1) has rows (-1, 1); applying it `differences` times gives D^(k+1) (004 Sec. 3.3).
 Eigen::VectorXd difference(const Eigen::VectorXd& beta, int differences) {
   Eigen::VectorXd d = beta;

@@ -21,6 +21,7 @@ class ExponentialWeights final : public Resampler {
 
  private:
   bool normalize_;
+  bool ziggurat_;
   Eigen::Index n_ = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <string>
 
@@ -110,10 +111,14 @@ PenalizedSolution cold_path_fit(const PenalizedSolver& solver, const WeightedLea
   const Eigen::VectorXd path = log_path(lmax, lambda, path_length);
   PenalizedSolution sol;
   WeightedLeastSquares q = problem;
+  // As glmnet: the weighted Gram matrix is formed once for the whole path.
+  const bool gram = solver.uses_gram(problem.X->rows(), problem.X->cols());
+  const WeightedGram S =
+      gram ? weighted_gram(*problem.X, *problem.y, problem.weights) : WeightedGram{};
   int total = 0;
   for (int l = 0; l < path_length; ++l) {
     q.penalty = path(l) * factors;
-    total += solver.solve(q, sol).iterations;
+    total += (gram ? solver.solve(q, S, sol) : solver.solve(q, sol)).iterations;
   }
   if (sweeps) *sweeps = total;
   return sol;
@@ -124,30 +129,51 @@ LinearDraws linear_draws(const PenalizedSolver& solver, const LinearSpec& spec, 
                          const PenalizedSolution& start, bool warm, Eigen::Index T,
                          std::uint64_t seed, int threads,
                          const std::function<void(double)>& progress) {
-  const Eigen::Index p = spec.X->cols();
+  const Eigen::Index n = spec.X->rows(), p = spec.X->cols();
   LinearDraws d;
   d.beta.resize(T, p);
   d.intercept.resize(T);
   d.sweeps.resize(T);
   std::vector<char> failed(static_cast<std::size_t>(T), 0);
+  // Draws go in fixed blocks of kBlock; with a covariance-form solver the weighted statistics
+  // of a whole block are ONE matrix product Z^T W (BatchedWeightedGram). Block boundaries do
+  // not depend on the thread count and every block runs the same operations, so the draws
+  // are bitwise identical for any number of threads.
+  constexpr Eigen::Index kBlock = 32;
+  const bool gram = solver.uses_gram(n, p);
+  std::unique_ptr<BatchedWeightedGram> batched;
+  if (gram) batched = std::make_unique<BatchedWeightedGram>(*spec.X, *spec.y);
+  const Eigen::Index blocks = (T + kBlock - 1) / kBlock;
   parallel_for(
-      static_cast<std::size_t>(T), threads,
-      [&](std::size_t t) {
-        RngStream rng(seed, t);
-        Eigen::VectorXd w = resampler.sample(rng);
-        Eigen::VectorXd factors = Eigen::VectorXd::Ones(p);
-        if (mode == PenaltyWeights::common)
-          factors.setConstant(exponential_draws(rng, 1)(0));
-        else if (mode == PenaltyWeights::separate)
-          factors = exponential_draws(rng, p);
-        PenalizedSolution sol;
-        if (warm) sol = start;
-        const auto report = solver.solve(make_problem(spec, std::move(w), lambda * factors), sol);
-        const auto row = static_cast<Eigen::Index>(t);
-        d.beta.row(row) = sol.beta.transpose();
-        d.intercept(row) = sol.intercept;
-        d.sweeps(row) = report.iterations;
-        failed[t] = !report.converged;
+      static_cast<std::size_t>(blocks), threads,
+      [&](std::size_t blk) {
+        const Eigen::Index first = static_cast<Eigen::Index>(blk) * kBlock;
+        const Eigen::Index B = std::min(kBlock, T - first);
+        Eigen::MatrixXd W(n, B), F(p, B);
+        for (Eigen::Index b = 0; b < B; ++b) {
+          RngStream rng(seed, static_cast<std::uint64_t>(first + b));
+          W.col(b) = resampler.sample(rng);
+          if (mode == PenaltyWeights::common)
+            F.col(b).setConstant(exponential_draws(rng, 1)(0));
+          else if (mode == PenaltyWeights::separate)
+            F.col(b) = exponential_draws(rng, p);
+          else
+            F.col(b).setOnes();
+        }
+        Eigen::MatrixXd S;
+        if (gram) S = batched->products(W);
+        for (Eigen::Index b = 0; b < B; ++b) {
+          PenalizedSolution sol;
+          if (warm) sol = start;
+          const WeightedLeastSquares problem = make_problem(spec, W.col(b), lambda * F.col(b));
+          const auto report =
+              gram ? solver.solve(problem, batched->unpack(S, b), sol) : solver.solve(problem, sol);
+          const Eigen::Index row = first + b;
+          d.beta.row(row) = sol.beta.transpose();
+          d.intercept(row) = sol.intercept;
+          d.sweeps(row) = report.iterations;
+          failed[static_cast<std::size_t>(row)] = !report.converged;
+        }
       },
       progress);
   d.not_converged = static_cast<int>(std::count(failed.begin(), failed.end(), 1));

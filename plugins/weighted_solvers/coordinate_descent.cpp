@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Cholesky>
+
 #include "quench/errors.h"
 
 namespace quench::weighted_solvers {
@@ -19,31 +21,99 @@ ParamSchema CoordinateDescent::schema() {
       .string("mode",
               "covariance (Gram matrix, for n > p), naive (residuals) or auto (covariance when "
               "n > p)",
-              "auto", {"auto", "covariance", "naive"});
+              "auto", {"auto", "covariance", "naive"})
+      .boolean("active_set_solve",
+               "covariance form: after a full sweep that left the active set and signs "
+               "unchanged, solve the active set's KKT equations exactly and accept the result "
+               "when it satisfies every KKT condition",
+               true);
   return s;
 }
 
 CoordinateDescent::CoordinateDescent(const Params& p)
     : tolerance_(p.real("tolerance")),
+      active_set_solve_(p.boolean("active_set_solve")),
       max_sweeps_(static_cast<int>(p.integer("max_sweeps"))),
       mode_(p.string("mode")) {}
 
+bool CoordinateDescent::uses_gram(Eigen::Index n, Eigen::Index p) const {
+  return mode_ == "covariance" || (mode_ == "auto" && n > p);
+}
+
+void CoordinateDescent::check(const WeightedLeastSquares& problem) const {
+  const Eigen::Index n = problem.X->rows(), p = problem.X->cols();
+  if (problem.y->size() != n || problem.weights.size() != n || problem.penalty.size() != p)
+    throw ConfigError({}, "coordinate_descent: sizes of X (" + std::to_string(n) + " x " +
+                              std::to_string(p) + "), y, weights and penalty do not match");
+  if ((problem.weights.array() < 0).any() || (problem.penalty.array() < 0).any())
+    throw ConfigError({}, "coordinate_descent: weights and penalties must be >= 0");
+}
+
+namespace {
+
+// Explicit loops: at these sizes a BLAS call per coordinate costs more than the work.
+double dot(const double* a, const double* b, Eigen::Index m) {
+  double s = 0;
+  for (Eigen::Index k = 0; k < m; ++k) s += a[k] * b[k];
+  return s;
+}
+void axpy(double a, const double* x, double* y, Eigen::Index m) {
+  for (Eigen::Index k = 0; k < m; ++k) y[k] += a * x[k];
+}
+
+// The sweep schedule shared by both forms: full sweeps define the active set, active-set
+// cycles until they converge (Friedman et al. 2010, Sec. 2.6). `update(j)` returns
+// H_jj (delta beta_j)^2; `exact()` may finish the problem (> 0), fail on the signs (0) or find
+// a coordinate outside the active set violating its optimality condition (< 0).
+template <class Update, class Exact>
+std::pair<int, bool> sweep_schedule(Eigen::Index p, const Eigen::VectorXd& beta, int max_sweeps,
+                                    double threshold, Update&& update, Exact&& exact) {
+  std::vector<Eigen::Index> active;
+  int sweeps = 0;
+  while (sweeps < max_sweeps) {
+    double change = 0;
+    active.clear();
+    for (Eigen::Index j = 0; j < p; ++j) {
+      change = std::max(change, update(j));
+      if (beta(j) != 0.0) active.push_back(j);
+    }
+    ++sweeps;
+    if (change < threshold) return {sweeps, true};
+    if (exact(active) > 0) return {sweeps, true};
+    for (int cycle = 1; sweeps < max_sweeps; ++cycle) {
+      double c = 0;
+      for (Eigen::Index j : active) c = std::max(c, update(j));
+      ++sweeps;
+      if (c < threshold) break;
+      // Every 2 cycles the exact active-set solve again (the signs have settled by then in
+      // the usual case; a failed attempt costs about as much as one cycle).
+      if (cycle % 2 == 0) {
+        const int e = exact(active);
+        if (e > 0) return {sweeps, true};
+        if (e < 0) break;  // a coordinate off the active set must enter: full sweep now
+      }
+    }
+  }
+  return {sweeps, false};
+}
+
+}  // namespace
+
 OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem,
                                          PenalizedSolution& solution) const {
+  check(problem);
   const Eigen::MatrixXd& X = *problem.X;
-  const Eigen::VectorXd& y = *problem.y;
   const Eigen::Index n = X.rows(), p = X.cols();
+  if (uses_gram(n, p))
+    return solve(problem, weighted_gram(X, *problem.y, problem.weights), solution);
+
+  // Naive form (Friedman et al. 2010, Sec. 2.2): keeps the weighted residual, O(n) per
+  // coordinate. With an intercept the problem is solved on weighted-centred data (the
+  // intercept then decouples: b = ybar_w - xbar_w^T beta).
+  const Eigen::VectorXd& y = *problem.y;
   const Eigen::VectorXd& w = problem.weights;
   const Eigen::VectorXd& lam = problem.penalty;
   const double alpha = problem.l1_ratio;
-  if (y.size() != n || w.size() != n || lam.size() != p)
-    throw ConfigError({}, "coordinate_descent: sizes of X (" + std::to_string(n) + " x " +
-                              std::to_string(p) + "), y, weights and penalty do not match");
-  if ((w.array() < 0).any() || (lam.array() < 0).any())
-    throw ConfigError({}, "coordinate_descent: weights and penalties must be >= 0");
-
-  // With an intercept the problem is solved on weighted-centred data (the intercept then
-  // decouples: b = ybar_w - xbar_w^T beta).
   const double sw = w.sum();
   if (!(sw > 0)) throw NumericalError("coordinate_descent", "all weights are zero");
   Eigen::RowVectorXd xbar = Eigen::RowVectorXd::Zero(p);
@@ -54,92 +124,139 @@ OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem,
   }
   Eigen::VectorXd& beta = solution.beta;
   if (beta.size() != p) beta = Eigen::VectorXd::Zero(p);
-
-  // Two forms of the same update (Friedman et al. 2010, Sec. 2.2): with n > p the
-  // "covariance" form keeps the gradient g = Xc^T W (y - X beta) through the weighted Gram
-  // matrix of the centred inputs, G = X^T W X - sw xbar xbar^T (O(n p^2) once, O(p) per
-  // coordinate); otherwise the "naive" form keeps the weighted residual (O(n) per coordinate).
-  const bool gram = mode_ == "covariance" || (mode_ == "auto" && n > p);
-  Eigen::MatrixXd Xc, WX, G;
-  Eigen::VectorXd H, g, wr;
-  double null_deviance;
-  if (gram) {
-    const Eigen::MatrixXd WXraw = w.asDiagonal() * X;
-    G.noalias() = X.transpose() * WXraw;
-    G.noalias() -= sw * xbar.transpose() * xbar;
-    H = G.diagonal();
-    g.noalias() = WXraw.transpose() * y;
-    g -= sw * ybar * xbar.transpose();
-    null_deviance = w.dot(y.cwiseAbs2()) - sw * ybar * ybar;
-    g.noalias() -= G * beta;
-  } else {
-    Xc = X.rowwise() - xbar;
-    WX = w.asDiagonal() * Xc;
-    H = (WX.cwiseProduct(Xc)).colwise().sum().transpose();
-    const Eigen::VectorXd yc = y.array() - ybar;
-    null_deviance = w.dot(yc.cwiseAbs2());
-    wr = w.cwiseProduct(yc - Xc * beta);
-  }
-  null_deviance = std::max(null_deviance, 1e-300);
-
-  const double threshold = tolerance_ * null_deviance;
-  // Explicit loops: at these sizes a BLAS call per coordinate costs more than the work.
-  auto dot = [](const double* a, const double* b, Eigen::Index m) {
-    double s = 0;
-    for (Eigen::Index k = 0; k < m; ++k) s += a[k] * b[k];
-    return s;
-  };
-  auto axpy = [](double alpha_, const double* x, double* y_, Eigen::Index m) {
-    for (Eigen::Index k = 0; k < m; ++k) y_[k] += alpha_ * x[k];
-  };
+  const Eigen::MatrixXd Xc = X.rowwise() - xbar;
+  const Eigen::MatrixXd WX = w.asDiagonal() * Xc;
+  const Eigen::VectorXd H = (WX.cwiseProduct(Xc)).colwise().sum().transpose();
+  const Eigen::VectorXd yc = y.array() - ybar;
+  const double null_deviance = std::max(w.dot(yc.cwiseAbs2()), 1e-300);
+  Eigen::VectorXd wr = w.cwiseProduct(yc - Xc * beta);
   auto update = [&](Eigen::Index j) {
     const double denom = H(j) + lam(j) * (1 - alpha);
-    const double z = (gram ? g(j) : dot(Xc.col(j).data(), wr.data(), n)) + H(j) * beta(j);
+    const double z = dot(Xc.col(j).data(), wr.data(), n) + H(j) * beta(j);
     const double next = denom > 0 ? soft_threshold(z, lam(j) * alpha) / denom : 0.0;
     const double delta = next - beta(j);
     if (delta != 0.0) {
       beta(j) = next;
-      if (gram)
-        axpy(-delta, G.col(j).data(), g.data(), p);
-      else
-        axpy(-delta, WX.col(j).data(), wr.data(), n);
+      axpy(-delta, WX.col(j).data(), wr.data(), n);
     }
     return H(j) * delta * delta;
   };
-
   OptimizerReport report;
-  std::vector<Eigen::Index> active;
-  int sweeps = 0;
-  while (sweeps < max_sweeps_) {
-    // A full sweep over every coordinate; it also defines the active set.
-    double change = 0;
-    active.clear();
-    for (Eigen::Index j = 0; j < p; ++j) {
-      change = std::max(change, update(j));
-      if (beta(j) != 0.0) active.push_back(j);
-    }
-    ++sweeps;
-    if (change < threshold) {
-      report.converged = true;
-      break;
-    }
-    // Cycle over the active set until it converges, then check all coordinates again.
-    while (sweeps < max_sweeps_) {
-      double c = 0;
-      for (Eigen::Index j : active) c = std::max(c, update(j));
-      ++sweeps;
-      if (c < threshold) break;
-    }
-  }
+  const auto [sweeps, converged] =
+      sweep_schedule(p, beta, max_sweeps_, tolerance_ * null_deviance, update,
+                     [](const std::vector<Eigen::Index>&) { return 0; });
   if (!beta.allFinite()) throw NumericalError("coordinate_descent", "non-finite coefficients");
   solution.intercept = problem.intercept ? ybar - xbar.dot(beta) : 0.0;
+  report.converged = converged;
   report.iterations = sweeps;
   const Eigen::VectorXd r = (y - X * beta).array() - (ybar - xbar.dot(beta));
   report.final_value =
       0.5 * w.dot(r.cwiseAbs2()) +
       (lam.array() * (alpha * beta.array().abs() + 0.5 * (1 - alpha) * beta.array().square()))
           .sum();
-  report.message = report.converged ? "converged" : "sweep limit reached";
+  report.message = converged ? "converged" : "sweep limit reached";
+  return report;
+}
+
+OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem, const WeightedGram& S,
+                                         PenalizedSolution& solution) const {
+  check(problem);
+  const Eigen::Index p = problem.X->cols();
+  const Eigen::VectorXd& lam = problem.penalty;
+  const double alpha = problem.l1_ratio;
+  if (S.xx.rows() != p || S.xy.size() != p || S.sx.size() != p)
+    throw ConfigError({}, "coordinate_descent: weighted statistics of the wrong size");
+  if (!(S.sw > 0)) throw NumericalError("coordinate_descent", "all weights are zero");
+
+  // Covariance form (Friedman et al. 2010, Sec. 2.2) on weighted-centred data: the Gram
+  // matrix G = X^T W X - sw xbar xbar^T and c = X^T W y - sw ybar xbar; the gradient
+  // g = c - G beta is updated in O(p) per coordinate.
+  Eigen::VectorXd xbar = Eigen::VectorXd::Zero(p);
+  double ybar = 0;
+  if (problem.intercept) {
+    xbar = S.sx / S.sw;
+    ybar = S.sy / S.sw;
+  }
+  Eigen::MatrixXd G = S.xx;
+  G.noalias() -= S.sw * xbar * xbar.transpose();
+  const Eigen::VectorXd c = S.xy - S.sw * ybar * xbar;
+  const Eigen::VectorXd H = G.diagonal();
+  const double null_deviance = std::max(S.yy - S.sw * ybar * ybar, 1e-300);
+  Eigen::VectorXd& beta = solution.beta;
+  if (beta.size() != p) beta = Eigen::VectorXd::Zero(p);
+  Eigen::VectorXd g = c;
+  g.noalias() -= G * beta;
+
+  auto update = [&](Eigen::Index j) {
+    const double denom = H(j) + lam(j) * (1 - alpha);
+    const double z = g(j) + H(j) * beta(j);
+    const double next = denom > 0 ? soft_threshold(z, lam(j) * alpha) / denom : 0.0;
+    const double delta = next - beta(j);
+    if (delta != 0.0) {
+      beta(j) = next;
+      axpy(-delta, G.col(j).data(), g.data(), p);
+    }
+    return H(j) * delta * delta;
+  };
+  // Active-set solve: with the active set A and signs s of the last full sweep, the KKT
+  // equations (G_AA + diag(lambda_A (1 - alpha))) beta_A = c_A - alpha lambda_A s_A are linear;
+  // their solution is THE solution when sign(beta_A) = s and |g_j| <= alpha lambda_j off A
+  // (the elastic-net optimality conditions). Tried after every full sweep (O(a^3 + p^2)).
+  std::vector<Eigen::Index> A;
+  auto exact = [&](const std::vector<Eigen::Index>& candidates) {
+    if (!active_set_solve_) return 0;
+    A.clear();
+    for (Eigen::Index j : candidates)
+      if (beta(j) != 0.0) A.push_back(j);
+    const auto a = static_cast<Eigen::Index>(A.size());
+    Eigen::VectorXd s(a);
+    for (Eigen::Index k = 0; k < a; ++k) s(k) = beta(A[k]) > 0 ? 1.0 : -1.0;
+    if (a == 0) return 0;
+    Eigen::MatrixXd M(a, a);
+    Eigen::VectorXd rhs(a);
+    for (Eigen::Index k = 0; k < a; ++k) {
+      for (Eigen::Index l = 0; l < a; ++l) M(l, k) = G(A[l], A[k]);
+      M(k, k) += lam(A[k]) * (1 - alpha);
+      rhs(k) = c(A[k]) - alpha * lam(A[k]) * s(k);
+    }
+    const Eigen::LLT<Eigen::MatrixXd> llt(M);
+    if (llt.info() != Eigen::Success) return 0;
+    const Eigen::VectorXd bA = llt.solve(rhs);
+    for (Eigen::Index k = 0; k < a; ++k)
+      if (!(bA(k) * s(k) > 0)) return 0;
+    Eigen::VectorXd trial = Eigen::VectorXd::Zero(p);
+    for (Eigen::Index k = 0; k < a; ++k) trial(A[k]) = bA(k);
+    Eigen::VectorXd gt = c;
+    gt.noalias() -= G * trial;
+    // Off the active set the subgradient condition, with the relative slack of the
+    // tolerance (rounding in gt is of order eps |c|).
+    const double slack = 1e-9 * (c.cwiseAbs().maxCoeff() + 1e-300);
+    for (Eigen::Index j = 0; j < p; ++j)
+      if (trial(j) == 0.0 && std::abs(gt(j)) > alpha * lam(j) + slack) {
+        // An excluded member of A only means a sign problem; an outsider must enter.
+        if (std::find(A.begin(), A.end(), j) == A.end() &&
+            std::find(candidates.begin(), candidates.end(), j) == candidates.end())
+          return -1;
+        return 0;
+      }
+    beta = trial;
+    g = gt;
+    return 1;
+  };
+  OptimizerReport report;
+  const auto [sweeps, converged] =
+      sweep_schedule(p, beta, max_sweeps_, tolerance_ * null_deviance, update, exact);
+  if (!beta.allFinite()) throw NumericalError("coordinate_descent", "non-finite coefficients");
+  solution.intercept = problem.intercept ? ybar - xbar.dot(beta) : 0.0;
+  report.converged = converged;
+  report.iterations = sweeps;
+  // 1/2 r^T W r from the statistics: null deviance - 2 beta^T c + beta^T G beta, = ... with
+  // g = c - G beta: 1/2 (null - beta^T (c + g)).
+  report.final_value =
+      0.5 * std::max(null_deviance - beta.dot(c + g), 0.0) +
+      (lam.array() * (alpha * beta.array().abs() + 0.5 * (1 - alpha) * beta.array().square()))
+          .sum();
+  report.message = converged ? "converged" : "sweep limit reached";
   return report;
 }
 

@@ -17,9 +17,14 @@ class CoordinateDescent final : public PenalizedSolver {
   using PenalizedSolver::solve;
   OptimizerReport solve(const WeightedLeastSquares& problem,
                         PenalizedSolution& solution) const override;
+  bool uses_gram(Eigen::Index n, Eigen::Index p) const override;
+  OptimizerReport solve(const WeightedLeastSquares& problem, const WeightedGram& gram,
+                        PenalizedSolution& solution) const override;
 
  private:
+  void check(const WeightedLeastSquares& problem) const;
   double tolerance_;
+  bool active_set_solve_;
   int max_sweeps_;
   std::string mode_;
 };

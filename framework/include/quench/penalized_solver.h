@@ -46,6 +46,35 @@ struct PenalizedSolution {
   double duality_gap = 0.0;   ///< certified suboptimality when the solver computes it
 };
 
+/// Weighted sufficient statistics of a WeightedLeastSquares problem with weights w:
+/// sw = sum w_i, sx = X^T w, sy = w^T y, xx = X^T W X, xy = X^T W y, yy = y^T W y. With them a
+/// covariance-form solver never touches the n rows again (004 eq 4 with square loss).
+struct WeightedGram {
+  double sw = 0, sy = 0, yy = 0;
+  Eigen::VectorXd sx, xy;
+  Eigen::MatrixXd xx;
+};
+
+/// The statistics of one weight vector (Eigen products, O(n p^2)).
+QUENCH_API WeightedGram weighted_gram(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                                      const Eigen::VectorXd& w);
+
+/// The statistics of many weight vectors at once, as ONE matrix product: with a_i = (1, x_i,
+/// y_i) and Z the n x m matrix of rows vech(a_i a_i^T) (m = (p+2)(p+3)/2, built once), the
+/// statistics of the columns of an n x B weight matrix W are the columns of Z^T W (BLAS-3).
+class QUENCH_API BatchedWeightedGram {
+ public:
+  BatchedWeightedGram(const Eigen::MatrixXd& X, const Eigen::VectorXd& y);
+  /// m x B: column b holds vech of sum_i W_ib a_i a_i^T.
+  Eigen::MatrixXd products(const Eigen::MatrixXd& W) const;
+  /// Unpacks column b of products(W).
+  WeightedGram unpack(const Eigen::MatrixXd& S, Eigen::Index b) const;
+
+ private:
+  Eigen::Index p_;
+  Eigen::MatrixXd Z_;  ///< n x m
+};
+
 class QUENCH_API PenalizedSolver : public Optimizer {
  public:
   ~PenalizedSolver() override;
@@ -55,6 +84,12 @@ class QUENCH_API PenalizedSolver : public Optimizer {
   virtual OptimizerReport solve(const WeightedLeastSquares& problem,
                                 PenalizedSolution& solution) const;
   virtual OptimizerReport solve(const TrendFilteringProblem& problem,
+                                PenalizedSolution& solution) const;
+  /// Whether solve(problem, gram, solution) uses the statistics (else it only forwards).
+  virtual bool uses_gram(Eigen::Index n, Eigen::Index p) const;
+  /// The same problem given its weighted statistics `gram` (problem.weights must be the
+  /// weights they were computed with). Default: ignores gram and calls solve(problem, ...).
+  virtual OptimizerReport solve(const WeightedLeastSquares& problem, const WeightedGram& gram,
                                 PenalizedSolution& solution) const;
 };
 
