@@ -173,6 +173,49 @@ TrendFilterAdmm make_admm(double tol) {
   return TrendFilterAdmm(Params(TrendFilterAdmm::schema(), {{"tolerance", tol}}));
 }
 
+// The batched statistics (one product Z^T W with Z = vech(a_i a_i^T)) against the direct
+// X^T W X etc. of each column; and the active-set KKT solve against plain coordinate descent
+// run to a much tighter tolerance, on correlated inputs (n = 60, p = 8).
+TEST(CoordinateDescent, BatchedGramAndActiveSetSolveMatchDirectComputation) {
+  RngStream rng(5, 1);
+  const Eigen::Index n = 60, p = 8;
+  Eigen::MatrixXd X(n, p);
+  Eigen::VectorXd y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double common = rng.normal();
+    for (Eigen::Index j = 0; j < p; ++j) X(i, j) = common + 0.3 * rng.normal();
+    y(i) = X(i, 0) - 2 * X(i, 1) + X(i, 2) + rng.normal();
+  }
+  Eigen::MatrixXd W(n, 3);
+  for (Eigen::Index b = 0; b < 3; ++b) W.col(b) = exponential_draws(rng, n);
+  const BatchedWeightedGram batched(X, y);
+  const Eigen::MatrixXd S = batched.products(W);
+  const CoordinateDescent fast(Params(CoordinateDescent::schema(), {}));
+  const CoordinateDescent tight(
+      Params(CoordinateDescent::schema(), {{"active_set_solve", false}, {"tolerance", 1e-24}}));
+  for (Eigen::Index b = 0; b < 3; ++b) {
+    const WeightedGram g = batched.unpack(S, b), d = weighted_gram(X, y, W.col(b));
+    const double scale = d.xx.cwiseAbs().maxCoeff() + d.yy;
+    EXPECT_NEAR(g.sw, d.sw, 1e-12 * scale);
+    EXPECT_NEAR(g.sy, d.sy, 1e-12 * scale);
+    EXPECT_NEAR(g.yy, d.yy, 1e-12 * scale);
+    EXPECT_LT((g.sx - d.sx).cwiseAbs().maxCoeff(), 1e-12 * scale);
+    EXPECT_LT((g.xy - d.xy).cwiseAbs().maxCoeff(), 1e-12 * scale);
+    EXPECT_LT((g.xx - d.xx).cwiseAbs().maxCoeff(), 1e-12 * scale);
+    for (double lambda : {1.0, 5.0, 20.0}) {
+      WeightedLeastSquares q{&X, &y, W.col(b), lambda * exponential_draws(rng, p), 1.0, true};
+      PenalizedSolution a, c;
+      const auto ra = fast.solve(q, g, a);
+      const auto rc = tight.solve(q, c);
+      ASSERT_TRUE(ra.converged && rc.converged);
+      // Tolerance: the tight run's stopping rule leaves |delta beta| ~ 1e-12 x scale.
+      EXPECT_LT((a.beta - c.beta).cwiseAbs().maxCoeff(), 1e-7) << lambda;
+      EXPECT_NEAR(a.intercept, c.intercept, 1e-7);
+      EXPECT_LE(ra.final_value, rc.final_value * (1 + 1e-12));
+    }
+  }
+}
+
 TEST(TrendFilter, FusedLassoDynamicProgrammeEqualsDualReference) {
   RngStream rng(4, 0);
   Eigen::VectorXd y(30);
