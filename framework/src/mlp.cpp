@@ -41,24 +41,99 @@ Eigen::Map<VectorXd> bias(VectorXd& g, const std::vector<Index>& s, int l) {
   return {g.data() + b, s[std::size_t(l) + 1]};
 }
 
-// Pre-activations Z_l = H_{l-1} W_l^T / sqrt(D_{l-1}) + 1 b_l^T (002 eq 2), H_0 = X.
-struct Pass {
-  MatrixXd Z1, Z2, F;
+// Activations of one batch, kept per thread and reused so that the mini-batch loop neither
+// allocates nor page-faults: H_l = relu(Z_l) (a unit is active iff H_l > 0), the outputs F,
+// G = dL/dF, the back-propagated pre-activation gradients D_2, D_1 and the gathered batch.
+struct Workspace {
+  MatrixXd H1, H2, F, G, D2, D1, Xb, Yb, Wb;
 };
 
-Pass forward_pass(const VectorXd& theta, const MatrixXd& X, const std::vector<Index>& s) {
-  Pass p;
-  const auto scale = [&](int l) { return 1.0 / std::sqrt(double(s[std::size_t(l)])); };
-  p.Z1.noalias() = X * weight(theta, s, 0).transpose();
-  p.Z1 *= scale(0);
-  p.Z1.rowwise() += bias(theta, s, 0).transpose();
-  p.Z2.noalias() = p.Z1.cwiseMax(0.0) * weight(theta, s, 1).transpose();
-  p.Z2 *= scale(1);
-  p.Z2.rowwise() += bias(theta, s, 1).transpose();
-  p.F.noalias() = p.Z2.cwiseMax(0.0) * weight(theta, s, 2).transpose();
-  p.F *= scale(2);
-  p.F.rowwise() += bias(theta, s, 2).transpose();
-  return p;
+Workspace& workspace() {
+  thread_local Workspace w;
+  return w;
+}
+
+double inv_sqrt(Index d) { return 1.0 / std::sqrt(double(d)); }
+
+std::vector<Index> layer_sizes(const Mlp& net) {
+  return {net.width(0), net.width(1), net.width(2), net.width(3)};
+}
+
+// 002 eq 2: Z_l = H_{l-1} W_l^T / sqrt(D_{l-1}) + 1 b_l^T, H_l = relu(Z_l), H_0 = X, F = Z_3.
+void forward_pass(const VectorXd& theta, const MatrixXd& X, const std::vector<Index>& s,
+                  Workspace& w) {
+  w.H1.noalias() = inv_sqrt(s[0]) * X * weight(theta, s, 0).transpose();
+  w.H1 = (w.H1.rowwise() + bias(theta, s, 0).transpose()).cwiseMax(0.0);
+  w.H2.noalias() = inv_sqrt(s[1]) * w.H1 * weight(theta, s, 1).transpose();
+  w.H2 = (w.H2.rowwise() + bias(theta, s, 1).transpose()).cwiseMax(0.0);
+  w.F.noalias() = inv_sqrt(s[2]) * w.H2 * weight(theta, s, 2).transpose();
+  w.F.rowwise() += bias(theta, s, 2).transpose();
+}
+
+// The head's loss summed over the rows of X and, when gradient is non-null, gradient +=
+// scale * its gradient (matrix products over the batch accumulated in place by BLAS, so a
+// mini-batch factor N/|B| and a penalty cost no extra pass over the parameters).
+double accumulate_loss(const std::vector<Index>& s, const VectorXd& theta, const MatrixXd& X,
+                       const MatrixXd& Y, const MatrixXd& weights, MlpHead head, double scale,
+                       VectorXd* gradient, Workspace& w) {
+  const Index n = X.rows(), C = s[3];
+  Index count = 0;
+  for (std::size_t l = 0; l < 3; ++l) count += s[l + 1] * (s[l] + 1);
+  if (theta.size() != count || X.cols() != s[0] || Y.rows() != n || Y.cols() != C)
+    throw ConfigError({}, "mlp: parameter, input or target size does not match the network");
+  const bool per_output = weights.size() > 0 && weights.cols() == C && C > 1;
+  if (weights.size() > 0 && (weights.rows() != n || (weights.cols() != 1 && !per_output)))
+    throw ConfigError({}, "mlp: weights must be n x 1 or n x outputs");
+  if (per_output && head != MlpHead::square)
+    throw ConfigError({}, "mlp: per-output weights need the square head");
+  if (gradient && gradient->size() != count)
+    throw ConfigError({}, "mlp: gradient size does not match the network");
+  forward_pass(theta, X, s, w);
+
+  // G = dL/dF (n x C) and the loss.
+  double value = 0.0;
+  if (head == MlpHead::square) {
+    w.G = w.F - Y;
+    if (per_output)
+      w.G.array() *= weights.array();
+    else if (weights.size() > 0)
+      w.G.array().colwise() *= weights.col(0).array();
+    value = 0.5 * (w.G.array() * (w.F - Y).array()).sum();
+  } else {
+    const VectorXd top = w.F.rowwise().maxCoeff();
+    const VectorXd lse = (w.F.colwise() - top).array().exp().rowwise().sum().log().matrix() + top;
+    // -sum_c Y_ic log softmax_c = sum_c Y_ic (lse_i - F_ic)
+    VectorXd per = (Y.array() * (-(w.F.colwise() - lse)).array()).rowwise().sum();
+    const VectorXd ysum = Y.rowwise().sum();
+    w.G = softmax_rows(w.F).array().colwise() * ysum.array();
+    w.G -= Y;
+    if (weights.size() > 0) {
+      per.array() *= weights.col(0).array();
+      w.G.array().colwise() *= weights.col(0).array();
+    }
+    value = per.sum();
+  }
+  if (!std::isfinite(value) || !gradient) return value;
+
+  // Layer 3, then back through ReLU 2 and 1 (D_l = dL/dZ_l).
+  weight(*gradient, s, 2).noalias() += (scale * inv_sqrt(s[2])) * w.G.transpose() * w.H2;
+  bias(*gradient, s, 2) += scale * w.G.colwise().sum().transpose();
+  w.D2.noalias() = inv_sqrt(s[2]) * w.G * weight(theta, s, 2);
+  w.D2 = (w.H2.array() > 0.0).select(w.D2, 0.0);
+  weight(*gradient, s, 1).noalias() += (scale * inv_sqrt(s[1])) * w.D2.transpose() * w.H1;
+  bias(*gradient, s, 1) += scale * w.D2.colwise().sum().transpose();
+  w.D1.noalias() = inv_sqrt(s[1]) * w.D2 * weight(theta, s, 1);
+  w.D1 = (w.H1.array() > 0.0).select(w.D1, 0.0);
+  weight(*gradient, s, 0).noalias() += (scale * inv_sqrt(s[0])) * w.D1.transpose() * X;
+  bias(*gradient, s, 0) += scale * w.D1.colwise().sum().transpose();
+  return value;
+}
+
+// gradient = penalty (theta - centre); returns (penalty / 2) ||theta - centre||^2.
+double start_with_penalty(const VectorXd& theta, const VectorXd& centre, double penalty,
+                          VectorXd* gradient) {
+  if (gradient) gradient->noalias() = penalty * (theta - centre);
+  return 0.5 * penalty * (theta - centre).squaredNorm();
 }
 
 }  // namespace
@@ -73,7 +148,9 @@ Mlp::Mlp(Index inputs, Index width1, Index width2, Index outputs)
 MatrixXd Mlp::forward(const VectorXd& theta, const MatrixXd& X) const {
   if (theta.size() != count_ || X.cols() != sizes_[0])
     throw ConfigError({}, "mlp: parameter or input size does not match the network");
-  return forward_pass(theta, X, sizes_).F;
+  Workspace w;  // a one-off pass, possibly over many rows: not kept per thread
+  forward_pass(theta, X, sizes_, w);
+  return std::move(w.F);
 }
 
 MatrixXd softmax_rows(const MatrixXd& F) {
@@ -85,60 +162,8 @@ MatrixXd softmax_rows(const MatrixXd& F) {
 
 double Mlp::loss(const VectorXd& theta, const MatrixXd& X, const MatrixXd& Y,
                  const MatrixXd& weights, MlpHead head, VectorXd* gradient) const {
-  const Index n = X.rows(), C = sizes_[3];
-  if (theta.size() != count_ || X.cols() != sizes_[0] || Y.rows() != n || Y.cols() != C)
-    throw ConfigError({}, "mlp: parameter, input or target size does not match the network");
-  const bool per_output = weights.size() > 0 && weights.cols() == C && C > 1;
-  if (weights.size() > 0 && (weights.rows() != n || (weights.cols() != 1 && !per_output)))
-    throw ConfigError({}, "mlp: weights must be n x 1 or n x outputs");
-  if (per_output && head != MlpHead::square)
-    throw ConfigError({}, "mlp: per-output weights need the square head");
-  const Pass p = forward_pass(theta, X, sizes_);
-
-  // dL/dF (n x C) and the loss.
-  MatrixXd G;
-  double value = 0.0;
-  if (head == MlpHead::square) {
-    G = p.F - Y;
-    if (per_output)
-      G.array() *= weights.array();
-    else if (weights.size() > 0)
-      G.array().colwise() *= weights.col(0).array();
-    value = 0.5 * (G.array() * (p.F - Y).array()).sum();
-  } else {
-    const Eigen::VectorXd lse =
-        (p.F.colwise() - p.F.rowwise().maxCoeff()).array().exp().rowwise().sum().log().matrix() +
-        p.F.rowwise().maxCoeff();
-    // -sum_c Y_ic log softmax_c = sum_c Y_ic (lse_i - F_ic)
-    Eigen::VectorXd per = (Y.array() * (-(p.F.colwise() - lse)).array()).rowwise().sum();
-    const Eigen::VectorXd ysum = Y.rowwise().sum();
-    G = softmax_rows(p.F).array().colwise() * ysum.array();
-    G -= Y;
-    if (weights.size() > 0) {
-      per.array() *= weights.col(0).array();
-      G.array().colwise() *= weights.col(0).array();
-    }
-    value = per.sum();
-  }
-  if (!std::isfinite(value)) return value;
-  if (!gradient) return value;
-
-  gradient->resize(count_);
-  const auto scale = [&](int l) { return 1.0 / std::sqrt(double(sizes_[std::size_t(l)])); };
-  const MatrixXd H2 = p.Z2.cwiseMax(0.0), H1 = p.Z1.cwiseMax(0.0);
-  // Layer 3.
-  weight(*gradient, sizes_, 2).noalias() = scale(2) * G.transpose() * H2;
-  bias(*gradient, sizes_, 2) = G.colwise().sum().transpose();
-  // Back through ReLU 2.
-  MatrixXd D2 = scale(2) * G * weight(theta, sizes_, 2);
-  D2.array() *= (p.Z2.array() > 0.0).cast<double>();
-  weight(*gradient, sizes_, 1).noalias() = scale(1) * D2.transpose() * H1;
-  bias(*gradient, sizes_, 1) = D2.colwise().sum().transpose();
-  MatrixXd D1 = scale(1) * D2 * weight(theta, sizes_, 1);
-  D1.array() *= (p.Z1.array() > 0.0).cast<double>();
-  weight(*gradient, sizes_, 0).noalias() = scale(0) * D1.transpose() * X;
-  bias(*gradient, sizes_, 0) = D1.colwise().sum().transpose();
-  return value;
+  if (gradient) gradient->setZero(count_);
+  return accumulate_loss(sizes_, theta, X, Y, weights, head, 1.0, gradient, workspace());
 }
 
 MlpObjective::MlpObjective(const Mlp& net, const MatrixXd& X, const MatrixXd& Y,
@@ -156,10 +181,8 @@ MlpObjective::MlpObjective(const Mlp& net, const MatrixXd& X, const MatrixXd& Y,
 }
 
 bool MlpObjective::evaluate(const VectorXd& theta, double* value, VectorXd* gradient) const {
-  double v = net_.loss(theta, X_, Y_, W_, head_, gradient);
-  const VectorXd d = theta - centre_;
-  v += 0.5 * penalty_ * d.squaredNorm();
-  if (gradient) *gradient += penalty_ * d;
+  double v = start_with_penalty(theta, centre_, penalty_, gradient);
+  v += accumulate_loss(layer_sizes(net_), theta, X_, Y_, W_, head_, 1.0, gradient, workspace());
   if (value) *value = v;
   return std::isfinite(v);
 }
@@ -168,18 +191,21 @@ bool MlpObjective::evaluate_batch(const VectorXd& theta, const std::vector<Index
                                   double* value, VectorXd* gradient) const {
   const auto b = static_cast<Index>(batch.size());
   if (b == 0) throw ConfigError({}, "mlp objective: empty mini-batch");
-  MatrixXd Xb(b, X_.cols()), Yb(b, Y_.cols()), Wb(W_.size() > 0 ? b : 0, W_.cols());
+  Workspace& w = workspace();
+  w.Xb.resize(b, X_.cols());
+  w.Yb.resize(b, Y_.cols());
+  w.Wb.resize(W_.size() > 0 ? b : 0, W_.cols());
   for (Index k = 0; k < b; ++k) {
     const Index i = batch[std::size_t(k)];
-    Xb.row(k) = X_.row(i);
-    Yb.row(k) = Y_.row(i);
-    if (W_.size() > 0) Wb.row(k) = W_.row(i);
+    w.Xb.row(k) = X_.row(i);
+    w.Yb.row(k) = Y_.row(i);
+    if (W_.size() > 0) w.Wb.row(k) = W_.row(i);
   }
+  // Unbiased estimate (N / |B|) sum_{i in B} loss_i, accumulated onto the penalty's gradient.
   const double factor = double(X_.rows()) / double(b);
-  double v = factor * net_.loss(theta, Xb, Yb, Wb, head_, gradient);
-  const VectorXd d = theta - centre_;
-  v += 0.5 * penalty_ * d.squaredNorm();
-  if (gradient) *gradient = factor * *gradient + penalty_ * d;
+  double v = start_with_penalty(theta, centre_, penalty_, gradient);
+  v += factor *
+       accumulate_loss(layer_sizes(net_), theta, w.Xb, w.Yb, w.Wb, head_, factor, gradient, w);
   if (value) *value = v;
   return std::isfinite(v);
 }
