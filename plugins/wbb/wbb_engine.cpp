@@ -69,7 +69,20 @@ ParamSchema WbbEngine::schema() {
       .real("level", "probability of the central posterior intervals", 0.95, 0.01, 0.9999)
       .boolean("keep_draws", "return the T x p draws", true)
       .integer("hidden1", "network: width of the first hidden layer (004: 128)", 128, 1)
-      .integer("hidden2", "network: width of the second hidden layer (004: 64)", 64, 1);
+      .integer("hidden2", "network: width of the second hidden layer (004: 64)", 64, 1)
+      .string("network_start",
+              "network: every draw an independent fit from its own seeded N(0, 1) start "
+              "(random; 004 Algorithm 1 optimizes each weighted objective afresh) or from "
+              "the trained unweighted network (mode)",
+              "random", {"random", "mode"})
+      .integer("network_passes",
+               "network: optimizer runs (each of the optimizer's epochs) per fit, for the "
+               "unweighted network and for every draw",
+               3, 1, 1000)
+      .boolean("penalize_biases",
+               "network: include the biases in phi (004 Sec. 3.4 penalizes the weight "
+               "matrices only: phi = sum_l ||W_l||^2)",
+               false);
   return s;
 }
 
@@ -229,11 +242,43 @@ Results WbbEngine::run_trend(const Problem& problem) const {
   return r;
 }
 
+Eigen::VectorXd network_weight_mask(const Mlp& net) {
+  // The flat layout of quench::Mlp: W_1 (D_1 x D_0), b_1, W_2, b_2, W_3, b_3.
+  Eigen::VectorXd mask(net.parameter_count());
+  Eigen::Index k = 0;
+  for (int l = 0; l < 3; ++l) {
+    const Eigen::Index nw = net.width(l + 1) * net.width(l), nb = net.width(l + 1);
+    mask.segment(k, nw).setOnes();
+    mask.segment(k + nw, nb).setZero();
+    k += nw + nb;
+  }
+  return mask;
+}
+
+// The shared MlpObjective carries the penalty itself when it covers every parameter;
+// otherwise it is built with penalty 0 and the masked term is added here.
+NetworkObjective::NetworkObjective(const Mlp& net, const Eigen::MatrixXd& X,
+                                   const Eigen::MatrixXd& Y, const Eigen::MatrixXd& weights,
+                                   double penalty, bool weights_only)
+    : loss_(net, X, Y, weights, MlpHead::softmax_cross_entropy, weights_only ? 0.0 : penalty,
+            Eigen::VectorXd::Zero(net.parameter_count())),
+      mask_(weights_only ? network_weight_mask(net) : Eigen::VectorXd()),
+      penalty_(penalty) {}
+
+bool NetworkObjective::add(const Eigen::VectorXd& x, bool ok, double* value,
+                           Eigen::VectorXd* g) const {
+  if (mask_.size() == 0) return ok;
+  if (value) *value += 0.5 * penalty_ * x.cwiseProduct(mask_).squaredNorm();
+  if (g) *g += penalty_ * x.cwiseProduct(mask_);
+  return ok;
+}
+
 // 004 Sec. 3.4: (W, b)_w = argmin sum_i w_i l_i(y_i | x_i, W, b) + lambda w_0 phi(W, b), l_i the
-// softmax cross-entropy, phi = ||theta||^2 (here over all parameters, biases included), by the
-// pipeline's stochastic optimizer (Adam mini-batches, 004 App.). The unweighted network is
-// trained once from a seeded random start; every draw starts from it (deterministic for any
-// thread count) with its own mini-batch stream. Output: the posterior of the test accuracy.
+// softmax cross-entropy, phi = sum_l ||W_l||^2 (weight matrices only, as 004; biases too with
+// penalize_biases), by the pipeline's stochastic optimizer (Adam mini-batches, 004 App.). Each
+// draw is an independent fit (Algorithm 1) from its own seeded N(0, 1) start (network_start
+// random) or from the trained unweighted network (mode), with its own mini-batch stream:
+// deterministic for any thread count. Output: the posterior of the test accuracy.
 Results WbbEngine::run_network(const Problem& problem) const {
   const Dataset& data = *problem.data;
   const Eigen::Index n = data.X_train.rows(), d = data.X_train.cols();
@@ -265,11 +310,12 @@ Results WbbEngine::run_network(const Problem& problem) const {
   Eigen::VectorXd mode(net.parameter_count());
   for (Eigen::Index k = 0; k < mode.size(); ++k) mode(k) = init.normal();
   const Eigen::MatrixXd ones = Eigen::MatrixXd::Ones(n, 1);
+  const bool weights_only = !params_.boolean("penalize_biases");
+  const auto passes = static_cast<int>(params_.integer("network_passes"));
+  const bool random_start = params_.string("network_start") == "random";
   {
-    MlpObjective objective(net, data.X_train, Y, ones, MlpHead::softmax_cross_entropy, 2 * lambda,
-                           Eigen::VectorXd::Zero(mode.size()));
-    // Three optimizer runs (3 x its epochs), so the draws start near the unweighted optimum.
-    for (int pass = 0; pass < 3; ++pass)
+    const NetworkObjective objective(net, data.X_train, Y, ones, 2 * lambda, weights_only);
+    for (int pass = 0; pass < passes; ++pass)
       problem.optimizer->minimize_stochastic(objective, mode, init);
   }
   const auto T = static_cast<Eigen::Index>(params_.integer("draws"));
@@ -282,10 +328,12 @@ Results WbbEngine::run_network(const Problem& problem) const {
         RngStream rng(problem.seed, t);
         const Eigen::MatrixXd w = problem.resampler->sample(rng);
         const double w0 = common ? exponential_draws(rng, 1)(0) : 1.0;
-        MlpObjective objective(net, data.X_train, Y, w, MlpHead::softmax_cross_entropy,
-                               2 * lambda * w0, Eigen::VectorXd::Zero(mode.size()));
+        const NetworkObjective objective(net, data.X_train, Y, w, 2 * lambda * w0, weights_only);
         Eigen::VectorXd theta = mode;
-        problem.optimizer->minimize_stochastic(objective, theta, rng);
+        if (random_start)
+          for (Eigen::Index k = 0; k < theta.size(); ++k) theta(k) = rng.normal();
+        for (int pass = 0; pass < (random_start ? passes : 1); ++pass)
+          problem.optimizer->minimize_stochastic(objective, theta, rng);
         acc(static_cast<Eigen::Index>(t)) = accuracy(theta);
       },
       problem.context.progress);
@@ -301,7 +349,11 @@ Results WbbEngine::run_network(const Problem& problem) const {
   r.scalars["test_accuracy_mode"] = accuracy(mode);
   r.scalars["lambda"] = lambda;
   r.scalars["draws"] = static_cast<double>(T);
-  r.info["objective"] = "sum_i w_i CE_i + lambda w0 ||theta||^2 (2 ReLU layers, 004 Sec. 3.4)";
+  r.info["objective"] = params_.boolean("penalize_biases")
+                            ? "sum_i w_i CE_i + lambda w0 ||theta||^2 (2 ReLU layers)"
+                            : "sum_i w_i CE_i + lambda w0 sum_l ||W_l||^2 (2 ReLU layers, 004 "
+                              "Sec. 3.4)";
+  r.info["network_start"] = params_.string("network_start");
   return r;
 }
 

@@ -4,6 +4,7 @@
 //                                                 Sec. 3.1, Tables 1-3 (WBB separate weights
 //                                                 vs Bayesian LASSO)
 //   wbb_reproduce trend_data [seed]               the Fig. 4 data set as CSV on stdout
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -155,6 +156,77 @@ int simulation(int datasets, Eigen::Index T, int threads) {
   return 0;
 }
 
+// Which lambda? The WBB estimation MSE of the dense setting B (and A(i)) with lambda_min and
+// lambda_1se of the 10-fold CV (cv.glmnet's coef()/predict() default to lambda.1se), the
+// unweighted LASSO at both, and the WBB with glmnet's internal rescaling of the penalty
+// factors to sum to p. n = 50, T = 200 draws, `datasets` data sets per p, same data as above.
+int lambda_rule(int datasets, Eigen::Index T, int threads) {
+  const auto cd = make_cd();
+  resamplers::ExponentialWeights r(Params(resamplers::ExponentialWeights::schema(), {}));
+  std::printf("# lambda rule, n = 50, %d data sets, T = %ld: estimation MSE (coverage)\n", datasets,
+              static_cast<long>(T));
+  std::printf("%-5s %4s | %14s %14s | %9s %9s | %14s | %8s\n", "beta", "p", "WBB min", "WBB 1se",
+              "mode min", "mode 1se", "WBB 1se resc.", "1se/min");
+  for (int setting : {0, 2})
+    for (int p : {40, 60, 100}) {
+      const Eigen::Index n = 50;
+      Eigen::VectorXd beta = Eigen::VectorXd::Zero(p);
+      if (setting == 0) beta.head(10).setOnes();
+      if (setting == 2) beta.setOnes();
+      r.prepare(n);
+      std::vector<std::array<double, 9>> out(static_cast<std::size_t>(datasets));
+      parallel_for(static_cast<std::size_t>(datasets), threads, [&](std::size_t b) {
+        RngStream rng(2018 + 100 * setting + p, b);
+        Eigen::MatrixXd X, Xt;
+        Eigen::VectorXd y, yt;
+        simulate(beta, n, rng, X, y, Xt, yt);
+        const std::uint64_t seed = mix_seed(7, 10000 * setting + 100 * p + b);
+        wbb::LinearSpec spec{&X, &y, 1.0, true};
+        const auto cv = wbb::cross_validate(cd, spec, 10, 100, n < p ? 1e-2 : 1e-4, seed, 1);
+        auto& o = out[b];
+        int k = 0;
+        for (double lambda : {cv.lambda_min, cv.lambda_1se}) {
+          WeightedLeastSquares base{
+              &X, &y, Eigen::VectorXd::Ones(n), Eigen::VectorXd::Constant(p, lambda), 1.0, true};
+          PenalizedSolution mode;
+          cd.solve(base, mode);
+          const auto d = wbb::linear_draws(cd, spec, lambda, r, wbb::PenaltyWeights::separate, mode,
+                                           true, T, seed, 1);
+          const Metrics m = metrics(d.beta, d.intercept, beta, Xt, yt);
+          o[k] = m.est;
+          o[k + 1] = m.cover;
+          o[4 + k / 2] = (mode.beta - beta).squaredNorm() / double(p);
+          k += 2;
+        }
+        // glmnet rescales penalty.factor to sum to nvars: lambda w_0j p / sum_k w_0k.
+        Eigen::MatrixXd draws(T, p);
+        Eigen::VectorXd icpt(T);
+        for (Eigen::Index t = 0; t < T; ++t) {
+          RngStream s(seed, static_cast<std::uint64_t>(t));
+          WeightedLeastSquares q{&X, &y, r.sample(s), Eigen::VectorXd(), 1.0, true};
+          const Eigen::VectorXd f = exponential_draws(s, p);
+          q.penalty = cv.lambda_1se * f * (double(p) / f.sum());
+          PenalizedSolution sol;
+          cd.solve(q, sol);
+          draws.row(t) = sol.beta.transpose();
+          icpt(t) = sol.intercept;
+        }
+        const Metrics m = metrics(draws, icpt, beta, Xt, yt);
+        o[6] = m.est;
+        o[7] = m.cover;
+        o[8] = cv.lambda_1se / cv.lambda_min;
+      });
+      std::array<double, 9> mean{};
+      for (const auto& o : out)
+        for (int k = 0; k < 9; ++k) mean[k] += o[k] / datasets;
+      std::printf("%-5s %4d | %7.3f (%.2f) %7.3f (%.2f) | %9.3f %9.3f | %7.3f (%.2f) | %8.2f\n",
+                  setting == 0 ? "A(i)" : "B", p, mean[0], mean[1], mean[2], mean[3], mean[4],
+                  mean[5], mean[6], mean[7], mean[8]);
+      std::fflush(stdout);
+    }
+  return 0;
+}
+
 int trend_data(std::uint64_t seed) {
   RngStream rng(seed, 0);
   std::printf("i,y\n");
@@ -172,9 +244,11 @@ int main(int argc, char** argv) {
   if (cmd == "normal_means") return normal_means(arg(2, 100000));
   if (cmd == "simulation")
     return simulation(static_cast<int>(arg(2, 20)), arg(3, 200), static_cast<int>(arg(4, 0)));
+  if (cmd == "lambda_rule")
+    return lambda_rule(static_cast<int>(arg(2, 20)), arg(3, 200), static_cast<int>(arg(4, 0)));
   if (cmd == "trend_data") return trend_data(static_cast<std::uint64_t>(arg(2, 2018)));
   std::fprintf(stderr,
                "usage: wbb_reproduce normal_means [draws] | simulation [datasets] [draws] "
-               "[threads] | trend_data [seed]\n");
+               "[threads] | lambda_rule [datasets] [draws] [threads] | trend_data [seed]\n");
   return 2;
 }

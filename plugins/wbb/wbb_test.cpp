@@ -9,6 +9,7 @@
 #include "optimizers/adam_optimizer.h"
 #include "quench/dataset.h"
 #include "quench/draw_summary.h"
+#include "quench/mlp.h"
 #include "quench/rng.h"
 #include "resamplers/exponential_weights.h"
 #include "wbb_engine.h"
@@ -148,6 +149,44 @@ TEST(Wbb, NetworkAccuracyPosteriorIsThreadInvariant) {
   // Ten classes: chance is 0.1; even this small network learns digits far above it.
   EXPECT_GT(a.scalars.at("test_accuracy_mean"), 0.6);
   EXPECT_LE(a.scalars.at("test_accuracy_lower"), a.scalars.at("test_accuracy_upper"));
+}
+
+// 004 Sec. 3.4 penalizes the weight matrices only: with the mask the objective minus the
+// unpenalized loss is (penalty / 2) sum over weight entries of theta_j^2 (counted here by
+// walking the layer layout W_1, b_1, W_2, b_2, W_3, b_3), and its gradient at the biases is
+// the loss gradient alone.
+TEST(Wbb, NetworkPenaltyCoversWeightMatricesOnly) {
+  const Mlp net(3, 4, 5, 2);
+  RngStream rng(8, 0);
+  Eigen::VectorXd theta(net.parameter_count());
+  for (Eigen::Index k = 0; k < theta.size(); ++k) theta(k) = rng.normal();
+  Eigen::MatrixXd X(6, 3), Y = Eigen::MatrixXd::Zero(6, 2);
+  for (Eigen::Index i = 0; i < 6; ++i) {
+    for (Eigen::Index j = 0; j < 3; ++j) X(i, j) = rng.normal();
+    Y(i, i % 2) = 1;
+  }
+  const Eigen::MatrixXd ones = Eigen::MatrixXd::Ones(6, 1);
+  const double penalty = 0.7;
+  const NetworkObjective objective(net, X, Y, ones, penalty, true);
+  Eigen::VectorXd g_loss, g;
+  const double loss = net.loss(theta, X, Y, ones, MlpHead::softmax_cross_entropy, &g_loss);
+  double value = 0;
+  ASSERT_TRUE(objective.evaluate(theta, &value, &g));
+  const Eigen::Index sizes[4] = {3, 4, 5, 2};
+  double weights_sq = 0;
+  Eigen::Index k = 0;
+  for (int l = 0; l < 3; ++l) {
+    const Eigen::Index nw = sizes[l + 1] * sizes[l], nb = sizes[l + 1];
+    weights_sq += theta.segment(k, nw).squaredNorm();
+    EXPECT_LT((g.segment(k + nw, nb) - g_loss.segment(k + nw, nb)).cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_LT((g.segment(k, nw) - g_loss.segment(k, nw) - penalty * theta.segment(k, nw))
+                  .cwiseAbs()
+                  .maxCoeff(),
+              1e-12);
+    k += nw + nb;
+  }
+  EXPECT_EQ(k, theta.size());
+  EXPECT_NEAR(value - loss, 0.5 * penalty * weights_sq, 1e-12 * (1 + value));
 }
 
 }  // namespace
