@@ -159,17 +159,17 @@ int simulation(int datasets, Eigen::Index T, int threads) {
 // Which lambda? The WBB estimation MSE of the dense setting B (and A(i)) with lambda_min and
 // lambda_1se of the 10-fold CV (cv.glmnet's coef()/predict() default to lambda.1se), the
 // unweighted LASSO at both, and the WBB with glmnet's internal rescaling of the penalty
-// factors to sum to p. n = 50, T = 200 draws, `datasets` data sets per p, same data as above.
-int lambda_rule(int datasets, Eigen::Index T, int threads) {
+// factors to sum to p. n = 50 (or as given: the text says n = 100), T = 200 draws, `datasets` data
+// sets per p, same data as above.
+int lambda_rule(int datasets, Eigen::Index T, int threads, Eigen::Index n) {
   const auto cd = make_cd();
   resamplers::ExponentialWeights r(Params(resamplers::ExponentialWeights::schema(), {}));
-  std::printf("# lambda rule, n = 50, %d data sets, T = %ld: estimation MSE (coverage)\n", datasets,
-              static_cast<long>(T));
+  std::printf("# lambda rule, n = %ld, %d data sets, T = %ld: estimation MSE (coverage)\n",
+              static_cast<long>(n), datasets, static_cast<long>(T));
   std::printf("%-5s %4s | %14s %14s | %9s %9s | %14s | %8s\n", "beta", "p", "WBB min", "WBB 1se",
               "mode min", "mode 1se", "WBB 1se resc.", "1se/min");
   for (int setting : {0, 2})
     for (int p : {40, 60, 100}) {
-      const Eigen::Index n = 50;
       Eigen::VectorXd beta = Eigen::VectorXd::Zero(p);
       if (setting == 0) beta.head(10).setOnes();
       if (setting == 2) beta.setOnes();
@@ -245,10 +245,11 @@ int main(int argc, char** argv) {
   if (cmd == "simulation")
     return simulation(static_cast<int>(arg(2, 20)), arg(3, 200), static_cast<int>(arg(4, 0)));
   if (cmd == "lambda_rule")
-    return lambda_rule(static_cast<int>(arg(2, 20)), arg(3, 200), static_cast<int>(arg(4, 0)));
+    return lambda_rule(static_cast<int>(arg(2, 20)), arg(3, 200), static_cast<int>(arg(4, 0)),
+                       arg(5, 50));
   if (cmd == "trend_data") return trend_data(static_cast<std::uint64_t>(arg(2, 2018)));
   std::fprintf(stderr,
                "usage: wbb_reproduce normal_means [draws] | simulation [datasets] [draws] "
-               "[threads] | lambda_rule [datasets] [draws] [threads] | trend_data [seed]\n");
+               "[threads] | lambda_rule [datasets] [draws] [threads] [n] | trend_data [seed]\n");
   return 2;
 }

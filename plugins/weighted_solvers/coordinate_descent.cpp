@@ -201,8 +201,11 @@ OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem, co
   // Active-set solve: with the active set A and signs s of the last full sweep, the KKT
   // equations (G_AA + diag(lambda_A (1 - alpha))) beta_A = c_A - alpha lambda_A s_A are linear;
   // their solution is THE solution when sign(beta_A) = s and |g_j| <= alpha lambda_j off A
-  // (the elastic-net optimality conditions). Tried after every full sweep (O(a^3 + p^2)).
-  std::vector<Eigen::Index> A;
+  // (the elastic-net optimality conditions). Tried after every full sweep and every 2
+  // active-set cycles (O(a^3 + p^2)), each (A, s) at most once.
+  std::vector<Eigen::Index> A, failed_set;
+  Eigen::VectorXd failed_sign;
+  int failed_code = 0;
   auto exact = [&](const std::vector<Eigen::Index>& candidates) {
     if (!active_set_solve_) return 0;
     A.clear();
@@ -212,6 +215,11 @@ OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem, co
     Eigen::VectorXd s(a);
     for (Eigen::Index k = 0; k < a; ++k) s(k) = beta(A[k]) > 0 ? 1.0 : -1.0;
     if (a == 0) return 0;
+    // The candidate depends only on (A, s): a pair that failed once fails again.
+    if (A == failed_set && s == failed_sign) return failed_code;
+    failed_set = A;
+    failed_sign = s;
+    failed_code = 0;
     Eigen::MatrixXd M(a, a);
     Eigen::VectorXd rhs(a);
     for (Eigen::Index k = 0; k < a; ++k) {
@@ -236,11 +244,12 @@ OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem, co
         // An excluded member of A only means a sign problem; an outsider must enter.
         if (std::find(A.begin(), A.end(), j) == A.end() &&
             std::find(candidates.begin(), candidates.end(), j) == candidates.end())
-          return -1;
+          return failed_code = -1;
         return 0;
       }
     beta = trial;
     g = gt;
+    failed_set.clear();
     return 1;
   };
   OptimizerReport report;
