@@ -3,6 +3,7 @@
 // Without gnuplot the report still completes, with a warning.
 #include <cstdlib>
 #include <filesystem>
+#include <iomanip>
 #include <map>
 #include <set>
 #include <sstream>
@@ -189,6 +190,93 @@ void posterior_plots(const std::vector<Results>& runs, const fs::path& dir, cons
   }
 }
 
+std::string short_number(double x) {
+  std::ostringstream out;
+  out << std::setprecision(3) << x;
+  return out.str();
+}
+
+// Classifiers with a `reliability` matrix (bins x [mean confidence, accuracy, count]): the
+// reliability diagram, accuracy against confidence per non-empty bin beside the diagonal of
+// perfect calibration (002 vboot; the size-weighted gap is the expected calibration error).
+void reliability_plots(const std::vector<Results>& runs, const fs::path& dir, const fs::path& work,
+                       ReportFiles& files) {
+  for (const auto& r : runs) {
+    auto it = r.matrices.find("reliability");
+    if (it == r.matrices.end() || it->second.cols() != 3) continue;
+    std::string data;
+    for (Eigen::Index b = 0; b < it->second.rows(); ++b)
+      if (it->second(b, 2) > 0)
+        data += format_number(it->second(b, 0)) + " " + format_number(it->second(b, 1)) + "\n";
+    const std::string label = run_label(r);
+    const fs::path file = work / (label + "_reliability.dat");
+    write_file_atomically(file.string(), data);
+    auto ece = r.scalars.find("expected_calibration_error");
+    std::ostringstream plot;
+    plot << "set xlabel 'mean confidence in bin'\nset ylabel 'accuracy in bin'\nset grid\n"
+         << "set xrange [0:1]\nset yrange [0:1]\nset size square\nset key top left\n"
+         << "set title '" << label << ": reliability"
+         << (ece == r.scalars.end() ? std::string() : ", ECE " + short_number(ece->second)) << "'\n"
+         << "plot x with lines dt 2 lc rgb 'grey' title 'perfect calibration', '" << file.string()
+         << "' using 1:2 with linespoints pointtype 7 lc rgb 'blue' title '" << r.engine << "'\n";
+    const fs::path png = dir / ("reliability_" + label + ".png");
+    if (render(plot.str(), png, work))
+      files.plots.push_back(png.string());
+    else
+      files.warnings.push_back("gnuplot failed for " + png.string());
+  }
+}
+
+// Sampled functions on a 1-D input (002 Fig. 1): `grid_samples` (m x K, one draw per column)
+// at the inputs `grid_input` in thin grey, `grid_mean` in black, and the training points
+// (`train_input`, `train_target`) when given.
+void sampled_function_plots(const std::vector<Results>& runs, const fs::path& dir,
+                            const fs::path& work, ReportFiles& files) {
+  for (const auto& r : runs) {
+    auto x = r.vectors.find("grid_input");
+    auto f = r.matrices.find("grid_samples");
+    if (x == r.vectors.end() || f == r.matrices.end() || f->second.rows() != x->second.size())
+      continue;
+    const std::string label = run_label(r);
+    std::string data;
+    for (Eigen::Index i = 0; i < x->second.size(); ++i) {
+      data += format_number(x->second(i));
+      for (Eigen::Index k = 0; k < f->second.cols(); ++k)
+        data += " " + format_number(f->second(i, k));
+      if (auto m = r.vectors.find("grid_mean"); m != r.vectors.end())
+        data += " " + format_number(m->second(i));
+      data += "\n";
+    }
+    const fs::path file = work / (label + "_grid.dat");
+    write_file_atomically(file.string(), data);
+    std::ostringstream plot;
+    plot << "set xlabel 'x'\nset ylabel '"
+         << (r.info.count("grid_quantity") ? r.info.at("grid_quantity") : "f(x)")
+         << "'\nset grid\nset key outside right\nset title '" << label << ": " << f->second.cols()
+         << " sampled functions'\nplot for [k=2:" << f->second.cols() + 1 << "] '" << file.string()
+         << "' using 1:k with lines lc rgb '#b0b0b0' notitle";
+    if (r.vectors.count("grid_mean"))
+      plot << ", '" << file.string() << "' using 1:" << f->second.cols() + 2
+           << " with lines lw 3 lc rgb 'black' title 'mean'";
+    auto tx = r.vectors.find("train_input"), ty = r.vectors.find("train_target");
+    if (tx != r.vectors.end() && ty != r.vectors.end() && tx->second.size() == ty->second.size()) {
+      std::string points;
+      for (Eigen::Index i = 0; i < tx->second.size(); ++i)
+        points += format_number(tx->second(i)) + " " + format_number(ty->second(i)) + "\n";
+      const fs::path train = work / (label + "_train.dat");
+      write_file_atomically(train.string(), points);
+      plot << ", '" << train.string()
+           << "' using 1:2 with points pointtype 6 lc rgb 'red' title 'training data'";
+    }
+    plot << "\n";
+    const fs::path png = dir / ("sampled_functions_" + label + ".png");
+    if (render(plot.str(), png, work))
+      files.plots.push_back(png.string());
+    else
+      files.warnings.push_back("gnuplot failed for " + png.string());
+  }
+}
+
 }  // namespace
 
 void write_plots(const std::vector<Results>& runs, const std::string& directory,
@@ -204,6 +292,8 @@ void write_plots(const std::vector<Results>& runs, const std::string& directory,
   learning_curves(runs, dir, work, files);
   prediction_plots(runs, dir, work, files);
   posterior_plots(runs, dir, work, files);
+  reliability_plots(runs, dir, work, files);
+  sampled_function_plots(runs, dir, work, files);
   std::error_code ignored;
   fs::remove_all(work, ignored);
 }

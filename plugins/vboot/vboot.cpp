@@ -196,6 +196,20 @@ Results VBoot::run(const Problem& problem) const {
       r.matrices["probability_samples_c" + std::to_string(c)] = samples[c];
     for (Eigen::Index c = 0; c < C && keep_particles_; ++c)
       r.matrices["latent_samples_c" + std::to_string(c)] = F[std::size_t(c)];
+    if (keep_particles_ && C == 2 && data.X_test.cols() == 1) {
+      // A binary problem on a 1-D input: the particles' P(y = 1 | x) as sampled functions
+      // (002 Fig. 1), inputs in the data's original units.
+      const auto original = [&](const Eigen::MatrixXd& X) -> Eigen::VectorXd {
+        if (data.input_scale.size() == 0) return X.col(0);  // a data set built in code
+        return (X.col(0).array() * data.input_scale(0) + data.input_mean(0)).matrix();
+      };
+      r.vectors["grid_input"] = original(data.X_test);
+      r.matrices["grid_samples"] = samples[1];
+      r.vectors["grid_mean"] = probabilities.col(1);
+      r.vectors["train_input"] = original(data.X_train);
+      r.vectors["train_target"] = y_train;
+      r.info["grid_quantity"] = "P(y = 1 | x)";
+    }
   }
   r.info["model"] = model_;
   if (plus_minus) r.info["labels"] = "-1/+1 read as classes 0/1";
