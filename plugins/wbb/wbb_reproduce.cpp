@@ -92,17 +92,19 @@ Metrics metrics(const Eigen::MatrixXd& draws, const Eigen::VectorXd& intercepts,
   return m;
 }
 
-int simulation(int datasets, Eigen::Index T, int threads) {
+// rule: 0 lambda_min, 1 lambda_1se of the CV; only_setting: -1 all, else 0 A(i), 1 A(ii), 2 B.
+int simulation(int datasets, Eigen::Index T, int threads, int rule, int only_setting) {
   const auto cd = make_cd();
   resamplers::ExponentialWeights r(Params(resamplers::ExponentialWeights::schema(), {}));
   const char* names[] = {"A(i)", "A(ii)", "B"};
-  std::printf("# 004 Sec. 3.1 simulation: %d data sets per cell, %ld draws per method\n", datasets,
-              static_cast<long>(T));
+  std::printf("# 004 Sec. 3.1 simulation: %d data sets per cell, %ld draws per method, WBB at %s\n",
+              datasets, static_cast<long>(T), rule == 1 ? "lambda_1se" : "lambda_min");
   std::printf("%-6s %-6s %4s %4s | %9s %9s | %9s %9s | %6s %6s | %6s\n", "n", "beta", "p", "n",
               "est_BL", "est_WBB", "pred_BL", "pred_WBB", "cov_BL", "cov_WBB", "sec");
   for (int design = 0; design < 2; ++design)
     for (int setting = 0; setting < 3; ++setting)
       for (int p : {40, 60, 80, 100, 120}) {
+        if (only_setting >= 0 && setting != only_setting) continue;
         const Eigen::Index n = design == 0 ? 50 : p / 2;
         if (design == 1 && p == 100) continue;  // not in the paper's tables
         Eigen::VectorXd beta = Eigen::VectorXd::Zero(p);
@@ -121,13 +123,13 @@ int simulation(int datasets, Eigen::Index T, int threads) {
           // WBB: lambda by 10-fold CV of the unweighted LASSO, separate penalty weights.
           wbb::LinearSpec spec{&X, &y, 1.0, true};
           const auto cv = wbb::cross_validate(cd, spec, 10, 100, n < p ? 1e-2 : 1e-4, seed, 1);
+          const double lambda = rule == 1 ? cv.lambda_1se : cv.lambda_min;
           WeightedLeastSquares base{
-              &X,  &y,  Eigen::VectorXd::Ones(n), Eigen::VectorXd::Constant(p, cv.lambda_min),
-              1.0, true};
+              &X, &y, Eigen::VectorXd::Ones(n), Eigen::VectorXd::Constant(p, lambda), 1.0, true};
           PenalizedSolution mode;
           cd.solve(base, mode);
-          const auto d = wbb::linear_draws(cd, spec, cv.lambda_min, r,
-                                           wbb::PenaltyWeights::separate, mode, true, T, seed, 1);
+          const auto d = wbb::linear_draws(cd, spec, lambda, r, wbb::PenaltyWeights::separate, mode,
+                                           true, T, seed, 1);
           wbb[b] = metrics(d.beta, d.intercept, beta, Xt, yt);
           // Bayesian LASSO: Gibbs with lambda by empirical Bayes.
           bayesian_lasso::GibbsOptions o;
@@ -243,13 +245,15 @@ int main(int argc, char** argv) {
   auto arg = [&](int i, long def) { return argc > i ? std::atol(argv[i]) : def; };
   if (cmd == "normal_means") return normal_means(arg(2, 100000));
   if (cmd == "simulation")
-    return simulation(static_cast<int>(arg(2, 20)), arg(3, 200), static_cast<int>(arg(4, 0)));
+    return simulation(static_cast<int>(arg(2, 20)), arg(3, 200), static_cast<int>(arg(4, 0)),
+                      static_cast<int>(arg(5, 0)), static_cast<int>(arg(6, -1)));
   if (cmd == "lambda_rule")
     return lambda_rule(static_cast<int>(arg(2, 20)), arg(3, 200), static_cast<int>(arg(4, 0)),
                        arg(5, 50));
   if (cmd == "trend_data") return trend_data(static_cast<std::uint64_t>(arg(2, 2018)));
   std::fprintf(stderr,
                "usage: wbb_reproduce normal_means [draws] | simulation [datasets] [draws] "
-               "[threads] | lambda_rule [datasets] [draws] [threads] [n] | trend_data [seed]\n");
+               "[threads] [rule 0 min | 1 one_se] [setting -1 all | 0 | 1 | 2] | lambda_rule "
+               "[datasets] [draws] [threads] [n] | trend_data [seed]\n");
   return 2;
 }
