@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <vector>
 
 #include "quench/errors.h"
 
@@ -43,13 +42,6 @@ SiteSystem::SiteSystem(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau)
   }
 }
 
-Eigen::VectorXd SiteSystem::posterior_mean(const Eigen::VectorXd& nu) const {
-  const Eigen::VectorXd cnu = C_ * nu;
-  if (lu_) return lu_->solve(cnu);
-  const Eigen::VectorXd w = s_.cwiseProduct(cnu);
-  return cnu - C_ * s_.cwiseProduct(chol_->solve(w));
-}
-
 Eigen::VectorXd SiteSystem::solve_newton(const Eigen::VectorXd& r) const {
   const Eigen::VectorXd cr = C_ * r;
   if (lu_) return r - tau_.cwiseProduct(lu_->solve(cr));
@@ -57,60 +49,46 @@ Eigen::VectorXd SiteSystem::solve_newton(const Eigen::VectorXd& r) const {
   return r - s_.cwiseProduct(chol_->solve(w));
 }
 
-Eigen::VectorXd SiteSystem::posterior_variance() const {
-  if (lu_) return lu_->solve(C_).diagonal();
-  // Sigma_ii = C_ii - ||L^{-1} S C e_i||^2.
-  const Eigen::MatrixXd W = chol_->solve_lower(s_.asDiagonal() * C_);
-  return (C_.diagonal() - W.colwise().squaredNorm().transpose()).cwiseMax(0.0);
-}
-
-Eigen::VectorXd SiteSystem::cavity_variance() const {
-  const Eigen::Index n = tau_.size();
-  Eigen::VectorXd lambda(n);
-  // Floor against total cancellation in Sigma_ii for a nearly singular C (noise-free
-  // Gaussian kernel): a zero cavity variance would make the tilted variance 0 and tau
-  // infinite. 1e-12 C_ii is far below any variance that changes a result.
-  auto floored = [&](Eigen::Index i, double l) { return std::max(l, 1e-12 * C_(i, i)); };
-  if (lu_) {
-    const Eigen::VectorXd sigma = posterior_variance();
-    for (Eigen::Index i = 0; i < n; ++i)
-      lambda(i) = floored(i, sigma(i) / std::max(1.0 - tau_(i) * sigma(i), 1e-300));
-    return lambda;
-  }
-  // lambda_i = 1/[(Omega + C)^{-1}]_ii - Omega_i = (1 - b_i)/(tau_i b_i), b = diag B^{-1}
-  // (one triangular inversion), accurate where q_i = 1 - b_i = tau_i Sigma_ii is not small
-  // (relative error ~ eps/q_i). Where q_i < 1e-3 (weakly constrained sites, tau_i = 0
-  // included) Sigma_ii = C_ii - ||L^{-1} S C e_i||^2 is computed for those columns only and
-  // lambda_i = Sigma_ii/(1 - tau_i Sigma_ii).
-  const Eigen::VectorXd b = chol_->inverse_diagonal();
-  std::vector<Eigen::Index> weak;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double q = 1.0 - b(i);
-    if (q >= 1e-3)
-      lambda(i) = floored(i, q / (tau_(i) * b(i)));
-    else
-      weak.push_back(i);
-  }
-  if (!weak.empty()) {
-    Eigen::MatrixXd SC(n, static_cast<Eigen::Index>(weak.size()));
-    for (std::size_t k = 0; k < weak.size(); ++k)
-      SC.col(static_cast<Eigen::Index>(k)) = s_.cwiseProduct(C_.col(weak[k]));
-    const Eigen::MatrixXd W = chol_->solve_lower(SC);
-    for (std::size_t k = 0; k < weak.size(); ++k) {
-      const Eigen::Index i = weak[k];
-      const double sigma =
-          std::max(C_(i, i) - W.col(static_cast<Eigen::Index>(k)).squaredNorm(), 0.0);
-      // 1 - tau_i Sigma_ii = b_i > 0.999 here.
-      lambda(i) = floored(i, sigma / (1.0 - tau_(i) * sigma));
-    }
-  }
-  return lambda;
-}
-
 Eigen::VectorXd SiteSystem::quadratic_form(const Eigen::MatrixXd& K) const {
   if (lu_) return (K.array() * (tau_.asDiagonal() * lu_->solve(K)).array()).colwise().sum();
   const Eigen::MatrixXd V = chol_->solve_lower(s_.asDiagonal() * K);
   return V.colwise().squaredNorm().transpose();
+}
+
+PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau) {
+  const Eigen::Index n = tau.size();
+  PosteriorCovariance p;
+  p.b.resize(n);
+  p.lambda.resize(n);
+  Eigen::VectorXd diag(n);
+  if (n == 0 || tau.minCoeff() >= 0.0) {
+    const Eigen::VectorXd s = tau.cwiseMax(1e-200).cwiseSqrt();
+    p.sigma = Cholesky(scaled(C, s), JitterPolicy{}, "I + S C S").inverse();  // B^{-1}
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double b = p.sigma(i, i), q = 1.0 - b;
+      p.b(i) = b;
+      diag(i) = q >= 1e-3 ? q / (s(i) * s(i))
+                          : p.sigma.col(i).cwiseProduct(C.col(i)).cwiseProduct(s).sum() / s(i);
+    }
+    const Eigen::VectorXd r = s.cwiseInverse();
+    p.sigma = -(r.asDiagonal() * p.sigma * r.asDiagonal());
+  } else {
+    Eigen::MatrixXd M = C * tau.asDiagonal();
+    M.diagonal().array() += 1.0;
+    p.sigma = Eigen::PartialPivLU<Eigen::MatrixXd>(M).solve(C);
+    p.sigma = 0.5 * (p.sigma + p.sigma.transpose()).eval();
+    diag = p.sigma.diagonal();
+    p.b = (1.0 - tau.array() * diag.array()).matrix();
+  }
+  for (Eigen::Index i = 0; i < n; ++i) {
+    diag(i) = std::max(diag(i), 0.0);
+    p.sigma(i, i) = diag(i);
+    // Floor against total cancellation in Sigma_ii for a nearly singular C (noise-free Gaussian
+    // kernel): a zero cavity variance would make the tilted variance 0 and tau infinite.
+    // 1e-12 C_ii is far below any variance that changes a result.
+    p.lambda(i) = std::max(diag(i) / std::max(p.b(i), 1e-300), 1e-12 * C(i, i));
+  }
+  return p;
 }
 
 SiteMoments site_moments(const Likelihood& lik, double t, double m, double lambda) {
@@ -121,6 +99,29 @@ SiteMoments site_moments(const Likelihood& lik, double t, double m, double lambd
   // Omega = lambda Var / (lambda - Var) (eqs 29-30 in EP form); tau = 1/Omega.
   s.tau = (lambda - tm.variance) / (lambda * tm.variance);
   return s;
+}
+
+SiteDerivatives site_derivatives(const Likelihood& lik, const Eigen::VectorXd& t,
+                                 const Eigen::VectorXd& m, const Eigen::VectorXd& lambda) {
+  const Eigen::Index n = t.size();
+  SiteDerivatives d{Eigen::VectorXd(n), Eigen::VectorXd(n), Eigen::VectorXd(n), Eigen::VectorXd(n)};
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double l = lambda(i), h = 3e-3 * std::sqrt(l);
+    double f = 0.0;
+    auto k_at = [&](double mm, double* fout) {
+      const TiltedMoments tm = lik.tilted_moments(t(i), mm, l);
+      if (fout) *fout = (tm.mean - mm) / l;
+      return (tm.variance - l) / (l * l);
+    };
+    const double k = k_at(m(i), &f), kp = k_at(m(i) + h, nullptr), kn = k_at(m(i) - h, nullptr);
+    const double k1 = (kp - kn) / (2 * h), k2 = (kp - 2 * k + kn) / (h * h);
+    const double den = (1.0 + l * k) * (1.0 + l * k);  // (Var/lambda)^2 > 0
+    d.fm(i) = k;
+    d.fl(i) = 0.5 * k1 + f * k;
+    d.tm(i) = -k1 / den;
+    d.tl(i) = -(0.5 * k2 + f * k1) / den;
+  }
+  return d;
 }
 
 double error_rate(const Eigen::VectorXd& t, const Eigen::VectorXd& h) {

@@ -25,15 +25,8 @@ Eigen::VectorXd class_labels(const Eigen::VectorXd& y, const char* engine);
 class SiteSystem {
  public:
   SiteSystem(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau);
-  /// diag of the posterior covariance Sigma = C - C (Omega + C)^{-1} C (one triangular solve).
-  Eigen::VectorXd posterior_variance() const;
-  /// Cavity variances lambda_i = 1/[(Omega + C)^{-1}]_ii - Omega_i = Sigma_ii/(1 - tau_i Sigma_ii)
-  /// (001 eq 28; the same number as EP's cavity variance).
-  Eigen::VectorXd cavity_variance() const;
   /// diag(K^T (Omega + C)^{-1} K) for the columns of K (eq 27 at test inputs).
   Eigen::VectorXd quadratic_form(const Eigen::MatrixXd& K) const;
-  /// Posterior mean Sigma nu for site natural means nu (EP).
-  Eigen::VectorXd posterior_mean(const Eigen::VectorXd& nu) const;
   /// (I + T C)^{-1} r, T = diag(tau): the Newton system of the alpha equations at fixed lambda
   /// (mean_field.cpp). Cholesky form r - S B^{-1} S C r; LU form r - T M^{-1} C r.
   Eigen::VectorXd solve_newton(const Eigen::VectorXd& r) const;
@@ -41,7 +34,6 @@ class SiteSystem {
   Eigen::VectorXd solve_b(const Eigen::VectorXd& w) const { return chol_->solve(w); }
   double log_det_b() const { return chol_->log_determinant(); }
   bool log_concave() const { return chol_.has_value(); }
-  const Eigen::VectorXd& sqrt_tau() const { return s_; }
 
  private:
   const Eigen::MatrixXd& C_;
@@ -49,6 +41,21 @@ class SiteSystem {
   std::optional<Cholesky> chol_;
   std::optional<Eigen::PartialPivLU<Eigen::MatrixXd>> lu_;
 };
+
+/// The full posterior covariance Sigma = (C^{-1} + T)^{-1} and the cavity variances of eq 28
+/// from one factorization, every site to full relative accuracy. All tau_i >= 0: B = I + S C S
+/// (tau floored at 1e-200, which leaves B unchanged to rounding) by dpotrf + dpotri (3 N^3/3
+/// flops); Sigma = S^{-1} B^{-1} S C, i.e. Sigma_ij = -[B^{-1}]_ij/(s_i s_j) off the diagonal
+/// and Sigma_ii = (1 - b_i)/tau_i where q_i = 1 - b_i >= 1e-3, else (1/s_i) sum_k [B^{-1}]_ik s_k
+/// C_ki (no cancellation for weakly constrained sites; the entries of B^{-1} in row i scale
+/// with s_i, so the division is exact in relative terms). Some tau_i < 0 (label noise): LU of
+/// I + C T, Sigma = (I + C T)^{-1} C.
+struct PosteriorCovariance {
+  Eigen::MatrixXd sigma;   ///< Sigma, symmetric
+  Eigen::VectorXd b;       ///< 1 - tau_i Sigma_ii (= [B^{-1}]_ii)
+  Eigen::VectorXd lambda;  ///< eq 28: lambda_i = Sigma_ii / b_i
+};
+PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau);
 
 /// One site's TAP/EP quantities at cavity mean m and variance lambda (001 eqs 23, 29-30):
 /// t alpha = d log Z / dm, tau = 1/Omega = 1/Var_tilted - 1/lambda (clamped at 0).
@@ -58,6 +65,21 @@ struct SiteMoments {
   double log_z = 0.0;  ///< log of the tilted normalizer
 };
 SiteMoments site_moments(const Likelihood& lik, double t, double m, double lambda);
+
+/// Derivatives of one site's eq 23 (f = t alpha = d log Z / dm) and eqs 29-30 (tau = 1/Omega)
+/// at the cavity mean m and variance lambda, for the joint Newton step of the TAP solver. With
+/// k = d^2 log Z / dm^2 = (Var - lambda)/lambda^2 and the heat equation of the Gaussian cavity,
+/// d log Z / d lambda = (k + f^2)/2:
+///   f_m = k,  f_lambda = k'/2 + f k,  tau = -k/(1 + lambda k),
+///   tau_m = -k'/(1 + lambda k)^2,  tau_lambda = -(k''/2 + f k')/(1 + lambda k)^2,
+/// with k' = dk/dm and k'' = d^2k/dm^2 by central differences (step 3e-3 sqrt(lambda); a
+/// Jacobian accurate to ~1e-5 slows Newton from quadratic to a fast linear rate, the residuals
+/// themselves are exact).
+struct SiteDerivatives {
+  Eigen::VectorXd fm, fl, tm, tl;  ///< df/dm, df/dlambda, dtau/dm, dtau/dlambda
+};
+SiteDerivatives site_derivatives(const Likelihood& lik, const Eigen::VectorXd& t,
+                                 const Eigen::VectorXd& m, const Eigen::VectorXd& lambda);
 
 /// A solved classifier on the training set, in the paper's variables.
 struct MeanFieldFit {

@@ -30,10 +30,10 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const 
       tau(i) = (1 - o.damping) * tau(i) + o.damping * tau_new;
       nu(i) = (1 - o.damping) * nu(i) + o.damping * nu_new;
     }
-    const SiteSystem sys(C, tau);
-    const Eigen::VectorXd sigma_new = sys.posterior_variance();
-    // mu = Sigma nu = C nu - C S B^{-1} S C nu.
-    const Eigen::VectorXd mu_new = sys.posterior_mean(nu);  // Sigma nu
+    // One factorization per sweep: Sigma (dpotrf + dpotri, or LU when some tau_i < 0).
+    const PosteriorCovariance post = posterior_covariance(C, tau);
+    const Eigen::VectorXd sigma_new = post.sigma.diagonal();
+    const Eigen::VectorXd mu_new = post.sigma * nu;
     const double change =
         std::max((mu_new - mu).cwiseAbs().maxCoeff(), (sigma_new - sigma).cwiseAbs().maxCoeff());
     mu = mu_new;

@@ -3,6 +3,7 @@
 // the SVM's KKT conditions, on separable and non-separable toy sets.
 #include <cmath>
 #include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -136,6 +137,78 @@ TEST(Tap, NewtonReachesEpOnANoiseFreeKernel) {
   EXPECT_LT((a.alpha - b.alpha).cwiseAbs().maxCoeff(), 1e-6 * scale);
 }
 
+TEST(Tap, JointNewtonConvergesQuadratically) {
+  // The joint (alpha, lambda) Newton solver: after the global phase a handful of steps; the
+  // old double loop (alpha Newton + plain eq-28 refreshes) needed ~40 refreshes on letter.
+  const Dataset d = toy(60, 0, 1.5, 17);
+  const Problem p = problem_for(d, 0.5, 0.1);
+  const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
+  MeanFieldOptions o;
+  o.ftol = 1e-24;
+  o.lambda_tol = 1e-13;
+  const MeanFieldFit a = solve_mean_field(C, d.y_train, *p.likelihood, o);
+  ASSERT_EQ(a.status.code, RunStatus::ok) << a.status.message;
+  EXPECT_LE(a.lambda_refreshes, 8);
+  // The fixed point: eq 28 at the returned tau reproduces lambda, eq 23 reproduces alpha.
+  const Eigen::VectorXd fresh = posterior_covariance(C, a.tau).lambda;
+  EXPECT_LT(((fresh - a.cavity_variance).array() / a.cavity_variance.array()).abs().maxCoeff(),
+            1e-12);
+  for (Eigen::Index i = 0; i < d.y_train.size(); ++i)
+    EXPECT_NEAR(
+        site_moments(*p.likelihood, d.y_train(i), a.cavity_mean(i), a.cavity_variance(i)).alpha,
+        a.alpha(i), 1e-11);
+}
+
+TEST(SiteDerivatives, MatchFiniteDifferencesOfTheSiteMoments) {
+  // Independent check of the heat-equation formulas: central differences of site_moments
+  // (alpha, tau) in m and lambda with a step 1e-5 (truncation ~1e-10, rounding ~1e-11).
+  const likelihoods::ProbitLikelihood lik(0.0, 0.0), noisy(0.3, 0.05);
+  for (const Likelihood* l :
+       {static_cast<const Likelihood*>(&lik), static_cast<const Likelihood*>(&noisy)})
+    for (double m : {-3.0, -0.7, 0.0, 0.4, 2.5})
+      for (double lam : {0.05, 1.0, 4.0}) {
+        const Eigen::VectorXd t = Eigen::VectorXd::Constant(1, 1.0);
+        const SiteDerivatives d = site_derivatives(*l, t, Eigen::VectorXd::Constant(1, m),
+                                                   Eigen::VectorXd::Constant(1, lam));
+        const double h = 1e-5;
+        auto sm = [&](double mm, double ll) { return site_moments(*l, 1.0, mm, ll); };
+        const double fm = (sm(m + h, lam).alpha - sm(m - h, lam).alpha) / (2 * h);
+        const double fl = (sm(m, lam + h).alpha - sm(m, lam - h).alpha) / (2 * h);
+        const double tm = (sm(m + h, lam).tau - sm(m - h, lam).tau) / (2 * h);
+        const double tl = (sm(m, lam + h).tau - sm(m, lam - h).tau) / (2 * h);
+        const double scale = std::fabs(sm(m, lam).tau) + std::fabs(sm(m, lam).alpha) + 1e-3;
+        EXPECT_NEAR(d.fm(0), fm, 1e-5 * scale / lam) << m << " " << lam;
+        EXPECT_NEAR(d.fl(0), fl, 1e-5 * scale / lam) << m << " " << lam;
+        EXPECT_NEAR(d.tm(0), tm, 1e-5 * scale / lam) << m << " " << lam;
+        EXPECT_NEAR(d.tl(0), tl, 1e-5 * scale / lam) << m << " " << lam;
+      }
+}
+
+TEST(PosteriorCovariance, MatchesTheDirectInverse) {
+  // Sigma = (I + C T)^{-1} C by an LU of the unscaled system (independent of the B^{-1} scaling),
+  // with site precisions from exactly 0 (floored inside) to 1e5, in both code paths.
+  const Dataset d = toy(12, 0, 1.0, 3);
+  const Problem p = problem_for(d, 0.5, 0.01);
+  const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
+  Eigen::VectorXd tau(12);
+  tau << 0.0, 1e-30, 1e-8, 1e-3, 0.3, 2.0, 50.0, 1e5, 0.0, 7.0, 1e-12, 0.9;
+  for (bool negative : {false, true}) {
+    if (negative) tau(3) = -1e-3;  // the LU path (label noise)
+    Eigen::MatrixXd M = C * tau.asDiagonal();
+    M.diagonal().array() += 1.0;
+    const Eigen::MatrixXd ref = Eigen::PartialPivLU<Eigen::MatrixXd>(M).solve(C);
+    const PosteriorCovariance post = posterior_covariance(C, tau);
+    for (Eigen::Index i = 0; i < 12; ++i) {
+      for (Eigen::Index j = 0; j < 12; ++j)
+        EXPECT_NEAR(post.sigma(i, j), ref(i, j), 1e-10 * std::sqrt(ref(i, i) * ref(j, j)))
+            << i << " " << j << " negative " << negative;
+      const double lambda = ref(i, i) / (1.0 - tau(i) * ref(i, i));  // eq 28
+      EXPECT_NEAR(post.lambda(i), lambda, 1e-10 * lambda) << i << " negative " << negative;
+      EXPECT_NEAR(post.b(i), 1.0 - tau(i) * ref(i, i), 1e-12) << i;
+    }
+  }
+}
+
 // A 1-D minimizer independent of Ceres: bisection on the sign of the gradient in [-4, 4].
 class BisectionOptimizer final : public Optimizer {
  public:
@@ -263,6 +336,29 @@ TEST(SvmLimit, Eq38MatchesExactLoo) {
   int same = 0;
   for (Eigen::Index i = 0; i < cav.size(); ++i) same += std::fabs(cav(i) - exact(i)) < 1e-6;
   EXPECT_GE(same, 30);  // most removals leave the support set unchanged
+  // Eq 38 is exact for a retrain on the fixed support set S \ {i}: C_{S\i} u = t_{S\i}
+  // (every remaining support vector on the margin, eq 37), evaluated at x_i.
+  const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
+  const Eigen::VectorXd& alpha = r.vectors.at("alpha");
+  int checked = 0;
+  for (Eigen::Index i = 0; i < alpha.size(); ++i) {
+    if (alpha(i) <= 0) continue;
+    std::vector<Eigen::Index> s;
+    for (Eigen::Index j = 0; j < alpha.size(); ++j)
+      if (alpha(j) > 0 && j != i) s.push_back(j);
+    const auto k = static_cast<Eigen::Index>(s.size());
+    Eigen::MatrixXd Cs(k, k);
+    Eigen::VectorXd ts(k), ci(k);
+    for (Eigen::Index a = 0; a < k; ++a) {
+      ts(a) = d.y_train(s[a]);
+      ci(a) = C(s[a], i);
+      for (Eigen::Index b = 0; b < k; ++b) Cs(a, b) = C(s[a], s[b]);
+    }
+    const Eigen::VectorXd u = Eigen::PartialPivLU<Eigen::MatrixXd>(Cs).solve(ts);
+    EXPECT_NEAR(cav(i), ci.dot(u), 1e-8 * std::max(1.0, std::fabs(cav(i)))) << i;
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);
 }
 
 TEST(Classifiers, NonConvergenceIsReported) {

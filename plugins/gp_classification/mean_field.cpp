@@ -1,12 +1,10 @@
 #include "mean_field.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <string>
-#include <vector>
-
-#include <Eigen/QR>
 
 #include "quench/errors.h"
 
@@ -37,49 +35,99 @@ Sweep sweep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood
   return s;
 }
 
-// Anderson acceleration (depth 5) of the fixed-point map lambda -> eq 28(alpha*(lambda)) in
-// log lambda, which alone converges only linearly. The history is cleared whenever the
-// residual grows; any lambda > 0 is admissible for the inner Newton solve, so an
-// extrapolated step cannot break it.
-class AndersonLog {
- public:
-  Eigen::VectorXd next(const Eigen::VectorXd& lambda, const Eigen::VectorXd& fresh) {
-    const Eigen::VectorXd x = lambda.array().log().matrix(), g = fresh.array().log().matrix();
-    const Eigen::VectorXd f = g - x;
-    if (!f_.empty() && f.norm() > f_.back().norm()) {
-      f_.clear();
-      g_.clear();
+// GMRES (no restart) for A x = b from x = 0, A given by `apply`; stops when |b - A x| <=
+// tol |b| or after max_iterations.
+template <class Apply>
+Eigen::VectorXd gmres(const Apply& apply, const Eigen::VectorXd& b, double tol,
+                      int max_iterations) {
+  const Eigen::Index n = b.size();
+  const double beta = b.norm();
+  if (beta == 0.0 || n == 0) return Eigen::VectorXd::Zero(n);
+  const int m = static_cast<int>(std::min<Eigen::Index>(max_iterations, n));
+  Eigen::MatrixXd V(n, m + 1), H = Eigen::MatrixXd::Zero(m + 1, m);
+  Eigen::VectorXd cs(m), sn(m), g = Eigen::VectorXd::Zero(m + 1);
+  V.col(0) = b / beta;
+  g(0) = beta;
+  int k = 0;
+  while (k < m) {
+    Eigen::VectorXd w = apply(V.col(k));
+    for (int j = 0; j <= k; ++j) {  // modified Gram-Schmidt
+      H(j, k) = V.col(j).dot(w);
+      w -= H(j, k) * V.col(j);
     }
-    f_.push_back(f);
-    g_.push_back(g);
-    if (f_.size() > 6) {
-      f_.erase(f_.begin());
-      g_.erase(g_.begin());
+    H(k + 1, k) = w.norm();
+    if (H(k + 1, k) > 0.0) V.col(k + 1) = w / H(k + 1, k);
+    for (int j = 0; j < k; ++j) {  // previous Givens rotations
+      const double a = cs(j) * H(j, k) + sn(j) * H(j + 1, k);
+      H(j + 1, k) = -sn(j) * H(j, k) + cs(j) * H(j + 1, k);
+      H(j, k) = a;
     }
-    const auto m = static_cast<Eigen::Index>(f_.size()) - 1;
-    if (m == 0) return fresh;
-    Eigen::MatrixXd dF(f.size(), m), dG(f.size(), m);
-    for (Eigen::Index j = 0; j < m; ++j) {
-      dF.col(j) = f_[static_cast<std::size_t>(j) + 1] - f_[static_cast<std::size_t>(j)];
-      dG.col(j) = g_[static_cast<std::size_t>(j) + 1] - g_[static_cast<std::size_t>(j)];
-    }
-    const Eigen::VectorXd gamma = dF.colPivHouseholderQr().solve(f);
-    const Eigen::VectorXd y = g - dG * gamma;
-    if (!y.allFinite()) return fresh;
-    return y.array().exp().matrix();
+    const double r = std::hypot(H(k, k), H(k + 1, k));
+    cs(k) = r > 0.0 ? H(k, k) / r : 1.0;
+    sn(k) = r > 0.0 ? H(k + 1, k) / r : 0.0;
+    H(k, k) = r;
+    H(k + 1, k) = 0.0;
+    g(k + 1) = -sn(k) * g(k);
+    g(k) *= cs(k);
+    ++k;
+    if (std::fabs(g(k)) <= tol * beta || r == 0.0) break;
   }
+  const Eigen::VectorXd y = H.topLeftCorner(k, k).triangularView<Eigen::Upper>().solve(g.head(k));
+  return V.leftCols(k) * y;
+}
 
- private:
-  std::vector<Eigen::VectorXd> f_, g_;
-};
+// The joint Newton step on the TAP equations in u = t alpha and lambda:
+//   F(u, lambda) = u - f(m, lambda) = 0,  m = (C - Lambda) u          (eqs 19, 23, 26)
+//   G(u, lambda) = log lambda - log lambdahat(tau(m, lambda)) = 0      (eqs 28-30)
+// Linearized: delta u = R D (-F + e delta lambda) with R = (I + T C)^{-1}, D = 1 + lambda tau,
+// e = f_lambda - f_m u (f_m = -tau/D, so I - f_m (C - Lambda) = D^{-1}(I + T C)), and
+// d lambdahat_i / d tau_j = -(1 - delta_ij) Sigma_ij^2 / b_i^2 (the diagonal term vanishes).
+// Eliminating delta u leaves an N x N system for x = delta log lambda, solved by GMRES; the
+// update is lambda exp(x) (in log lambda the first step from lambda = C_ii, far above the
+// fixed point, is not cut short by lambda > 0). Every product costs two matrix-vector products
+// (Sigma and Sigma o Sigma), since C R = Sigma and R = I - T Sigma. No O(N^3) work beyond `post`.
+void joint_newton_step(const Eigen::VectorXd& t, const Likelihood& lik, const Eigen::VectorXd& u,
+                       const Eigen::VectorXd& lambda, const Eigen::VectorXd& m,
+                       const Eigen::VectorXd& tau, const PosteriorCovariance& post,
+                       const Eigen::VectorXd& F, const Eigen::VectorXd& G, double tol,
+                       Eigen::VectorXd& du, Eigen::VectorXd& dlog) {
+  const SiteDerivatives d = site_derivatives(lik, t, m, lambda);
+  const Eigen::VectorXd& tf = tau;
+  const Eigen::VectorXd D = (1.0 + lambda.array() * tf.array()).matrix();
+  const Eigen::VectorXd e = d.fl - d.fm.cwiseProduct(u);
+  Eigen::MatrixXd Q = post.sigma.cwiseAbs2();
+  Q.diagonal().setZero();
+  const Eigen::VectorXd kscale = -post.b.cwiseAbs2().cwiseInverse().cwiseQuotient(post.lambda);
+  // y -> (C - Lambda) R y, and R y.
+  auto clr = [&](const Eigen::VectorXd& y, Eigen::VectorXd& ry) {
+    const Eigen::VectorXd z = post.sigma * y;
+    ry = y - tf.cwiseProduct(z);
+    return Eigen::VectorXd(z - lambda.cwiseProduct(ry));
+  };
+  Eigen::VectorXd ry;
+  const Eigen::VectorXd y0 = -D.cwiseProduct(F);
+  const Eigen::VectorXd dtau0 = d.tm.cwiseProduct(clr(y0, ry));
+  const Eigen::VectorXd rhs = -G + kscale.cwiseProduct(Q * dtau0);
+  auto apply = [&](const Eigen::VectorXd& x) {
+    const Eigen::VectorXd dl = lambda.cwiseProduct(x);
+    Eigen::VectorXd r;
+    const Eigen::VectorXd dm = clr(D.cwiseProduct(e).cwiseProduct(dl), r) - u.cwiseProduct(dl);
+    const Eigen::VectorXd dtau = d.tm.cwiseProduct(dm) + d.tl.cwiseProduct(dl);
+    return Eigen::VectorXd(x - kscale.cwiseProduct(Q * dtau));
+  };
+  dlog = gmres(apply, rhs, tol, 60);
+  clr(D.cwiseProduct(-F + e.cwiseProduct(lambda.cwiseProduct(dlog))), du);
+}
 
 // Newton solver (see MeanFieldSolver::newton). With u = t alpha the alpha equations at fixed
-// lambda read F(u) = u - f(m) = 0, m = (C - Lambda) u (eqs 19, 26), f_i = d log Z_i / dm_i
+// lambda read F(u) = u - f(m) = 0, m = (C - Lambda)u (eqs 19, 26), f_i = d log Z_i / dm_i
 // (eq 23). f' = -tau/(1 + lambda tau) with tau the site precision 1/Omega (eqs 29-30), so the
 // Jacobian is diag(1/(1 + lambda tau)) (I + T C) and the Newton step solves
 // (I + T C) du = -(1 + lambda tau) F. For a log-concave likelihood the equations are the
 // stationarity conditions of a convex function (Hessian >= C), so damped Newton with
-// backtracking on |F|^2 converges globally.
+// backtracking on |F|^2 converges globally. Phase 1 solves them at lambda_i = C_ii (naive
+// mean field: to ftol, the whole solve; TAP: to a loose 1e-4); phase 2 (TAP) takes joint
+// Newton steps in (alpha, lambda) (joint_newton_step), each with one factorization.
 MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
                           const MeanFieldOptions& o) {
   const Eigen::Index n = t.size();
@@ -88,32 +136,28 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
   Eigen::VectorXd lambda = C.diagonal();
   Sweep s = sweep(C, t, lik, alpha, lambda);
   int steps = 0;
-  bool converged = false;
-  AndersonLog anderson;
   // Newton converges in tens of steps; max_iterations (sized for the paper's iteration)
   // is capped so that a stalled solve is reported instead of running for hours.
   const int max_steps = std::min(o.max_iterations, 2000);
-  // Inexact inner solves: while lambda still moves by a relative `change`, the alpha
-  // equations are solved only to |F| < 1e-2 change max(1, max alpha); the last inner solve
-  // before convergence is to ftol.
-  double inner_tol = o.refresh_lambda ? 1e-4 : o.ftol;
   auto residual = [&](const Sweep& sw, const Eigen::VectorXd& a) {
     return Eigen::VectorXd(t.cwiseProduct(a - sw.target));  // F in u = t alpha
   };
-  while (!converged && fit.status.code == RunStatus::ok) {
-    // Inner loop: the alpha equations at fixed lambda.
-    Eigen::VectorXd F = residual(s, alpha);
+  // Tolerances on |F|^2 are relative to max(1, max alpha)^2: with a noise-free kernel alpha
+  // reaches 1e2-1e3 and an absolute 1e-9 on it is below rounding.
+  auto rel = [&] { return std::pow(std::max(1.0, alpha.cwiseAbs().maxCoeff()), 2); };
+  const double tol1 = o.refresh_lambda ? 1e-4 : o.ftol;
+  Eigen::VectorXd F;
+  // Damped Newton steps on the alpha equations at the current lambda until max F^2 < tol rel.
+  auto solve_alpha = [&](double tol) {
+    F = residual(s, alpha);
     double merit = F.squaredNorm();
-    // Tolerances on |F|^2 are relative to max(1, max alpha)^2: with a noise-free kernel alpha
-    // reaches 1e2-1e3 and an absolute 1e-9 on it is below rounding.
-    auto rel = [&] { return std::pow(std::max(1.0, alpha.cwiseAbs().maxCoeff()), 2); };
-    while (F.cwiseAbs2().maxCoeff() >= inner_tol * rel()) {
-      if (++steps > max_steps) break;
+    while (F.cwiseAbs2().maxCoeff() >= tol * rel()) {
+      if (++steps > max_steps) return;
       const SiteSystem sys(C, s.tau);
       const Eigen::VectorXd r = -(1.0 + lambda.array() * s.tau.array()).matrix().cwiseProduct(F);
       const Eigen::VectorXd da = t.cwiseProduct(sys.solve_newton(r));
-      double step = 1.0;
       bool accepted = false;
+      double step = 1.0;
       for (int k = 0; k < 40 && !accepted; ++k, step /= 2) {
         const Eigen::VectorXd trial = alpha + step * da;
         Sweep st = sweep(C, t, lik, trial, lambda);
@@ -129,44 +173,80 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
       }
       if (!accepted) {
         // At the rounding floor a Newton step cannot decrease |F| further.
-        if (F.cwiseAbs2().maxCoeff() < 1e6 * o.ftol * rel()) break;
+        if (F.cwiseAbs2().maxCoeff() < 1e6 * o.ftol * rel()) return;
         fit.status = {
             RunStatus::failed,
             "Newton step on the alpha equations found no decrease at step " + std::to_string(steps),
             steps};
-        break;
+        return;
       }
     }
-    if (fit.status.code != RunStatus::ok) break;
-    if (steps > o.max_iterations) {
-      fit.status = {RunStatus::not_converged,
-                    "the alpha equations did not converge in " + std::to_string(o.max_iterations) +
-                        " Newton steps",
-                    o.max_iterations};
-      break;
-    }
-    if (!o.refresh_lambda) {
-      converged = true;
-      break;
-    }
-    // Outer loop: eq 28 at the solved alpha.
-    const Eigen::VectorXd fresh = SiteSystem(C, s.tau).cavity_variance();
-    const double change = ((fresh - lambda).array().abs() / lambda.array().max(1e-300)).maxCoeff();
-    lambda = change < o.lambda_tol || !o.anderson ? fresh : anderson.next(lambda, fresh);
-    s = sweep(C, t, lik, alpha, lambda);
-    if (!std::isfinite(change)) {
-      fit.status = {RunStatus::failed, "non-finite cavity variance", steps};
-      break;
-    }
+  };
+  solve_alpha(tol1);
+  bool converged = false;
+  if (fit.status.code == RunStatus::ok && steps <= max_steps && !o.refresh_lambda) converged = true;
+  // Phase 2: joint Newton steps; a step that does not decrease the merit
+  // |F|^2/rel + |G/lambda|^2 is halved (from the previous point).
+  Eigen::VectorXd alpha0, lambda0, da, dl;
+  double previous = std::numeric_limits<double>::infinity(), theta = 1.0;
+  while (o.refresh_lambda && fit.status.code == RunStatus::ok && !converged) {
+    if (++steps > max_steps) break;
+    const PosteriorCovariance post = posterior_covariance(C, s.tau);
     ++fit.lambda_refreshes;
-    if (change < o.lambda_tol && inner_tol <= o.ftol &&
-        residual(s, alpha).cwiseAbs2().maxCoeff() <
-            1e6 * o.ftol * std::pow(std::max(1.0, alpha.cwiseAbs().maxCoeff()), 2))
+    F = residual(s, alpha);
+    const Eigen::VectorXd G = (lambda.array() / post.lambda.array()).log().matrix();
+    const double change = (post.lambda - lambda).cwiseQuotient(lambda).cwiseAbs().maxCoeff();
+    const double fmax = F.cwiseAbs2().maxCoeff() / rel();
+    const double m = F.squaredNorm() / rel() + G.squaredNorm();
+    if (!std::isfinite(m)) {
+      fit.status = {RunStatus::failed, "non-finite TAP residual at step " + std::to_string(steps),
+                    steps};
+      break;
+    }
+    const bool stalled = !(m < previous);
+    if (change < o.lambda_tol && (fmax < o.ftol || (stalled && fmax < 1e6 * o.ftol))) {
+      lambda = post.lambda;  // the final eq-28 refresh
+      s = sweep(C, t, lik, alpha, lambda);
       converged = true;
-    const double scale = std::max(1.0, alpha.cwiseAbs().maxCoeff());
-    inner_tol =
-        change < o.lambda_tol ? o.ftol : std::max(o.ftol, std::pow(1e-2 * change * scale, 2));
+      break;
+    }
+    if (stalled) {
+      theta /= 2;
+      if (theta < 1e-6) {
+        fit.status = {RunStatus::failed,
+                      "joint Newton step found no decrease at step " + std::to_string(steps),
+                      steps};
+        break;
+      }
+      alpha = alpha0 + theta * da;
+      lambda = lambda0.cwiseProduct((theta * dl).array().exp().matrix());
+      s = sweep(C, t, lik, alpha, lambda);
+      continue;
+    }
+    previous = m;
+    Eigen::VectorXd du;
+    joint_newton_step(t, lik, t.cwiseProduct(alpha), lambda, s.m, s.tau, post, F, G,
+                      std::clamp(std::sqrt(m), 1e-12, 1e-3), du, dl);
+    da = t.cwiseProduct(du);
+    theta = 1.0;
+    if (!(dl.cwiseAbs().maxCoeff() <= 5.0)) {
+      // Far from the fixed point (a Newton step would change some lambda_i by more than a
+      // factor e^5): the plain eq-28 refresh lambda := lambdahat instead; alpha follows below.
+      dl = -G;
+      da.setZero();
+    }
+    alpha0 = alpha;
+    lambda0 = lambda;
+    alpha += theta * da;
+    lambda = lambda.cwiseProduct((theta * dl).array().exp().matrix());
+    s = sweep(C, t, lik, alpha, lambda);
+    solve_alpha(tol1);
   }
+  if (fit.status.code == RunStatus::ok && !converged)
+    fit.status = {
+        RunStatus::not_converged,
+        "the TAP equations did not converge in " + std::to_string(max_steps) + " Newton steps",
+        max_steps};
   if (converged) fit.status.iterations = steps;
   fit.alpha = alpha;
   fit.mean_field = s.h;
@@ -190,8 +270,7 @@ MeanFieldFit solve_mean_field(const Eigen::MatrixXd& C, const Eigen::VectorXd& t
   int it = 0;
   // Eq 28: lambda_i = 1/[(Omega + C)^{-1}]_ii - Omega_i at the current alpha.
   auto refresh = [&](const Sweep& s) {
-    const SiteSystem sys(C, s.tau);
-    const Eigen::VectorXd fresh = sys.cavity_variance();
+    const Eigen::VectorXd fresh = posterior_covariance(C, s.tau).lambda;
     const double change = ((fresh - lambda).array().abs() / lambda.array().max(1e-300)).maxCoeff();
     lambda = fresh;
     return change;
@@ -309,8 +388,7 @@ Results NaiveMeanFieldEngine::run(const Problem& problem) const {
   // Leave-one-out of App. D (eqs 47-51): Omega_i = C_ii (1/(t alpha <h>) - 1) (here in the
   // general form lambda Var / (lambda - Var) at lambda = C_ii), then
   // delta<h_i> = -(1/[(Omega + C)^{-1}]_ii - Omega_i) t_i alpha_i.
-  const SiteSystem sys(C, fit.tau);
-  const Eigen::VectorXd shift = sys.cavity_variance();
+  const Eigen::VectorXd shift = posterior_covariance(C, fit.tau).lambda;
   const Eigen::VectorXd loo_mean =
       fit.mean_field - shift.cwiseProduct(t).cwiseProduct(fit.alpha);  // eq 51
   r.vectors["cavity_mean"] = loo_mean;

@@ -16,9 +16,6 @@ enum class MeanFieldSolver { paper, newton };
 
 struct MeanFieldOptions {
   MeanFieldSolver solver = MeanFieldSolver::newton;
-  /// Newton solver: Anderson-accelerate the lambda refreshes (off by default: on letter it
-  /// took more refreshes, 36-47 vs 13-20, and agreed with EP only to 6e-8 instead of 3e-10).
-  bool anderson = false;
   bool refresh_lambda = true;  ///< false: naive mean field, lambda_i = C_ii (eq 35)
   int lambda_every = 20;       ///< recompute Omega, then lambda, every this many steps (Sec. 4)
   double eta = 0.05;           ///< initial step (Sec. 4); x1.1 on progress, /2 otherwise
