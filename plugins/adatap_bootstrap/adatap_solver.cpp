@@ -31,37 +31,44 @@ namespace {
 // (1 - [B^-1]_ii) / dl_i, which loses ~eps / (dl_i K_ii) relative accuracy to cancellation.
 constexpr double kSmallSite = 1e-6;
 
-// Sum over the occupation number (eqs 60, 64 and H of eq 65): sum_k p_k (a + k/s2)^-power.
-double occupation_sum(const Occupation& occ, double a, double s2, int power) {
-  double s = 0;
-  for (Index k = 0; k < occ.pmf.size(); ++k) {
-    const double ak = a + static_cast<double>(k) / s2;
-    s += occ.pmf(k) * (power == 1 ? 1.0 / ak : 1.0 / (ak * ak));
+// The sums over the occupation number k (eqs 60, 64 and H of eq 65) with a_k = a + k/s2: the
+// pmf and the k/s2 grid are tabulated once per solve (only the k with p_k > 0), and each sum is
+// one vectorized pass over k.
+class KSums {
+ public:
+  KSums(const Occupation& occ, double s2) {
+    std::vector<double> p, ks;
+    for (Index k = 0; k < occ.pmf.size(); ++k)
+      if (occ.pmf(k) > 0) p.push_back(occ.pmf(k)), ks.push_back(static_cast<double>(k) / s2);
+    p_ = Eigen::Map<const Eigen::ArrayXd>(p.data(), static_cast<Index>(p.size()));
+    ks_ = Eigen::Map<const Eigen::ArrayXd>(ks.data(), static_cast<Index>(ks.size()));
   }
-  return s;
-}
-
-// Var_k[(a + k/s2)^-1] = H - (sum_k p_k / a_k)^2, summed without cancellation.
-double occupation_variance(const Occupation& occ, double a, double s2) {
-  const double s1 = occupation_sum(occ, a, s2, 1);
-  double v = 0;
-  for (Index k = 0; k < occ.pmf.size(); ++k) {
-    const double d = 1.0 / (a + static_cast<double>(k) / s2) - s1;
-    v += occ.pmf(k) * d * d;
+  double inv(double a) const { return (p_ / (a + ks_)).sum(); }            ///< sum p_k / a_k
+  double inv2(double a) const { return (p_ / (a + ks_).square()).sum(); }  ///< sum p_k / a_k^2
+  /// Var_k[1/a_k] = inv2 - inv^2, summed without cancellation.
+  double variance(double a) const {
+    const double m = inv(a);
+    return (p_ * ((a + ks_).inverse() - m).square()).sum();
   }
-  return v;
-}
 
-// B = I + D^1/2 K D^1/2 (the symmetric form of eq 70), D = diag(dl); only its lower triangle is
-// formed (quench::Cholesky reads no more), in one pass over K.
-Cholesky factor_b(const MatrixXd& K, const VectorXd& sq) {
+ private:
+  Eigen::ArrayXd p_, ks_;
+};
+
+// B = I + D^1/2 K D^1/2 (the symmetric form of eq 70), D = diag(dl), sq = dl^1/2, written into
+// the buffer B (resized only when its size differs: the iteration reuses one buffer); only the
+// lower triangle is formed (the factorization reads no more), in one pass over K (of the same
+// scalar type as B, so that the single-precision evaluations run in float throughout).
+template <class S>
+void form_b(const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& K,
+            const Eigen::Matrix<S, Eigen::Dynamic, 1>& sq,
+            Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& B) {
   const Index n = K.rows();
-  MatrixXd B(n, n);
+  B.resize(n, n);
   for (Index j = 0; j < n; ++j) {
     B.col(j).tail(n - j) = (sq(j) * sq.tail(n - j)).cwiseProduct(K.col(j).tail(n - j));
-    B(j, j) += 1.0;
+    B(j, j) += S(1);
   }
-  return Cholesky(std::move(B), JitterPolicy{}, "I + D^1/2 K D^1/2");
 }
 
 std::vector<Index> small_sites(const MatrixXd& K, const VectorXd& dl) {
@@ -80,20 +87,20 @@ MatrixXd scaled_columns(const MatrixXd& K, const VectorXd& sq, const std::vector
 }
 
 // One exact evaluation of G = (K^-1 + diag dl)^-1 = D^-1/2 (I - B^-1) D^-1/2 (eqs 41, 70),
-// never through K^-1: one Cholesky of B (n^3/3 flops) and L^-1 (dtrtri, n^3/3), whose squared
-// column norms are diag(B^-1). L^-1 is kept so that the full G costs only one more dlauum
-// (n^3/3) when it is needed (A.3, A.4, and once at the end).
+// never through K^-1: one Cholesky of B (n^3/3 flops) and L^-1 (n^3/3, level-3 BLAS), whose
+// squared column norms are diag(B^-1); both in the storage of B (quench::inverse_lower_double).
+// L^-1 is kept so that the full G costs only one more dlauum (n^3/3) when it is needed (A.3,
+// A.4, and once at the end).
 struct ExactG {
   VectorXd dl, sq;
-  std::optional<Cholesky> factor;
   MatrixXd inv_l;
   VectorXd diag;  ///< diag G
 
   void compute(const MatrixXd& K, const VectorXd& dl_in) {
     dl = dl_in;
     sq = dl.cwiseMax(0.0).cwiseSqrt();
-    factor.emplace(factor_b(K, sq));
-    inv_l = factor->inverse_lower();
+    form_b(K, sq, inv_l);  // B in the storage of the previous L^-1, inverted in place
+    inv_l = inverse_lower_double(std::move(inv_l), "I + D^1/2 K D^1/2");
     const Index n = dl.size();
     diag.resize(n);
     for (Index i = 0; i < n; ++i) diag(i) = (1.0 - inv_l.col(i).tail(n - i).squaredNorm()) / dl(i);
@@ -108,6 +115,13 @@ struct ExactG {
 
   // The full G at dl (dlauum on L^-1; consumes L^-1 when `consume`).
   MatrixXd full(const MatrixXd& K, bool consume) {
+    const auto small = small_sites(K, dl);
+    MatrixXd C;  // K D^1/2 B^-1 D^1/2 K e_j for the small sites, B^-1 = L^-T L^-1
+    if (!small.empty()) {
+      const MatrixXd Y = inv_l.triangularView<Eigen::Lower>() * scaled_columns(K, sq, small);
+      const MatrixXd X = inv_l.transpose().triangularView<Eigen::Upper>() * Y;
+      C = K * (sq.asDiagonal() * X);
+    }
     MatrixXd G = Cholesky::inverse_from_lower_inverse(consume ? std::move(inv_l) : inv_l);
     const Index n = dl.size();
     const VectorXd inv = dl.unaryExpr([](double v) { return v > 0 ? 1.0 / std::sqrt(v) : 0.0; });
@@ -115,45 +129,41 @@ struct ExactG {
       G.col(j) = -(inv(j) * inv).cwiseProduct(G.col(j));
       G(j, j) += inv(j) * inv(j);
     }
-    const auto small = small_sites(K, dl);
-    if (!small.empty()) {
-      const MatrixXd X = factor->solve(scaled_columns(K, sq, small));  // B^-1 D^1/2 K e_j
-      const MatrixXd C = K * (sq.asDiagonal() * X);                    // K D^1/2 B^-1 D^1/2 K e_j
-      for (std::size_t j = 0; j < small.size(); ++j) {
-        const VectorXd col = K.col(small[j]) - C.col(static_cast<Index>(j));
-        G.col(small[j]) = col;
-        G.row(small[j]) = col.transpose();
-      }
+    for (std::size_t j = 0; j < small.size(); ++j) {
+      const VectorXd col = K.col(small[j]) - C.col(static_cast<Index>(j));
+      G.col(small[j]) = col;
+      G.row(small[j]) = col.transpose();
     }
     return G;
   }
 };
 
-// diag G as ExactG::compute, from a single-precision L^-1 (about 2.5x cheaper): an intermediate
-// evaluation only; the fixed point is always confirmed by an ExactG evaluation in double.
-VectorXd g_diagonal_single(const MatrixXd& K, const VectorXd& dl) {
-  const Index n = K.rows();
-  const VectorXd sq = dl.cwiseMax(0.0).cwiseSqrt();
-  Eigen::MatrixXf B(n, n);
-  for (Index j = 0; j < n; ++j) {
-    B.col(j).tail(n - j) =
-        ((sq(j) * sq.tail(n - j)).cwiseProduct(K.col(j).tail(n - j))).cast<float>();
-    B(j, j) += 1.0f;
+// diag G as ExactG::compute, from a single-precision L^-1 (about 2x cheaper): an intermediate
+// evaluation only; the fixed point is always confirmed by an ExactG evaluation in double. K is
+// converted to float once; B and L^-1 share one buffer across the iterations.
+struct SingleG {
+  Eigen::MatrixXf Kf, work;
+
+  VectorXd compute(const MatrixXd& K, const VectorXd& dl) {
+    const Index n = K.rows();
+    if (Kf.rows() != n) Kf = K.cast<float>();
+    const VectorXd sq = dl.cwiseMax(0.0).cwiseSqrt();
+    form_b<float>(Kf, sq.cast<float>(), work);
+    work = inverse_lower_single(std::move(work), "I + D^1/2 K D^1/2 (single)");
+    VectorXd d(n);
+    for (Index i = 0; i < n; ++i)
+      d(i) = (1.0 - work.col(i).tail(n - i).cast<double>().squaredNorm()) / dl(i);
+    const auto small = small_sites(K, dl);
+    if (!small.empty()) {
+      const Eigen::MatrixXf W =
+          work.triangularView<Eigen::Lower>() * scaled_columns(K, sq, small).cast<float>();
+      for (std::size_t j = 0; j < small.size(); ++j)
+        d(small[j]) =
+            K(small[j], small[j]) - W.col(static_cast<Index>(j)).cast<double>().squaredNorm();
+    }
+    return d;
   }
-  const Eigen::MatrixXf inv_l = inverse_lower_single(std::move(B), "I + D^1/2 K D^1/2 (single)");
-  VectorXd d(n);
-  for (Index i = 0; i < n; ++i)
-    d(i) = (1.0 - inv_l.col(i).tail(n - i).cast<double>().squaredNorm()) / dl(i);
-  const auto small = small_sites(K, dl);
-  if (!small.empty()) {
-    const Eigen::MatrixXf W =
-        inv_l.triangularView<Eigen::Lower>() * scaled_columns(K, sq, small).cast<float>();
-    for (std::size_t j = 0; j < small.size(); ++j)
-      d(small[j]) =
-          K(small[j], small[j]) - W.col(static_cast<Index>(j)).cast<double>().squaredNorm();
-  }
-  return d;
-}
+};
 
 MatrixXd g_full(const MatrixXd& K, const VectorXd& dl) {
   ExactG e;
@@ -161,21 +171,28 @@ MatrixXd g_full(const MatrixXd& K, const VectorXd& dl) {
   return e.full(K, true);
 }
 
-// Solves A x = r for the symmetric positive definite A by conjugate gradients with the Jacobi
+// Solves A x = r for the symmetric positive definite A = diag(d) - W (W symmetric, applied as a
+// full matrix-vector product, no copy of A) by conjugate gradients with the Jacobi
 // preconditioner (O(n^2) per step); returns false when it has not reached the relative residual
 // `tol` within `max_steps` (the caller then factorizes).
-bool conjugate_gradient(const MatrixXd& A, const VectorXd& r, double tol, int max_steps,
-                        VectorXd& x) {
-  const VectorXd pre = A.diagonal().cwiseInverse();
+bool conjugate_gradient(const VectorXd& d, const MatrixXd& W, const VectorXd& r, double tol,
+                        int max_steps, VectorXd& x) {
+  const VectorXd pre = (d - W.diagonal()).cwiseInverse();
   if (!(pre.array() > 0).all()) return false;
+  VectorXd q(r.size());
+  auto apply = [&](const VectorXd& v) {
+    q.noalias() = W * v;
+    q = d.cwiseProduct(v) - q;
+  };
   x = pre.cwiseProduct(r);
-  VectorXd res = r - A.selfadjointView<Eigen::Lower>() * x;
+  apply(x);
+  VectorXd res = r - q;
   VectorXd z = pre.cwiseProduct(res), p = z;
   double rz = res.dot(z);
   const double target = tol * r.norm();
   for (int k = 0; k < max_steps; ++k) {
     if (res.norm() <= target) return true;
-    const VectorXd q = A.selfadjointView<Eigen::Lower>() * p;
+    apply(p);
     const double pq = p.dot(q);
     if (!(pq > 0)) return false;  // not positive definite along p
     const double alpha = rz / pq;
@@ -238,46 +255,44 @@ double start_value(const MatrixXd& K, double s2, const Occupation& occ, const So
 }
 
 // Eqs 63, 65, 66 and 39-40 from dl and the full G.
-void finish(const VectorXd& y, double s2, const Occupation& occ, bool fixed_point, Solution& s) {
+void finish(const VectorXd& y, const KSums& ksum, bool fixed_point, Solution& s) {
   const Index n = y.size();
   s.dlc = (s.G.diagonal().cwiseInverse() - s.dl).cwiseMax(1e-300);  // eq 63
   s.gamma = y.cwiseProduct(s.dl);                                   // eq 65
-  s.m = s.G * s.gamma;                                              // eq 39
+  s.m.noalias() = s.G * s.gamma;                                    // eq 39
   const MatrixXd gsq = s.G.cwiseAbs2();
   s.H.resize(n);
   VectorXd var(n), d(n);
   const VectorXd r = (s.m - y).cwiseAbs2();
   for (Index i = 0; i < n; ++i) {
-    s.H(i) = occupation_sum(occ, s.dlc(i), s2, 2);
+    s.H(i) = ksum.inv2(s.dlc(i));
     // H - g_ii: at the fixed point of eq 64 g_ii = (sum_k p_k/a_k)^2, so H - g_ii is the
     // variance of 1/a_k; summed directly it does not suffer the cancellation of H - g_ii.
     // Approximate ADATAP is not at the fixed point: there eq 65-66 are used literally.
-    var(i) =
-        fixed_point ? std::max(occupation_variance(occ, s.dlc(i), s2), 1e-300) : s.H(i) - gsq(i, i);
+    var(i) = fixed_point ? std::max(ksum.variance(s.dlc(i)), 1e-300) : s.H(i) - gsq(i, i);
     d(i) = s.H(i) * gsq(i, i) / var(i);
   }
   // Eq 65: lambda = (g - diag d)^-1 (m - y)^2. diag(d) - g is positive definite in practice
   // (d_i > g_ii, the off-diagonal g_ij are small); fall back to LU otherwise.
   // It is solved by Jacobi-preconditioned CG (O(n^2) a step, a few dozen steps) and only
   // factorized (n^3/3) when CG does not reach 1e-12.
-  MatrixXd A = -gsq;
-  A.diagonal() += d;
   VectorXd x;
-  if (conjugate_gradient(A, r, 1e-12, 200, x)) {
+  if (conjugate_gradient(d, gsq, r, 1e-12, 200, x)) {
     s.lam = -x;
   } else {
+    MatrixXd A = -gsq;
+    A.diagonal() += d;
     try {
       const Cholesky c(A, JitterPolicy{1e-10, 10.0, 0}, "diag(d) - g");
       s.lam = -c.solve(r);
     } catch (const NumericalError&) {
-      A.triangularView<Eigen::StrictlyUpper>() = A.transpose();
       s.lam = -Eigen::PartialPivLU<MatrixXd>(A).solve(r);
     }
   }
   s.gammac = -s.gamma + s.m.cwiseProduct(s.dl + s.dlc);  // eq 66
   s.lamc.resize(n);
   for (Index i = 0; i < n; ++i) s.lamc(i) = s.lam(i) * gsq(i, i) / var(i) + r(i) / gsq(i, i);
-  s.train_variance = -(gsq * s.lam);  // eq 40
+  s.train_variance.noalias() = -(gsq * s.lam);  // eq 40
 }
 
 }  // namespace
@@ -287,6 +302,7 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
   const Index n = K.rows();
   if (n == 0 || y.size() != n) throw ConfigError({}, "adatap_bootstrap: empty or mismatched data");
   Solution s;
+  const KSums ksum(occ, s2);
   s.start_dl = start_value(K, s2, occ, o);
   s.dl = VectorXd::Constant(n, s.start_dl);
 
@@ -296,14 +312,13 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
     s.exact_g = 1;
     s.converged = true;
     s.message = "approximate ADATAP (no iteration of eqs 63-64)";
-    finish(y, s2, occ, false, s);
+    finish(y, ksum, false, s);
     return s;
   }
 
   auto update_dl = [&](const VectorXd& dlc) {  // eq 64
     VectorXd out(n);
-    for (Index i = 0; i < n; ++i)
-      out(i) = std::max(0.0, 1.0 / occupation_sum(occ, dlc(i), s2, 1) - dlc(i));
+    for (Index i = 0; i < n; ++i) out(i) = std::max(0.0, 1.0 / ksum.inv(dlc(i)) - dlc(i));
     return out;
   };
   auto rel_change = [](const VectorXd& a, const VectorXd& b) {
@@ -316,7 +331,7 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
   };
 
   const bool keep_full = o.woodbury || o.approximate_steps > 0;
-  ExactG ex;                // the last exact evaluation (factor of B and L^-1)
+  ExactG ex;                // the last exact evaluation (its L^-1)
   MatrixXd G, gsq;          // full G at dl_e (kept only with A.3 / A.4)
   VectorXd dl_e, Gd_e, Gd;  // dl of the last exact G and its diagonal
   VectorXd dlc_prev;
@@ -346,13 +361,14 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
   // Mixed precision (an added speed-up): single-precision evaluations of diag G until their
   // residual is below the tolerance or stops falling, then double precision to the end.
   bool single = o.mixed_precision;
+  SingleG single_g;
   double single_prev = std::numeric_limits<double>::infinity();
   s.final_change = std::numeric_limits<double>::infinity();
   for (int t = 0; t < o.max_iterations; ++t) {
     bool is_exact = true;
     if (single) {
       try {
-        Gd = g_diagonal_single(K, s.dl);
+        Gd = single_g.compute(K, s.dl);
         ++s.single_evaluations;
         is_exact = false;
       } catch (const NumericalError&) {
@@ -421,8 +437,15 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
     change = dlc_prev.size() == n ? std::max(change, rel_change(dlc, dlc_prev)) : change;
     s.iterations = t + 1;
     s.final_change = change;
-    if (single && !is_exact && (change < o.tolerance || change > 0.7 * single_prev)) {
-      single = false;  // converged (or at the noise floor) in single precision: confirm in double
+    // Switch to double precision when the single-precision iteration has converged, stopped
+    // improving (its noise floor), or converges fast enough (rate from the last two steps) that
+    // the next step is predicted below half the tolerance: the next, exact evaluation then
+    // confirms convergence instead of costing one more single-precision evaluation.
+    const double rate = std::isfinite(single_prev) ? change / single_prev
+                                                   : std::numeric_limits<double>::quiet_NaN();
+    if (single && !is_exact &&
+        (change < o.tolerance || rate > 0.7 || (rate < 0.5 && change * rate < 0.5 * o.tolerance))) {
+      single = false;
       single_prev = change;
       s.dl = next_dl(x, dl_new);
       dlc_prev = dlc;
@@ -446,7 +469,7 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
                 " iterations (max relative change " + std::to_string(s.final_change) + ")";
     s.G = g_full(K, s.dl);
   }
-  finish(y, s2, occ, true, s);
+  finish(y, ksum, true, s);
   return s;
 }
 

@@ -49,6 +49,46 @@ TEST(Cholesky, LowerInverseAndInverseFromIt) {
             1e-9 * ref.eigenvalues().maxCoeff());
 }
 
+TEST(Cholesky, RecursiveLowerInverseAtSizesAboveTheLapackBlock) {
+  // Sizes above the 64 x 64 LAPACK base case of the recursive inverse, odd splits included.
+  for (const int n : {65, 129, 301}) {
+    SCOPED_TRACE(n);
+    const Eigen::MatrixXd A = spd(n, 5);
+    const Cholesky chol(A);
+    const Eigen::MatrixXd inv_l = chol.inverse_lower();
+    const Eigen::MatrixXd ref = chol.lower().triangularView<Eigen::Lower>().solve(
+        Eigen::MatrixXd::Identity(n, n));  // forward substitution, independent of LAPACK
+    EXPECT_LT((inv_l - ref).cwiseAbs().maxCoeff(), 1e-12 * ref.cwiseAbs().maxCoeff());
+    EXPECT_EQ(inv_l.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().maxCoeff(),
+              0.0);
+    EXPECT_LT((chol.inverse_diagonal() - A.inverse().diagonal()).cwiseAbs().maxCoeff(),
+              1e-12 * A.inverse().diagonal().maxCoeff());
+    Eigen::MatrixXd lower_only = A;  // only the lower triangle may be read
+    lower_only.triangularView<Eigen::StrictlyUpper>().setConstant(std::nan(""));
+    const Eigen::MatrixXd inv_d = inverse_lower_double(lower_only);
+    EXPECT_LT((inv_d - ref).cwiseAbs().maxCoeff(), 1e-12 * ref.cwiseAbs().maxCoeff());
+    EXPECT_EQ(inv_d.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().maxCoeff(),
+              0.0);
+    const Eigen::MatrixXf inv_s = inverse_lower_single(A.cast<float>());
+    EXPECT_LT((inv_s.cast<double>() - ref).cwiseAbs().maxCoeff(), 1e-5 * ref.cwiseAbs().maxCoeff());
+    // Lower triangle of A^-1 in place from L^-1, double and single.
+    const Eigen::MatrixXd A_inv = A.inverse();
+    Eigen::MatrixXd in_place = inv_d;
+    inverse_from_lower_inverse_in_place(in_place);
+    const Eigen::MatrixXd err = in_place - A_inv;
+    EXPECT_LT(err.triangularView<Eigen::Lower>().toDenseMatrix().cwiseAbs().maxCoeff(),
+              1e-12 * A_inv.cwiseAbs().maxCoeff());
+    Eigen::MatrixXf in_place_s = inv_s;
+    inverse_from_lower_inverse_in_place(in_place_s);
+    const Eigen::MatrixXd err_s = in_place_s.cast<double>() - A_inv;
+    EXPECT_LT(err_s.triangularView<Eigen::Lower>().toDenseMatrix().cwiseAbs().maxCoeff(),
+              1e-4 * A_inv.cwiseAbs().maxCoeff());
+  }
+  Eigen::MatrixXd bad = spd(100, 6);
+  bad(80, 80) = -1.0;
+  EXPECT_THROW(inverse_lower_double(bad), NumericalError);
+}
+
 TEST(Cholesky, ReadsOnlyTheLowerTriangle) {
   Eigen::MatrixXd A = spd(5, 2);
   const Cholesky reference(A);
