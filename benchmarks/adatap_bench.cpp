@@ -5,15 +5,27 @@
 //     (plugins/gp_regression, loaded through the registry) on one Poisson(1) resample, i.e. the
 //     GP on the ~0.632 N distinct points with noise sigma^2 / s_i, predictions at all N inputs.
 // Also prints the iterations of eqs 63-64, exact (double) G computations, single-precision
-// evaluations, A.3 and A.4 updates. Timings are best-of-k wall times (the machine is shared).
+// evaluations, A.3 and A.4 updates.
 //
-//   quench_bench_adatap [--quick]
+// Timing (the machine is shared): each path is timed best-of-k, and the Cholesky unit is timed
+// best-of-k right before and right after it; the ratios against each of the two unit timings
+// are collected and their median and range printed. Both wall time and process CPU time are
+// measured: with OPENBLAS_NUM_THREADS=1 the CPU-time ratio is insensitive to other jobs taking the
+// cores (it still sees their cache pressure). --repeat R repeats every measurement R times and
+// prints the median and range of the ratios.
+//
+//   quench_bench_adatap [--quick] [--repeat R]
 //
 // Data (GP-shaped synthetic, as quench_bench_gp): x ~ N(0, I_8), y = sin(x_1) + cos(x_2) +
 // 0.1 e, the `gaussian` kernel plugin with l2 = 8 (exp(-|x - x'|^2 / 16)), sigma^2 = 0.01.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <string>
 #include <vector>
 
 #include "../plugins/adatap_bootstrap/adatap_solver.h"
@@ -27,11 +39,49 @@ namespace {
 
 using quench::bench::best_of;
 
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+struct Timing {
+  double wall = 1e300, cpu = 1e300;  // best of k
+};
+
+template <class F>
+Timing best_timing(int reps, F&& f) {
+  Timing t;
+  for (int r = 0; r < reps; ++r) {
+    const auto w0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_seconds();
+    f();
+    t.cpu = std::min(t.cpu, cpu_seconds() - c0);
+    t.wall = std::min(t.wall,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count());
+  }
+  return t;
+}
+
+// Median, min and max of a list of ratios.
+std::string spread(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f [%.2f-%.2f]", v[v.size() / 2], v.front(), v.back());
+  return buf;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace quench;
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false;
+  int repeat = 1;
+  for (int a = 1; a < argc; ++a) {
+    if (std::strcmp(argv[a], "--quick") == 0) quick = true;
+    if (std::strcmp(argv[a], "--repeat") == 0 && a + 1 < argc)
+      repeat = std::max(1, std::atoi(argv[++a]));
+  }
   const std::vector<int> sizes =
       quick ? std::vector<int>{500, 1000} : std::vector<int>{500, 1000, 2000, 2500};
   const double s2 = 0.01;
@@ -42,8 +92,9 @@ int main(int argc, char** argv) {
     return registry.create(family, name, Params(registry.find(family, name)->info->schema, values));
   };
 
-  std::printf("%6s %-28s %9s %9s %9s %6s %6s %6s %6s %6s\n", "N", "path", "seconds", "/chol",
-              "/retrain", "iters", "exactG", "single", "wood", "approx");
+  std::printf("%6s %-28s %9s %-22s %-22s %9s %6s %6s %6s %6s %6s\n", "N", "path", "wall s",
+              "wall/chol med [range]", "cpu/chol med [range]", "/retrain", "iters", "exactG",
+              "single", "wood", "approx");
   for (const int n : sizes) {
     Dataset data;  // inputs from stream 1, noise from stream 2 of seed 42 (per N)
     RngStream xs(42, 1), es(42, 2);
@@ -74,18 +125,19 @@ int main(int argc, char** argv) {
     for (Eigen::Index k = 0; k < occ.pmf.size(); ++k)
       occ.pmf(k) = resampler->occupation_pmf(static_cast<int>(k));
 
-    const double t_chol = best_of(5, [&] {
+    auto cholesky_unit = [&] {
       Eigen::MatrixXd A = K;
       A.diagonal().array() += s2;
       const Cholesky c(std::move(A));
-    });
+    };
+    const Timing t_chol = best_timing(5, cholesky_unit);
     const auto model = engine->prepare_resampling(problem);
     RngStream rng(7, static_cast<std::uint64_t>(n));
     const Eigen::VectorXd counts = resampler->sample(rng);  // one Poisson(1) resample
     const double t_retrain = best_of(5, [&] { model->predict(counts); });
-    std::printf("%6d %-28s %9.4f %9s %9.2f   (retrain on %ld distinct points: %.2f chol)\n", n,
-                "cholesky N x N", t_chol, "1", t_chol / t_retrain,
-                static_cast<long>((counts.array() > 0).count()), t_retrain / t_chol);
+    std::printf("%6d %-28s %9.4f %-22s %-22s %9.2f   (retrain on %ld distinct points: %.2f chol)\n",
+                n, "cholesky N x N", t_chol.wall, "1", "1", t_chol.wall / t_retrain,
+                static_cast<long>((counts.array() > 0).count()), t_retrain / t_chol.wall);
 
     struct Path {
       const char* name;
@@ -116,10 +168,21 @@ int main(int argc, char** argv) {
     paths.push_back({"approximate ADATAP", o});
     for (const auto& p : paths) {
       adatap::Solution s;
-      const double t = best_of(3, [&] { s = adatap::solve(K, y, s2, occ, p.o); });
-      std::printf("%6d %-28s %9.4f %9.2f %9.2f %6d %6d %6d %6d %6d%s\n", n, p.name, t, t / t_chol,
-                  t / t_retrain, s.iterations, s.exact_g, s.single_evaluations, s.woodbury_updates,
-                  s.approximate_updates, s.converged ? "" : "  NOT CONVERGED");
+      std::vector<double> wall, cpu;  // ratios against the unit before and after
+      double t_best = 1e300;
+      for (int r = 0; r < repeat; ++r) {
+        const Timing before = best_timing(5, cholesky_unit);
+        const Timing t = best_timing(3, [&] { s = adatap::solve(K, y, s2, occ, p.o); });
+        const Timing after = best_timing(5, cholesky_unit);
+        t_best = std::min(t_best, t.wall);
+        for (const double u : {before.wall, after.wall}) wall.push_back(t.wall / u);
+        for (const double u : {before.cpu, after.cpu}) cpu.push_back(t.cpu / u);
+      }
+      std::printf("%6d %-28s %9.4f %-22s %-22s %9.2f %6d %6d %6d %6d %6d%s\n", n, p.name, t_best,
+                  spread(wall).c_str(), spread(cpu).c_str(), t_best / t_retrain, s.iterations,
+                  s.exact_g, s.single_evaluations, s.woodbury_updates, s.approximate_updates,
+                  s.converged ? "" : "  NOT CONVERGED");
+      std::fflush(stdout);
     }
   }
   return 0;
