@@ -1,6 +1,7 @@
 // Plots through gnuplot (Debian's gnuplot-nox): learning curves of the bootstrap test error
 // against a swept parameter, and the bootstrap mean +- sd of predictions at test inputs.
 // Without gnuplot the report still completes, with a warning.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iomanip>
@@ -277,6 +278,119 @@ void sampled_function_plots(const std::vector<Results>& runs, const fs::path& di
   }
 }
 
+// Classifiers swept over one parameter (001 Fig. 2): per engine with an `exact_loo_error`, the
+// `test_error` (full line), the built-in `loo_error` (dashed) and `exact_loo_error`
+// (dash-dotted) against the swept parameter, one panel per engine.
+void classifier_error_plots(const std::vector<Results>& runs, const fs::path& dir,
+                            const fs::path& work, ReportFiles& files) {
+  std::set<std::string> keys;
+  for (const auto& r : runs)
+    for (const auto& [k, v] : r.sweep) keys.insert(k);
+  if (keys.size() != 1) return;
+  const std::string key = *keys.begin();
+  std::map<std::string, std::map<double, std::string>> rows;  // engine -> x -> data line
+  double lo = 1e300, hi = -1e300;
+  for (const auto& r : runs) {
+    if (!r.sweep.count(key) || !r.scalars.count("exact_loo_error")) continue;
+    const double x = r.sweep.at(key);
+    std::string line = format_number(x);
+    for (const char* q : {"test_error", "loo_error", "exact_loo_error"})
+      line += " " + (r.scalars.count(q) ? format_number(r.scalars.at(q)) : std::string("NaN"));
+    rows[r.engine][x] = line + "\n";
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+  }
+  if (rows.empty()) return;
+  const std::size_t columns = rows.size() > 1 ? 2 : 1;
+  std::ostringstream plot;
+  plot << "set datafile missing 'NaN'\nset grid\nset key top right\nset xlabel '" << key
+       << "'\nset ylabel 'error'\n"
+       << (lo > 0 && hi >= 8 * lo ? "set logscale x\n" : "") << "set multiplot layout "
+       << (rows.size() + columns - 1) / columns << "," << columns << "\n";
+  for (const auto& [engine, points] : rows) {
+    std::string data;
+    for (const auto& [x, line] : points) data += line;
+    const fs::path file = work / (engine + "_errors.dat");
+    write_file_atomically(file.string(), data);
+    plot << "set title '" << engine << ": test error and leave-one-out estimates'\nplot '"
+         << file.string() << "' using 1:2 with linespoints dt 1 pt 7 title 'test error', '"
+         << file.string() << "' using 1:3 with linespoints dt 2 pt 6 title 'built-in LOO', '"
+         << file.string() << "' using 1:4 with linespoints dt 4 pt 4 title 'exact LOO'\n";
+  }
+  plot << "unset multiplot\n";
+  const fs::path png = dir / ("classifier_errors_" + key + ".png");
+  if (render(plot.str(), png, work))
+    files.plots.push_back(png.string());
+  else
+    files.warnings.push_back("gnuplot failed for " + png.string());
+}
+
+// Classifiers with per-point `alpha` and `stability` (t_i <h_i>) (001 Fig. 3): for every sweep
+// point with two or more such runs, alpha (left) and stability (right) of each engine, the
+// points sorted by the last engine's alpha and every solution rescaled to the last engine's
+// squared weight length sum_i alpha_i t_i <h_i> (= alpha' T C T alpha).
+void embedding_plots(const std::vector<Results>& runs, const fs::path& dir, const fs::path& work,
+                     ReportFiles& files) {
+  std::map<std::string, std::vector<const Results*>> groups;  // sweep point -> runs
+  for (const auto& r : runs) {
+    auto a = r.vectors.find("alpha"), s = r.vectors.find("stability");
+    if (a == r.vectors.end() || s == r.vectors.end() || a->second.size() != s->second.size())
+      continue;
+    std::string point = "embedding";
+    for (const auto& [k, v] : r.sweep) point += "_" + k + "-" + short_number(v);
+    groups[point].push_back(&r);
+  }
+  for (const auto& [point, group] : groups) {
+    const Eigen::VectorXd& ref = group.back()->vectors.at("alpha");
+    const double ref_length = ref.dot(group.back()->vectors.at("stability"));
+    bool usable = group.size() > 1 && ref_length > 0;
+    std::vector<double> scale;
+    for (const Results* r : group) {
+      const Eigen::VectorXd& a = r->vectors.at("alpha");
+      const double length = a.size() == ref.size() ? a.dot(r->vectors.at("stability")) : 0.0;
+      usable = usable && length > 0;
+      scale.push_back(length > 0 ? std::sqrt(ref_length / length) : 0.0);
+    }
+    if (!usable) continue;
+    std::vector<Eigen::Index> order(static_cast<std::size_t>(ref.size()));
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<Eigen::Index>(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](Eigen::Index a, Eigen::Index b) { return ref(a) < ref(b); });
+    std::string data;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      data += std::to_string(k + 1);
+      for (std::size_t g = 0; g < group.size(); ++g)
+        data += " " + format_number(scale[g] * group[g]->vectors.at("alpha")(order[k])) + " " +
+                format_number(scale[g] * group[g]->vectors.at("stability")(order[k]));
+      data += "\n";
+    }
+    const fs::path file = work / (point + ".dat");
+    write_file_atomically(file.string(), data);
+    std::ostringstream plot;
+    plot << "set grid\nset key top left\nset xlabel 'training point (sorted by "
+         << group.back()->engine << " alpha)'\nset multiplot layout 1,2\n";
+    for (int panel = 0; panel < 2; ++panel) {
+      plot << "set ylabel '" << (panel == 0 ? "alpha_i" : "t_i <h_i>") << "'\nset title '"
+           << (panel == 0 ? "embedding strengths" : "stabilities") << " (rescaled to "
+           << group.back()->engine << ")'\nplot ";
+      for (std::size_t g = 0; g < group.size(); ++g)
+        plot << (g ? ", '" : "'") << file.string() << "' using 1:" << 2 + 2 * g + panel
+             << " with points pt "
+             << (g + 1 == group.size() ? 8
+                 : g % 2               ? 6
+                                       : 3)
+             << " title '" << group[g]->engine << "'";
+      plot << "\n";
+    }
+    plot << "unset multiplot\n";
+    const fs::path png = dir / (point + ".png");
+    if (render(plot.str(), png, work))
+      files.plots.push_back(png.string());
+    else
+      files.warnings.push_back("gnuplot failed for " + png.string());
+  }
+}
+
 }  // namespace
 
 void write_plots(const std::vector<Results>& runs, const std::string& directory,
@@ -294,6 +408,8 @@ void write_plots(const std::vector<Results>& runs, const std::string& directory,
   posterior_plots(runs, dir, work, files);
   reliability_plots(runs, dir, work, files);
   sampled_function_plots(runs, dir, work, files);
+  classifier_error_plots(runs, dir, work, files);
+  embedding_plots(runs, dir, work, files);
   std::error_code ignored;
   fs::remove_all(work, ignored);
 }

@@ -185,6 +185,7 @@ void add_predictions(Results& r, const Problem& problem, const Eigen::VectorXd& 
 void add_fit(Results& r, const Eigen::VectorXd& t, const MeanFieldFit& fit) {
   r.vectors["alpha"] = fit.alpha;
   r.vectors["mean_field"] = fit.mean_field;
+  r.vectors["stability"] = t.cwiseProduct(fit.mean_field);  // t_i <h_i> (001 Fig. 3)
   r.vectors["cavity_mean"] = fit.cavity_mean;
   r.vectors["cavity_variance"] = fit.cavity_variance;
   r.scalars["loo_error"] = error_rate(t, fit.cavity_mean);  // eq 32

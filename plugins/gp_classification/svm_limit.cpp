@@ -146,6 +146,7 @@ Results SvmLimitEngine::run(const Problem& problem) const {
   Results r;
   r.vectors["alpha"] = fit.alpha;
   r.vectors["mean_field"] = fit.mean_field;
+  r.vectors["stability"] = t.cwiseProduct(fit.mean_field);  // t_i <h_i> (001 Fig. 3)
   r.vectors["cavity_mean"] = fit.loo_mean;
   r.scalars["loo_error"] = fit.loo_error;  // eq 38
   r.scalars["loo_errors"] = fit.loo_error * static_cast<double>(t.size());
