@@ -162,6 +162,11 @@ int main(int argc, char** argv) {
     paths.push_back({"subset + mixed", o});
     o.anderson_depth = 3;
     paths.push_back({"subset + Anderson + mixed", o});
+    o.anderson_depth = 0;
+    o.newton = true;
+    paths.push_back({"subset + Newton + mixed", o});
+    o.mixed_precision = false;
+    paths.push_back({"subset + Newton", o});
     o = adatap::SolverOptions{};
     o.method = adatap::SolverOptions::Method::approximate;
     o.init = adatap::SolverOptions::Init::subset;

@@ -37,6 +37,10 @@ ParamSchema AdatapBootstrap::schema() {
       .integer("anderson_depth",
                "Anderson acceleration of eqs 63-64 over this many steps (0: plain iteration)", 0, 0,
                20)
+      .boolean("newton",
+               "Newton steps for eqs 63-64 (Jacobian through eq 65's matrix, CG; not with "
+               "woodbury, approximate_steps or anderson_depth)",
+               false)
       .boolean("mixed_precision",
                "single-precision G diagonals until converged, then confirmed in double", false)
       .real("tolerance", "relative accuracy of Delta lambda, Delta lambda_c (A.3)", 1e-3, 1e-12,
@@ -72,6 +76,12 @@ AdatapBootstrap::AdatapBootstrap(const Params& p)
   options_.active_threshold = p.real("active_threshold");
   options_.anderson_depth = static_cast<int>(p.integer("anderson_depth"));
   options_.mixed_precision = p.boolean("mixed_precision");
+  options_.newton = p.boolean("newton");
+  if (options_.newton &&
+      (options_.woodbury || options_.approximate_steps > 0 || options_.anderson_depth > 0))
+    throw ConfigError({},
+                      "adatap_bootstrap: newton excludes woodbury, approximate_steps and "
+                      "anderson_depth");
   if (options_.woodbury && options_.active_threshold >= options_.tolerance)
     throw ConfigError({}, "adatap_bootstrap: active_threshold must be below tolerance (A.3)");
   options_.max_iterations = static_cast<int>(p.integer("max_iterations"));

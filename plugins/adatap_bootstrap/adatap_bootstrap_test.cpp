@@ -183,6 +183,10 @@ TEST(adatap, SpeedUpPathsReachThePlainSolution) {
   paths.push_back({"Anderson + mixed precision", o});
   o.anderson_depth = 0;
   paths.push_back({"mixed precision", o});
+  o.newton = true;
+  paths.push_back({"Newton + mixed precision", o});
+  o.mixed_precision = false;
+  paths.push_back({"Newton", o});
   // A.3 with a looser activity threshold, so that eq 72 is really used (checked below).
   o = SolverOptions{};
   o.woodbury = true;

@@ -171,28 +171,29 @@ MatrixXd g_full(const MatrixXd& K, const VectorXd& dl) {
   return e.full(K, true);
 }
 
-// Solves A x = r for the symmetric positive definite A = diag(d) - W (W symmetric, applied as a
-// full matrix-vector product, no copy of A) by conjugate gradients with the Jacobi
-// preconditioner (O(n^2) per step); returns false when it has not reached the relative residual
-// `tol` within `max_steps` (the caller then factorizes).
-bool conjugate_gradient(const VectorXd& d, const MatrixXd& W, const VectorXd& r, double tol,
-                        int max_steps, VectorXd& x) {
-  const VectorXd pre = (d - W.diagonal()).cwiseInverse();
+// Solves A x = r for the symmetric positive definite A = diag(d) - W, W symmetric with diagonal
+// w_diag and applied by apply(v, q): q = W v (no copy of A), by conjugate gradients with the
+// Jacobi preconditioner (O(n^2) per step); returns false when it has not reached the relative
+// residual `tol` within `max_steps` (the caller then factorizes, or takes another step).
+template <class Apply>
+bool conjugate_gradient(const VectorXd& d, const VectorXd& w_diag, Apply apply, const VectorXd& r,
+                        double tol, int max_steps, VectorXd& x) {
+  const VectorXd pre = (d - w_diag).cwiseInverse();
   if (!(pre.array() > 0).all()) return false;
   VectorXd q(r.size());
-  auto apply = [&](const VectorXd& v) {
-    q.noalias() = W * v;
+  auto op = [&](const VectorXd& v) {
+    apply(v, q);
     q = d.cwiseProduct(v) - q;
   };
   x = pre.cwiseProduct(r);
-  apply(x);
+  op(x);
   VectorXd res = r - q;
   VectorXd z = pre.cwiseProduct(res), p = z;
   double rz = res.dot(z);
   const double target = tol * r.norm();
   for (int k = 0; k < max_steps; ++k) {
     if (res.norm() <= target) return true;
-    apply(p);
+    op(p);
     const double pq = p.dot(q);
     if (!(pq > 0)) return false;  // not positive definite along p
     const double alpha = rz / pq;
@@ -204,6 +205,53 @@ bool conjugate_gradient(const VectorXd& d, const MatrixXd& W, const VectorXd& r,
     rz = rz_new;
   }
   return res.norm() <= target;
+}
+
+// Newton step for the fixed point dl = F(dl) of eqs 63-64 (an added speed-up, not in 000: it
+// changes only the path, the stopping rule is unchanged). With a_k = dl_c + k/s2, S = sum_k p_k /
+// a_k and v = Var_k[1/a_k] / S^2 = dF_i / d dl_c,i (eq 64), and d dl_c,i / d dl_j = G_ij^2 /
+// G_ii^2 - delta_ij (eq 63; dG / d dl_j = -G e_j e_j^T G), the Jacobian of F is
+// J = diag(v) (diag(G_ii^-2) g - I), g = G o G. Scaled by diag(G_ii^2 / v), the Newton system
+// (I - J) delta = F(dl) - dl reads (diag(G_ii^2 (1 + v) / v) - g) delta = diag(G_ii^2 / v)
+// (F(dl) - dl): the symmetric matrix of eq 65 (equal to it at the fixed point), solved by the same
+// CG to 1e-3 (inexact Newton). `work` holds L^-1 of the evaluation at x (float or double) and is
+// consumed: ?lauum turns it into B^-1 and then into g (lower triangle). Sites with tiny dl_i K_ii
+// keep no coupling (their G_ij from B^-1 would cancel). Returns false (the caller takes the plain
+// step) when CG fails or the step leaves (0.1 x, inf).
+template <class S>
+bool newton_step(Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& work, const VectorXd& x,
+                 const VectorXd& Gd, const VectorXd& dlc, const VectorXd& dl_new, const KSums& ksum,
+                 const std::vector<Index>& small, VectorXd& out) {
+  const Index n = x.size();
+  if (work.rows() != n) return false;
+  inverse_from_lower_inverse_in_place(work);  // lower triangle of B^-1
+  const Eigen::Matrix<S, Eigen::Dynamic, 1> inv =
+      x.unaryExpr([](double v) { return v > 0 ? 1.0 / v : 0.0; }).template cast<S>();
+  for (Index j = 0; j < n; ++j) {  // g_ij = [B^-1]_ij^2 / (dl_i dl_j), g_jj = G_jj^2
+    work.col(j).tail(n - j) =
+        work.col(j).tail(n - j).cwiseAbs2().cwiseProduct(inv.tail(n - j)) * inv(j);
+    work(j, j) = static_cast<S>(Gd(j) * Gd(j));
+  }
+  for (const Index i : small) {
+    work.row(i).head(i).setZero();
+    work.col(i).tail(n - i - 1).setZero();
+  }
+  VectorXd d(n), rhs(n);
+  for (Index i = 0; i < n; ++i) {
+    const double s1 = ksum.inv(dlc(i));
+    const double v = std::max(ksum.variance(dlc(i)) / (s1 * s1), 1e-300);
+    const double gii = Gd(i) * Gd(i);
+    d(i) = gii * (1 + v) / v;
+    rhs(i) = gii / v * (dl_new(i) - x(i));
+  }
+  const VectorXd w_diag = work.diagonal().template cast<double>();
+  auto apply = [&](const VectorXd& v, VectorXd& q) {
+    q = (work.template selfadjointView<Eigen::Lower>() * v.cast<S>()).template cast<double>();
+  };
+  VectorXd delta;
+  if (!conjugate_gradient(d, w_diag, apply, rhs, 1e-3, 50, delta)) return false;
+  out = x + delta;
+  return out.allFinite() && (out.array() > 0.1 * x.array()).all();
 }
 
 }  // namespace
@@ -277,7 +325,8 @@ void finish(const VectorXd& y, const KSums& ksum, bool fixed_point, Solution& s)
   // It is solved by Jacobi-preconditioned CG (O(n^2) a step, a few dozen steps) and only
   // factorized (n^3/3) when CG does not reach 1e-12.
   VectorXd x;
-  if (conjugate_gradient(d, gsq, r, 1e-12, 200, x)) {
+  auto apply = [&](const VectorXd& v, VectorXd& q) { q.noalias() = gsq * v; };
+  if (conjugate_gradient(d, gsq.diagonal(), apply, r, 1e-12, 200, x)) {
     s.lam = -x;
   } else {
     MatrixXd A = -gsq;
@@ -331,7 +380,12 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
   };
 
   const bool keep_full = o.woodbury || o.approximate_steps > 0;
+  if (o.newton && (keep_full || o.anderson_depth > 0))
+    throw ConfigError({},
+                      "adatap_bootstrap: newton excludes woodbury, approximate_steps and "
+                      "anderson_depth");
   ExactG ex;                // the last exact evaluation (its L^-1)
+  SingleG single_g;         // the last single-precision evaluation (its L^-1)
   MatrixXd G, gsq;          // full G at dl_e (kept only with A.3 / A.4)
   VectorXd dl_e, Gd_e, Gd;  // dl of the last exact G and its diagonal
   VectorXd dlc_prev;
@@ -341,7 +395,19 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
   // an exactly evaluated point.
   std::optional<AndersonAccelerator> accel;
   if (o.anderson_depth > 0) accel.emplace(AndersonOptions{o.anderson_depth});
-  auto next_dl = [&](const VectorXd& x, const VectorXd& dl_new) {
+  // The next iterate from the evaluation at x (is_exact: ExactG, else SingleG): Newton, Anderson
+  // or the plain step dl_new = F(x).
+  auto next_dl = [&](const VectorXd& x, const VectorXd& dlc, const VectorXd& dl_new,
+                     bool is_exact) {
+    if (o.newton) {
+      VectorXd step;
+      const auto small = small_sites(K, x);
+      const bool ok = is_exact ? newton_step(ex.inv_l, x, Gd, dlc, dl_new, ksum, small, step)
+                               : newton_step(single_g.work, x, Gd, dlc, dl_new, ksum, small, step);
+      if (ok) return step;
+      ++s.newton_rejected;
+      return dl_new;
+    }
     if (!accel) return dl_new;
     return accel->next_positive(x.cwiseMax(1e-300), dl_new.cwiseMax(1e-300));
   };
@@ -361,7 +427,6 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
   // Mixed precision (an added speed-up): single-precision evaluations of diag G until their
   // residual is below the tolerance or stops falling, then double precision to the end.
   bool single = o.mixed_precision;
-  SingleG single_g;
   double single_prev = std::numeric_limits<double>::infinity();
   s.final_change = std::numeric_limits<double>::infinity();
   for (int t = 0; t < o.max_iterations; ++t) {
@@ -447,7 +512,7 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
         (change < o.tolerance || rate > 0.7 || (rate < 0.5 && change * rate < 0.5 * o.tolerance))) {
       single = false;
       single_prev = change;
-      s.dl = next_dl(x, dl_new);
+      s.dl = next_dl(x, dlc, dl_new, is_exact);
       dlc_prev = dlc;
       continue;
     }
@@ -457,7 +522,7 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
       break;
     }
     if (change < o.tolerance) force_exact = true;  // confirm with an exact G before stopping
-    s.dl = next_dl(x, dl_new);
+    s.dl = next_dl(x, dlc, dl_new, is_exact);
     dlc_prev = dlc;
   }
   if (s.converged) {

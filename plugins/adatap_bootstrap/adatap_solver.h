@@ -29,6 +29,8 @@ struct SolverOptions {
   /// is confirmed in double precision either way)
   bool mixed_precision = false;
   int anderson_depth = 0;  ///< Anderson acceleration of eqs 63-64 over this many steps (0: off)
+  /// Newton steps for eqs 63-64 (Jacobian through eq 65's matrix, CG); excludes A.3, A.4, Anderson
+  bool newton = false;
   std::uint64_t seed = 0;  ///< for the A.2 subset
 };
 
@@ -53,6 +55,7 @@ struct Solution {
   int single_evaluations = 0;      ///< single-precision evaluations of diag G (mixed precision)
   int woodbury_updates = 0;        ///< A.3 updates
   int approximate_updates = 0;     ///< A.4 updates
+  int newton_rejected = 0;         ///< Newton steps replaced by the plain step (safeguard)
   bool converged = false;
   double final_change = 0;  ///< max relative change at the last iteration
   std::string message;
