@@ -144,8 +144,8 @@ int main(int argc, char** argv) {
       adatap::SolverOptions o;
     };
     std::vector<Path> paths;
-    adatap::SolverOptions o;  // engine defaults: A.2 eigen start, plain iteration
-    paths.push_back({"A.2 eigen (default)", o});
+    adatap::SolverOptions o;  // A.2 eigen start, plain iteration (App. A.1 as published)
+    paths.push_back({"A.2 eigen, plain", o});
     o.init = adatap::SolverOptions::Init::subset;
     paths.push_back({"A.2 subset P=4", o});
     o.woodbury = true;
@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
     o.mixed_precision = true;
     paths.push_back({"subset + mixed", o});
     o.anderson_depth = 3;
-    paths.push_back({"subset + Anderson + mixed", o});
+    paths.push_back({"subset + Anderson + mixed (engine default)", o});
     o.anderson_depth = 0;
     o.newton = true;
     paths.push_back({"subset + Newton + mixed", o});

@@ -24,8 +24,10 @@ ParamSchema AdatapBootstrap::schema() {
            "full", {"full", "approximate"})
       .string("init",
               "start value of Delta lambda: eigen (A.2, eqs 68-69 on the eigenvalues of K), "
-              "subset (A.2 on a random N/P subset), constant (E[s]/(2 sigma^2))",
-              "eigen", {"eigen", "subset", "constant"})
+              "subset (A.2 on a random N/P subset), constant (E[s]/(2 sigma^2)); auto: eigen "
+              "for method approximate (the start is its only estimate), subset for full (the "
+              "iteration forgets its start)",
+              "auto", {"auto", "eigen", "subset", "constant"})
       .integer("subset_factor", "P of A.2: the subset has N/P points", 4, 1, 1000)
       .boolean("woodbury", "A.3: Woodbury update of G on the active set (eq 72)", false)
       .integer("approximate_steps",
@@ -35,14 +37,14 @@ ParamSchema AdatapBootstrap::schema() {
             "its last exact G; must be below tolerance",
             5e-4, 0.0, 0.5)
       .integer("anderson_depth",
-               "Anderson acceleration of eqs 63-64 over this many steps (0: plain iteration)", 0, 0,
+               "Anderson acceleration of eqs 63-64 over this many steps (0: plain iteration)", 3, 0,
                20)
       .boolean("newton",
                "Newton steps for eqs 63-64 (Jacobian through eq 65's matrix, CG; not with "
                "woodbury, approximate_steps or anderson_depth)",
                false)
       .boolean("mixed_precision",
-               "single-precision G diagonals until converged, then confirmed in double", false)
+               "single-precision G diagonals until converged, then confirmed in double", true)
       .real("tolerance", "relative accuracy of Delta lambda, Delta lambda_c (A.3)", 1e-3, 1e-12,
             0.5)
       .integer("max_iterations", "iterations of eqs 63-64 before reporting not_converged", 200, 1,
@@ -66,9 +68,11 @@ AdatapBootstrap::AdatapBootstrap(const Params& p)
   options_.method = p.string("method") == "approximate" ? SolverOptions::Method::approximate
                                                         : SolverOptions::Method::full;
   const auto& init = p.string("init");
-  options_.init = init == "subset"     ? SolverOptions::Init::subset
-                  : init == "constant" ? SolverOptions::Init::constant
-                                       : SolverOptions::Init::eigen;
+  const bool approximate = options_.method == SolverOptions::Method::approximate;
+  options_.init = init == "subset"                 ? SolverOptions::Init::subset
+                  : init == "constant"             ? SolverOptions::Init::constant
+                  : init == "auto" && !approximate ? SolverOptions::Init::subset
+                                                   : SolverOptions::Init::eigen;
   options_.subset_factor = static_cast<int>(p.integer("subset_factor"));
   options_.woodbury = p.boolean("woodbury");
   options_.approximate_steps = static_cast<int>(p.integer("approximate_steps"));
