@@ -74,7 +74,7 @@ struct BrokenCase {
 
 const std::vector<BrokenCase>& broken_cases() {
   static const std::vector<BrokenCase> cases = {
-      {"libbad_api.so", "plugin API version 7, this quench expects 1"},
+      {"libbad_api.so", "plugin API version 7, this quench expects 2"},
       {"libbad_size.so", "plugin descriptor size"},
       {"libbroken.so", "cannot be loaded as a shared library"},
       {"libno_export.so", "does not export quench_plugin_descriptor; not a quench plugin"},
@@ -118,7 +118,7 @@ TEST(RegistryLoad, ApiMismatchMessageNamesBothVersionsAndThePath) {
   ASSERT_EQ(registry.failures().size(), 1u);
   EXPECT_EQ(registry.failures()[0].str(),
             fixture("libbad_api.so") +
-                ": plugin API version 7, this quench expects 1; rebuild the plugin against "
+                ": plugin API version 7, this quench expects 2; rebuild the plugin against "
                 "this quench");
 }
 

@@ -26,7 +26,7 @@
 namespace quench {
 
 /// Bumped on any change of the plugin ABI (this header, the interfaces, Params).
-inline constexpr std::uint32_t kPluginApiVersion = 1;
+inline constexpr std::uint32_t kPluginApiVersion = 2;
 
 using PluginFactory = std::function<std::unique_ptr<Component>(const Params&)>;
 
