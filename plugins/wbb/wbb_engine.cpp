@@ -28,7 +28,20 @@ const PenalizedSolver& solver_of(const Problem& problem) {
   return *s;
 }
 
-void put_summary(Results& r, const Eigen::MatrixXd& draws, double level) {
+// What every penalized model reports about its draws: the unweighted fit's and the draws'
+// convergence (a draw that hit the solver's limit is a status, never silent), the timings, and
+// the posterior summary of the T x p draws.
+void put_draws(Results& r, const OptimizerReport& mode_report, const Eigen::MatrixXd& draws,
+               Eigen::Index not_converged, const std::string& limit, double seconds, double level,
+               bool keep_draws) {
+  if (!mode_report.converged)
+    r.status = {RunStatus::not_converged, "unweighted fit: " + mode_report.message,
+                mode_report.iterations};
+  else if (not_converged > 0)
+    r.status = {RunStatus::not_converged, std::to_string(not_converged) + " draws hit the " + limit,
+                0};
+  r.timings["draws"] = seconds;
+  r.timings["per_draw"] = seconds / static_cast<double>(draws.rows());
   const DrawSummary s = summarize_draws(draws, level);
   r.vectors["posterior_mean"] = s.mean;
   r.vectors["posterior_sd"] = s.sd;
@@ -36,7 +49,7 @@ void put_summary(Results& r, const Eigen::MatrixXd& draws, double level) {
   r.vectors["posterior_lower"] = s.lower;
   r.vectors["posterior_upper"] = s.upper;
   r.vectors["posterior_zero_fraction"] = s.zero_fraction;
-  r.matrices["posterior_draws"] = draws;
+  if (keep_draws) r.matrices["posterior_draws"] = draws;
 }
 
 }  // namespace
@@ -144,9 +157,6 @@ Results WbbEngine::run_linear(const Problem& problem) const {
   base.intercept = spec.intercept;
   PenalizedSolution mode;
   const auto mode_report = solver.solve(base, mode);
-  if (!mode_report.converged)
-    r.status = {RunStatus::not_converged, "unweighted fit: " + mode_report.message,
-                mode_report.iterations};
 
   const auto T = static_cast<Eigen::Index>(params_.integer("draws"));
   const auto t0 = Clock::now();
@@ -154,14 +164,8 @@ Results WbbEngine::run_linear(const Problem& problem) const {
                                      penalty_weights_from_string(params_.string("penalty_weights")),
                                      mode, params_.boolean("warm_start"), T, problem.seed,
                                      problem.context.threads, problem.context.progress);
-  r.timings["draws"] = since(t0);
-  r.timings["per_draw"] = since(t0) / static_cast<double>(T);
-  if (d.not_converged > 0 && r.status.code == RunStatus::ok)
-    r.status = {RunStatus::not_converged,
-                std::to_string(d.not_converged) + " draws hit the solver's sweep limit", 0};
-
-  put_summary(r, d.beta, params_.real("level"));
-  if (!params_.boolean("keep_draws")) r.matrices.erase("posterior_draws");
+  put_draws(r, mode_report, d.beta, d.not_converged, "solver's sweep limit", since(t0),
+            params_.real("level"), params_.boolean("keep_draws"));
   r.vectors["posterior_mode"] = mode.beta;
   r.vectors["intercept_draws"] = d.intercept;
   r.scalars["intercept_mode"] = mode.intercept;
@@ -209,22 +213,14 @@ Results WbbEngine::run_trend(const Problem& problem) const {
   base.order = order;
   PenalizedSolution mode;
   const auto mode_report = solver.solve(base, mode);
-  if (!mode_report.converged)
-    r.status = {RunStatus::not_converged, "unweighted fit: " + mode_report.message,
-                mode_report.iterations};
   const auto T = static_cast<Eigen::Index>(params_.integer("draws"));
   const auto t0 = Clock::now();
   const TrendDraws d = trend_draws(solver, y, order, lambda, *problem.resampler,
                                    penalty_weights_from_string(params_.string("penalty_weights")),
                                    mode, params_.boolean("warm_start"), T, problem.seed,
                                    problem.context.threads, problem.context.progress);
-  r.timings["draws"] = since(t0);
-  r.timings["per_draw"] = since(t0) / static_cast<double>(T);
-  if (d.not_converged > 0 && r.status.code == RunStatus::ok)
-    r.status = {RunStatus::not_converged,
-                std::to_string(d.not_converged) + " draws hit the ADMM iteration limit", 0};
-  put_summary(r, d.beta, params_.real("level"));
-  if (!params_.boolean("keep_draws")) r.matrices.erase("posterior_draws");
+  put_draws(r, mode_report, d.beta, d.not_converged, "ADMM iteration limit", since(t0),
+            params_.real("level"), params_.boolean("keep_draws"));
   const Eigen::VectorXd sd = r.vectors["posterior_sd"];
   r.vectors["posterior_mode"] = mode.beta;
   r.vectors["fit"] = mode.beta;
