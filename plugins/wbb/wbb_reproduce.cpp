@@ -1,8 +1,8 @@
 // wbb_reproduce: the 004 reproductions that need simulated data (docs/wbb.md).
 //   wbb_reproduce normal_means [draws]            Fig. 1: WBB mean vs Mitchell's posterior mean
-//   wbb_reproduce simulation [datasets] [draws] [threads]
+//   wbb_reproduce simulation [datasets] [draws] [threads] [setting]
 //                                                 Sec. 3.1, Tables 1-3 (WBB separate weights
-//                                                 vs Bayesian LASSO)
+//                                                 at lambda_min and lambda_1se vs Bayesian LASSO)
 //   wbb_reproduce trend_data [seed]               the Fig. 4 data set as CSV on stdout
 #include <array>
 #include <chrono>
@@ -54,7 +54,7 @@ int normal_means(Eigen::Index T) {
 }
 
 struct Metrics {
-  double est = 0, pred = 0, cover = 0;
+  double est = 0, pred = 0, cover = 0, cover_signal = 0;
 };
 
 // One data set of the Sec. 3.1 design: rows of X ~ N(0, Sigma), Sigma_ij = 0.1 0.8^|i-j| (an
@@ -80,27 +80,51 @@ void simulate(const Eigen::VectorXd& beta, Eigen::Index n, RngStream& rng, Eigen
   for (Eigen::Index i = 0; i < n; ++i) yt(i) += sigma * rng.normal();
 }
 
+// Estimation MSE (1/p)|mean - beta|^2, test MSE of the posterior-mean prediction, and the
+// fraction of coordinates whose own central 95 % interval covers beta_j: over all j, and over
+// the signal coordinates (beta_j != 0) only.
 Metrics metrics(const Eigen::MatrixXd& draws, const Eigen::VectorXd& intercepts,
                 const Eigen::VectorXd& beta, const Eigen::MatrixXd& Xt, const Eigen::VectorXd& yt) {
   const DrawSummary s = summarize_draws(draws, 0.95);
   Metrics m;
   m.est = (s.mean - beta).squaredNorm() / double(beta.size());
   m.pred = ((yt - Xt * s.mean).array() - intercepts.mean()).square().mean();
-  m.cover = ((beta.array() >= s.lower.array()) && (beta.array() <= s.upper.array()))
-                .cast<double>()
-                .mean();
+  const Eigen::ArrayXd inside =
+      ((beta.array() >= s.lower.array()) && (beta.array() <= s.upper.array())).cast<double>();
+  const Eigen::ArrayXd signal = (beta.array() != 0.0).cast<double>();
+  m.cover = inside.mean();
+  m.cover_signal = (inside * signal).sum() / signal.sum();
   return m;
 }
 
-// rule: 0 lambda_min, 1 lambda_1se of the CV; only_setting: -1 all, else 0 A(i), 1 A(ii), 2 B.
-int simulation(int datasets, Eigen::Index T, int threads, int rule, int only_setting) {
+// Mean and Monte-Carlo standard error over data sets of one metric.
+struct MeanSe {
+  double mean = 0, se = 0;
+};
+template <class Get>
+MeanSe mean_se(const std::vector<Metrics>& v, Get get) {
+  const double k = double(v.size());
+  double s = 0, s2 = 0;
+  for (const auto& m : v) s += get(m), s2 += get(m) * get(m);
+  const double mean = s / k;
+  return {mean, k > 1 ? std::sqrt(std::max(s2 / k - mean * mean, 0.0) / (k - 1)) : 0.0};
+}
+
+// Tables 1-3 of 004 Sec. 3.1. Every data set gets the Bayesian LASSO (EB lambda) and the WBB
+// (separate weights) at both CV rules, lambda_min and lambda_1se (cv.glmnet's default for
+// coef()/predict()), on the same data and weights. only_setting: -1 all, else 0 A(i),
+// 1 A(ii), 2 B.
+int simulation(int datasets, Eigen::Index T, int threads, int only_setting) {
   const auto cd = make_cd();
   resamplers::ExponentialWeights r(Params(resamplers::ExponentialWeights::schema(), {}));
   const char* names[] = {"A(i)", "A(ii)", "B"};
-  std::printf("# 004 Sec. 3.1 simulation: %d data sets per cell, %ld draws per method, WBB at %s\n",
-              datasets, static_cast<long>(T), rule == 1 ? "lambda_1se" : "lambda_min");
-  std::printf("%-6s %-6s %4s %4s | %9s %9s | %9s %9s | %6s %6s | %6s\n", "n", "beta", "p", "n",
-              "est_BL", "est_WBB", "pred_BL", "pred_WBB", "cov_BL", "cov_WBB", "sec");
+  std::printf(
+      "# 004 Sec. 3.1 simulation: %d data sets per cell, %ld draws per method; estimation MSE "
+      "+- Monte-Carlo s.e., prediction MSE, coverage all coordinates / signal coordinates\n",
+      datasets, static_cast<long>(T));
+  std::printf("%-4s %-5s %4s %4s | %15s %15s %15s | %7s %7s %7s | %11s %11s %11s | %6s\n", "n",
+              "beta", "p", "n", "est BLASSO", "est WBB min", "est WBB 1se", "pred BL", "p min",
+              "p 1se", "cov BLASSO", "cov min", "cov 1se", "sec");
   for (int design = 0; design < 2; ++design)
     for (int setting = 0; setting < 3; ++setting)
       for (int p : {40, 60, 80, 100, 120}) {
@@ -112,7 +136,7 @@ int simulation(int datasets, Eigen::Index T, int threads, int rule, int only_set
         if (setting == 1) beta.head(5).setOnes(), beta.segment(5, 5).setConstant(10);
         if (setting == 2) beta.setOnes();
         r.prepare(n);
-        std::vector<Metrics> wbb(datasets), bl(datasets);
+        std::vector<Metrics> wmin(datasets), w1se(datasets), bl(datasets);
         const auto t0 = std::chrono::steady_clock::now();
         parallel_for(static_cast<std::size_t>(datasets), threads, [&](std::size_t b) {
           RngStream rng(2018 + 1000 * design + 100 * setting + p, b);
@@ -123,14 +147,16 @@ int simulation(int datasets, Eigen::Index T, int threads, int rule, int only_set
           // WBB: lambda by 10-fold CV of the unweighted LASSO, separate penalty weights.
           wbb::LinearSpec spec{&X, &y, 1.0, true};
           const auto cv = wbb::cross_validate(cd, spec, 10, 100, n < p ? 1e-2 : 1e-4, seed, 1);
-          const double lambda = rule == 1 ? cv.lambda_1se : cv.lambda_min;
-          WeightedLeastSquares base{
-              &X, &y, Eigen::VectorXd::Ones(n), Eigen::VectorXd::Constant(p, lambda), 1.0, true};
-          PenalizedSolution mode;
-          cd.solve(base, mode);
-          const auto d = wbb::linear_draws(cd, spec, lambda, r, wbb::PenaltyWeights::separate, mode,
-                                           true, T, seed, 1);
-          wbb[b] = metrics(d.beta, d.intercept, beta, Xt, yt);
+          for (const bool one_se : {false, true}) {
+            const double lambda = one_se ? cv.lambda_1se : cv.lambda_min;
+            WeightedLeastSquares base{
+                &X, &y, Eigen::VectorXd::Ones(n), Eigen::VectorXd::Constant(p, lambda), 1.0, true};
+            PenalizedSolution mode;
+            cd.solve(base, mode);
+            const auto d = wbb::linear_draws(cd, spec, lambda, r, wbb::PenaltyWeights::separate,
+                                             mode, true, T, seed, 1);
+            (one_se ? w1se : wmin)[b] = metrics(d.beta, d.intercept, beta, Xt, yt);
+          }
           // Bayesian LASSO: Gibbs with lambda by empirical Bayes.
           bayesian_lasso::GibbsOptions o;
           o.draws = T;
@@ -141,18 +167,24 @@ int simulation(int datasets, Eigen::Index T, int threads, int rule, int only_set
           const auto g = bayesian_lasso::bayesian_lasso_gibbs(X, y, o);
           bl[b] = metrics(g.beta, g.intercept, beta, Xt, yt);
         });
-        Metrics W, B;
-        for (int b = 0; b < datasets; ++b) {
-          W.est += wbb[b].est / datasets, W.pred += wbb[b].pred / datasets;
-          W.cover += wbb[b].cover / datasets;
-          B.est += bl[b].est / datasets, B.pred += bl[b].pred / datasets;
-          B.cover += bl[b].cover / datasets;
-        }
         const double sec =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::printf("%-6s %-6s %4d %4ld | %9.3f %9.3f | %9.2f %9.2f | %6.3f %6.3f | %6.1f\n",
-                    design == 0 ? "50" : "p/2", names[setting], p, static_cast<long>(n), B.est,
-                    W.est, B.pred, W.pred, B.cover, W.cover, sec);
+        auto est = [](const Metrics& m) { return m.est; };
+        auto pred = [](const Metrics& m) { return m.pred; };
+        auto cov = [](const Metrics& m) { return m.cover; };
+        auto sig = [](const Metrics& m) { return m.cover_signal; };
+        std::printf("%-4s %-5s %4d %4ld |", design == 0 ? "50" : "p/2", names[setting], p,
+                    static_cast<long>(n));
+        for (const auto* v : {&bl, &wmin, &w1se}) {
+          const MeanSe e = mean_se(*v, est);
+          std::printf(" %7.3f +-%5.3f", e.mean, e.se);
+        }
+        std::printf(" |");
+        for (const auto* v : {&bl, &wmin, &w1se}) std::printf(" %7.2f", mean_se(*v, pred).mean);
+        std::printf(" |");
+        for (const auto* v : {&bl, &wmin, &w1se})
+          std::printf(" %5.3f/%5.3f", mean_se(*v, cov).mean, mean_se(*v, sig).mean);
+        std::printf(" | %6.1f\n", sec);
         std::fflush(stdout);
       }
   return 0;
@@ -246,14 +278,14 @@ int main(int argc, char** argv) {
   if (cmd == "normal_means") return normal_means(arg(2, 100000));
   if (cmd == "simulation")
     return simulation(static_cast<int>(arg(2, 20)), arg(3, 200), static_cast<int>(arg(4, 0)),
-                      static_cast<int>(arg(5, 0)), static_cast<int>(arg(6, -1)));
+                      static_cast<int>(arg(5, -1)));
   if (cmd == "lambda_rule")
     return lambda_rule(static_cast<int>(arg(2, 20)), arg(3, 200), static_cast<int>(arg(4, 0)),
                        arg(5, 50));
   if (cmd == "trend_data") return trend_data(static_cast<std::uint64_t>(arg(2, 2018)));
   std::fprintf(stderr,
                "usage: wbb_reproduce normal_means [draws] | simulation [datasets] [draws] "
-               "[threads] [rule 0 min | 1 one_se] [setting -1 all | 0 | 1 | 2] | lambda_rule "
+               "[threads] [setting -1 all | 0 | 1 | 2] | lambda_rule "
                "[datasets] [draws] [threads] [n] | trend_data [seed]\n");
   return 2;
 }
