@@ -1,6 +1,6 @@
 // wbb_reproduce: the 004 reproductions that need simulated data (docs/wbb.md).
 //   wbb_reproduce normal_means [draws]            Fig. 1: WBB mean vs Mitchell's posterior mean
-//   wbb_reproduce simulation [datasets] [draws] [threads] [setting]
+//   wbb_reproduce simulation [datasets] [draws] [threads] [setting] [n]
 //                                                 Sec. 3.1, Tables 1-3 (WBB separate weights
 //                                                 at lambda_min and lambda_1se vs Bayesian LASSO)
 //   wbb_reproduce trend_data [seed]               the Fig. 4 data set as CSV on stdout
@@ -113,8 +113,8 @@ MeanSe mean_se(const std::vector<Metrics>& v, Get get) {
 // Tables 1-3 of 004 Sec. 3.1. Every data set gets the Bayesian LASSO (EB lambda) and the WBB
 // (separate weights) at both CV rules, lambda_min and lambda_1se (cv.glmnet's default for
 // coef()/predict()), on the same data and weights. only_setting: -1 all, else 0 A(i),
-// 1 A(ii), 2 B.
-int simulation(int datasets, Eigen::Index T, int threads, int only_setting) {
+// 1 A(ii), 2 B. n_fixed: n of the first design (the tables' headers say 50, the text 100).
+int simulation(int datasets, Eigen::Index T, int threads, int only_setting, Eigen::Index n_fixed) {
   const auto cd = make_cd();
   resamplers::ExponentialWeights r(Params(resamplers::ExponentialWeights::schema(), {}));
   const char* names[] = {"A(i)", "A(ii)", "B"};
@@ -129,7 +129,7 @@ int simulation(int datasets, Eigen::Index T, int threads, int only_setting) {
     for (int setting = 0; setting < 3; ++setting)
       for (int p : {40, 60, 80, 100, 120}) {
         if (only_setting >= 0 && setting != only_setting) continue;
-        const Eigen::Index n = design == 0 ? 50 : p / 2;
+        const Eigen::Index n = design == 0 ? n_fixed : p / 2;
         if (design == 1 && p == 100) continue;  // not in the paper's tables
         Eigen::VectorXd beta = Eigen::VectorXd::Zero(p);
         if (setting == 0) beta.head(10).setOnes();
@@ -173,7 +173,7 @@ int simulation(int datasets, Eigen::Index T, int threads, int only_setting) {
         auto pred = [](const Metrics& m) { return m.pred; };
         auto cov = [](const Metrics& m) { return m.cover; };
         auto sig = [](const Metrics& m) { return m.cover_signal; };
-        std::printf("%-4s %-5s %4d %4ld |", design == 0 ? "50" : "p/2", names[setting], p,
+        std::printf("%-4s %-5s %4d %4ld |", design == 0 ? "n" : "p/2", names[setting], p,
                     static_cast<long>(n));
         for (const auto* v : {&bl, &wmin, &w1se}) {
           const MeanSe e = mean_se(*v, est);
@@ -278,14 +278,14 @@ int main(int argc, char** argv) {
   if (cmd == "normal_means") return normal_means(arg(2, 100000));
   if (cmd == "simulation")
     return simulation(static_cast<int>(arg(2, 20)), arg(3, 200), static_cast<int>(arg(4, 0)),
-                      static_cast<int>(arg(5, -1)));
+                      static_cast<int>(arg(5, -1)), arg(6, 50));
   if (cmd == "lambda_rule")
     return lambda_rule(static_cast<int>(arg(2, 20)), arg(3, 200), static_cast<int>(arg(4, 0)),
                        arg(5, 50));
   if (cmd == "trend_data") return trend_data(static_cast<std::uint64_t>(arg(2, 2018)));
   std::fprintf(stderr,
                "usage: wbb_reproduce normal_means [draws] | simulation [datasets] [draws] "
-               "[threads] [setting -1 all | 0 | 1 | 2] | lambda_rule "
+               "[threads] [setting -1 all | 0 | 1 | 2] [n, 50] | lambda_rule "
                "[datasets] [draws] [threads] [n] | trend_data [seed]\n");
   return 2;
 }
