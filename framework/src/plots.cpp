@@ -2,6 +2,7 @@
 // against a swept parameter, and the bootstrap mean +- sd of predictions at test inputs.
 // Without gnuplot the report still completes, with a warning.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iomanip>
@@ -278,6 +279,45 @@ void sampled_function_plots(const std::vector<Results>& runs, const fs::path& di
   }
 }
 
+// The posterior of the test accuracy (004 Fig. 5): a histogram of `test_accuracy_draws` with
+// the central interval (`test_accuracy_lower`, `test_accuracy_upper`) as dashed lines.
+void accuracy_posterior_plots(const std::vector<Results>& runs, const fs::path& dir,
+                              const fs::path& work, ReportFiles& files) {
+  for (const auto& r : runs) {
+    auto a = r.vectors.find("test_accuracy_draws");
+    if (a == r.vectors.end() || a->second.size() < 2) continue;
+    const Eigen::VectorXd& acc = a->second;
+    const std::string label = run_label(r);
+    std::string data;
+    for (Eigen::Index t = 0; t < acc.size(); ++t) data += format_number(acc(t)) + "\n";
+    const fs::path file = work / (label + "_accuracy.dat");
+    write_file_atomically(file.string(), data);
+    // Freedman-Diaconis-like width: range / (2 T^(1/3)), at least one test point's worth.
+    const double range = acc.maxCoeff() - acc.minCoeff();
+    const double width = std::max(range / (2.0 * std::cbrt(static_cast<double>(acc.size()))), 1e-6);
+    std::ostringstream plot;
+    plot << "set xlabel 'test accuracy'\nset ylabel 'draws'\nset grid\nset title '" << label
+         << ": posterior of the test accuracy (" << acc.size() << " draws)'\n"
+         << "set style fill solid 0.5\nw = " << format_number(width)
+         << "\nbin(x) = w * floor(x / w) + w / 2\nset boxwidth w\nset xrange ["
+         << format_number(acc.minCoeff() - 2 * width) << ":"
+         << format_number(acc.maxCoeff() + 2 * width)
+         << "]\nset yrange [0:*]\nset offsets 0, 0, graph 0.15, 0\nset key top left\n";
+    for (const char* bound : {"test_accuracy_lower", "test_accuracy_upper"})
+      if (auto b = r.scalars.find(bound); b != r.scalars.end())
+        plot << "set arrow from " << format_number(b->second) << ", graph 0 to "
+             << format_number(b->second) << ", graph 1 nohead dt 2 lw 2 lc rgb 'black'\n";
+    plot << "set label 1 '95 % interval (dashed)' at graph 0.02, graph 0.85\n";
+    plot << "plot '" << file.string()
+         << "' using (bin($1)):(1.0) smooth freq with boxes lc rgb '#4060c0' title 'draws'\n";
+    const fs::path png = dir / ("accuracy_posterior_" + label + ".png");
+    if (render(plot.str(), png, work))
+      files.plots.push_back(png.string());
+    else
+      files.warnings.push_back("gnuplot failed for " + png.string());
+  }
+}
+
 // Classifiers swept over one parameter (001 Fig. 2): per engine with an `exact_loo_error`, the
 // `test_error` (full line), the built-in `loo_error` (dashed) and `exact_loo_error`
 // (dash-dotted) against the swept parameter, one panel per engine.
@@ -406,6 +446,7 @@ void write_plots(const std::vector<Results>& runs, const std::string& directory,
   learning_curves(runs, dir, work, files);
   prediction_plots(runs, dir, work, files);
   posterior_plots(runs, dir, work, files);
+  accuracy_posterior_plots(runs, dir, work, files);
   reliability_plots(runs, dir, work, files);
   sampled_function_plots(runs, dir, work, files);
   classifier_error_plots(runs, dir, work, files);
