@@ -173,8 +173,8 @@ int simulation(int datasets, Eigen::Index T, int threads, int only_setting, Eige
         auto pred = [](const Metrics& m) { return m.pred; };
         auto cov = [](const Metrics& m) { return m.cover; };
         auto sig = [](const Metrics& m) { return m.cover_signal; };
-        std::printf("%-4s %-5s %4d %4ld |", design == 0 ? "n" : "p/2", names[setting], p,
-                    static_cast<long>(n));
+        std::printf("%-4s %-5s %4d %4ld |", design == 0 ? std::to_string(n_fixed).c_str() : "p/2",
+                    names[setting], p, static_cast<long>(n));
         for (const auto* v : {&bl, &wmin, &w1se}) {
           const MeanSe e = mean_se(*v, est);
           std::printf(" %7.3f +-%5.3f", e.mean, e.se);

@@ -23,9 +23,9 @@ ParamSchema CoordinateDescent::schema() {
               "n > p)",
               "auto", {"auto", "covariance", "naive"})
       .boolean("active_set_solve",
-               "covariance form: after a full sweep that left the active set and signs "
-               "unchanged, solve the active set's KKT equations exactly and accept the result "
-               "when it satisfies every KKT condition",
+               "after full sweeps and every 2 active-set cycles, solve the active set's KKT "
+               "equations exactly and accept the result when it satisfies every KKT condition "
+               "(both forms)",
                true);
   return s;
 }
@@ -97,6 +97,67 @@ std::pair<int, bool> sweep_schedule(Eigen::Index p, const Eigen::VectorXd& beta,
   return {sweeps, false};
 }
 
+// Active-set solve, shared by both forms: with the active set A and signs s of the current
+// iterate, the KKT equations (G_AA + diag(lambda_A (1 - alpha))) beta_A = c_A - alpha lambda_A s_A
+// are linear; their solution is THE solution when sign(beta_A) = s and |g_j| <= alpha lambda_j
+// off A, g = c - G beta (the elastic-net optimality conditions). Each (A, s) is tried once: the
+// candidate depends only on the pair, so a pair that failed fails again.
+class ActiveSetSolve {
+ public:
+  // gram(A, M) sets M = G_AA and c(k) = c_k; gradient(trial, g) sets g = c - G trial
+  // (all p entries). Returns 1 with the solution in `trial` and its gradient in `g`, 0 when the
+  // pair (A, s) is not sign-consistent, -1 when a coordinate outside `candidates` violates its
+  // condition (it must enter: a full sweep follows). Active sets larger than `max_size` (the
+  // rank of G when it is known to be smaller than p) are not tried.
+  template <class Gram, class C, class Gradient>
+  int attempt(const std::vector<Eigen::Index>& candidates, const Eigen::VectorXd& beta,
+              const Eigen::VectorXd& lam, double alpha, double slack, Eigen::Index max_size,
+              Gram&& gram, C&& c, Gradient&& gradient, Eigen::VectorXd& trial, Eigen::VectorXd& g) {
+    A_.clear();
+    for (Eigen::Index j : candidates)
+      if (beta(j) != 0.0) A_.push_back(j);
+    const auto a = static_cast<Eigen::Index>(A_.size());
+    if (a == 0 || a > max_size) return 0;
+    Eigen::VectorXd s(a);
+    for (Eigen::Index k = 0; k < a; ++k) s(k) = beta(A_[k]) > 0 ? 1.0 : -1.0;
+    if (A_ == failed_set_ && s == failed_sign_) return failed_code_;
+    failed_set_ = A_;
+    failed_sign_ = s;
+    failed_code_ = 0;
+    Eigen::MatrixXd M(a, a);
+    Eigen::VectorXd rhs(a);
+    gram(A_, M);
+    for (Eigen::Index k = 0; k < a; ++k) {
+      M(k, k) += lam(A_[k]) * (1 - alpha);
+      rhs(k) = c(A_[k]) - alpha * lam(A_[k]) * s(k);
+    }
+    const Eigen::LLT<Eigen::MatrixXd> llt(M);
+    if (llt.info() != Eigen::Success) return 0;
+    const Eigen::VectorXd bA = llt.solve(rhs);
+    for (Eigen::Index k = 0; k < a; ++k)
+      if (!(bA(k) * s(k) > 0)) return 0;
+    trial.setZero(beta.size());
+    for (Eigen::Index k = 0; k < a; ++k) trial(A_[k]) = bA(k);
+    gradient(trial, g);
+    // Off the active set the subgradient condition, with a relative slack for rounding.
+    for (Eigen::Index j = 0; j < trial.size(); ++j)
+      if (trial(j) == 0.0 && std::abs(g(j)) > alpha * lam(j) + slack) {
+        // An excluded member of A only means a sign problem; an outsider must enter.
+        if (std::find(A_.begin(), A_.end(), j) == A_.end() &&
+            std::find(candidates.begin(), candidates.end(), j) == candidates.end())
+          return failed_code_ = -1;
+        return 0;
+      }
+    failed_set_.clear();
+    return 1;
+  }
+
+ private:
+  std::vector<Eigen::Index> A_, failed_set_;
+  Eigen::VectorXd failed_sign_;
+  int failed_code_ = 0;
+};
+
 }  // namespace
 
 OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem,
@@ -141,10 +202,46 @@ OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem,
     }
     return H(j) * delta * delta;
   };
+  // The active-set solve with G_kl = x_k^T W x_l formed on demand (O(n a^2)) and the gradient
+  // X^T W (y - X beta) from the trial's residual (O(n p)).
+  // With alpha = 1, G_AA = X_A^T W X_A (centred) has rank <= (rows of positive weight) - 1.
+  ActiveSetSolve active_set;
+  Eigen::VectorXd c, trial, g, wr_trial;
+  Eigen::MatrixXd XA, WXA;
+  double slack = 0;
+  const Eigen::Index max_size =
+      alpha < 1 ? p : (w.array() > 0).count() - (problem.intercept ? 1 : 0);
+  auto exact = [&](const std::vector<Eigen::Index>& candidates) {
+    if (!active_set_solve_) return 0;
+    if (c.size() == 0) {
+      c.noalias() = WX.transpose() * yc;
+      slack = 1e-9 * (c.cwiseAbs().maxCoeff() + 1e-300);
+    }
+    const int code = active_set.attempt(
+        candidates, beta, lam, alpha, slack, max_size,
+        [&](const std::vector<Eigen::Index>& A, Eigen::MatrixXd& M) {
+          XA = Xc(Eigen::all, A);
+          WXA = WX(Eigen::all, A);
+          M.noalias() = XA.transpose() * WXA;
+        },
+        [&](Eigen::Index k) { return c(k); },
+        [&](const Eigen::VectorXd& b, Eigen::VectorXd& grad) {
+          wr_trial = yc;
+          for (Eigen::Index j = 0; j < p; ++j)
+            if (b(j) != 0.0) axpy(-b(j), Xc.col(j).data(), wr_trial.data(), n);
+          wr_trial.array() *= w.array();
+          grad.noalias() = Xc.transpose() * wr_trial;
+        },
+        trial, g);
+    if (code > 0) {
+      beta = trial;
+      wr.swap(wr_trial);
+    }
+    return code;
+  };
   OptimizerReport report;
   const auto [sweeps, converged] =
-      sweep_schedule(p, beta, max_sweeps_, tolerance_ * null_deviance, update,
-                     [](const std::vector<Eigen::Index>&) { return 0; });
+      sweep_schedule(p, beta, max_sweeps_, tolerance_ * null_deviance, update, exact);
   if (!beta.allFinite()) throw NumericalError("coordinate_descent", "non-finite coefficients");
   solution.intercept = problem.intercept ? ybar - xbar.dot(beta) : 0.0;
   report.converged = converged;
@@ -198,59 +295,27 @@ OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem, co
     }
     return H(j) * delta * delta;
   };
-  // Active-set solve: with the active set A and signs s of the last full sweep, the KKT
-  // equations (G_AA + diag(lambda_A (1 - alpha))) beta_A = c_A - alpha lambda_A s_A are linear;
-  // their solution is THE solution when sign(beta_A) = s and |g_j| <= alpha lambda_j off A
-  // (the elastic-net optimality conditions). Tried after every full sweep and every 2
-  // active-set cycles (O(a^3 + p^2)), each (A, s) at most once.
-  std::vector<Eigen::Index> A, failed_set;
-  Eigen::VectorXd failed_sign;
-  int failed_code = 0;
+  // The active-set solve (after every full sweep and every 2 active-set cycles, O(a^3 + p^2)).
+  ActiveSetSolve active_set;
+  Eigen::VectorXd trial, gt;
+  // Rounding in the gradient is of order eps |c|.
+  const double slack = 1e-9 * (c.cwiseAbs().maxCoeff() + 1e-300);
   auto exact = [&](const std::vector<Eigen::Index>& candidates) {
     if (!active_set_solve_) return 0;
-    A.clear();
-    for (Eigen::Index j : candidates)
-      if (beta(j) != 0.0) A.push_back(j);
-    const auto a = static_cast<Eigen::Index>(A.size());
-    Eigen::VectorXd s(a);
-    for (Eigen::Index k = 0; k < a; ++k) s(k) = beta(A[k]) > 0 ? 1.0 : -1.0;
-    if (a == 0) return 0;
-    // The candidate depends only on (A, s): a pair that failed once fails again.
-    if (A == failed_set && s == failed_sign) return failed_code;
-    failed_set = A;
-    failed_sign = s;
-    failed_code = 0;
-    Eigen::MatrixXd M(a, a);
-    Eigen::VectorXd rhs(a);
-    for (Eigen::Index k = 0; k < a; ++k) {
-      for (Eigen::Index l = 0; l < a; ++l) M(l, k) = G(A[l], A[k]);
-      M(k, k) += lam(A[k]) * (1 - alpha);
-      rhs(k) = c(A[k]) - alpha * lam(A[k]) * s(k);
+    const int code = active_set.attempt(
+        candidates, beta, lam, alpha, slack, p,
+        [&](const std::vector<Eigen::Index>& A, Eigen::MatrixXd& M) { M = G(A, A); },
+        [&](Eigen::Index k) { return c(k); },
+        [&](const Eigen::VectorXd& b, Eigen::VectorXd& grad) {
+          grad = c;
+          grad.noalias() -= G * b;
+        },
+        trial, gt);
+    if (code > 0) {
+      beta = trial;
+      g = gt;
     }
-    const Eigen::LLT<Eigen::MatrixXd> llt(M);
-    if (llt.info() != Eigen::Success) return 0;
-    const Eigen::VectorXd bA = llt.solve(rhs);
-    for (Eigen::Index k = 0; k < a; ++k)
-      if (!(bA(k) * s(k) > 0)) return 0;
-    Eigen::VectorXd trial = Eigen::VectorXd::Zero(p);
-    for (Eigen::Index k = 0; k < a; ++k) trial(A[k]) = bA(k);
-    Eigen::VectorXd gt = c;
-    gt.noalias() -= G * trial;
-    // Off the active set the subgradient condition, with the relative slack of the
-    // tolerance (rounding in gt is of order eps |c|).
-    const double slack = 1e-9 * (c.cwiseAbs().maxCoeff() + 1e-300);
-    for (Eigen::Index j = 0; j < p; ++j)
-      if (trial(j) == 0.0 && std::abs(gt(j)) > alpha * lam(j) + slack) {
-        // An excluded member of A only means a sign problem; an outsider must enter.
-        if (std::find(A.begin(), A.end(), j) == A.end() &&
-            std::find(candidates.begin(), candidates.end(), j) == candidates.end())
-          return failed_code = -1;
-        return 0;
-      }
-    beta = trial;
-    g = gt;
-    failed_set.clear();
-    return 1;
+    return code;
   };
   OptimizerReport report;
   const auto [sweeps, converged] =
