@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "bench_timing.h"
 #include "quench/dataset.h"
@@ -17,6 +18,29 @@
 #include "weighted_solvers/trend_filter_admm.h"
 
 using namespace quench;
+
+namespace {
+
+// Where two sets of draws of the same weighted problems (seed 2018, separate penalty weights)
+// differ most: max |beta_a - beta_b| and objective(a) - objective(b) of that draw's problem,
+// i.e. which of the two is closer to the optimum.
+std::pair<double, double> worst_draw_gap(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
+                                         const Resampler& r, double lambda,
+                                         const wbb::LinearDraws& a, const wbb::LinearDraws& b) {
+  Eigen::Index t = 0;
+  const double diff = (a.beta - b.beta).rowwise().lpNorm<Eigen::Infinity>().maxCoeff(&t);
+  RngStream s(2018, static_cast<std::uint64_t>(t));
+  const Eigen::VectorXd w = r.sample(s);
+  const Eigen::VectorXd pen = lambda * exponential_draws(s, X.cols());
+  auto objective = [&](const wbb::LinearDraws& d) {
+    const Eigen::VectorXd beta = d.beta.row(t).transpose();
+    const Eigen::VectorXd res = (y - X * beta).array() - d.intercept(t);
+    return 0.5 * w.dot(res.cwiseAbs2()) + pen.dot(beta.cwiseAbs());
+  };
+  return {diff, objective(a) - objective(b)};
+}
+
+}  // namespace
 
 int main() {
   DataSpec spec;
@@ -110,22 +134,8 @@ int main() {
     plain1 = wbb::linear_draws(plain, ls, lambda, r, wbb::PenaltyWeights::separate, mode, true, T,
                                2018, 1);
   });
-  // Which is closer to the optimum where the two differ most: the weighted objectives.
-  Eigen::Index worst_t = 0;
-  const double diff =
-      (plain1.beta - warm1.beta).rowwise().lpNorm<Eigen::Infinity>().maxCoeff(&worst_t);
-  double objective_gap = 0;  // objective(plain) - objective(active-set solve)
-  {
-    RngStream s(2018, static_cast<std::uint64_t>(worst_t));
-    const Eigen::VectorXd w = r.sample(s);
-    const Eigen::VectorXd pen = lambda * exponential_draws(s, p);
-    auto objective = [&](const wbb::LinearDraws& d) {
-      const Eigen::VectorXd b = d.beta.row(worst_t).transpose();
-      const Eigen::VectorXd res = (data.y_train - data.X_train * b).array() - d.intercept(worst_t);
-      return 0.5 * w.dot(res.cwiseAbs2()) + pen.dot(b.cwiseAbs());
-    };
-    objective_gap = objective(plain1) - objective(warm1);
-  }
+  const auto [diff, objective_gap] =
+      worst_draw_gap(data.X_train, data.y_train, r, lambda, plain1, warm1);
   const int threads = std::max(2, resolve_threads(0));
   wbb::LinearDraws zigN;
   const double t_zigN = bench::best_of(3, [&] {
@@ -185,6 +195,60 @@ int main() {
       1e3 * train, t_warm1 / train);
   std::printf("  warm vs cold-started draws: x%.2f; %d threads vs 1 (ziggurat): x%.2f\n",
               t_cold1 / t_warm1, threads, t_zig1 / t_zigN);
+
+  // p > n (004 Sec. 3.1 design A(i), n = 50, p = 120): the residual form of coordinate
+  // descent, with and without the exact active-set solve.
+  {
+    const Eigen::Index n2 = 50, p2 = 120, T2 = 200;
+    Eigen::VectorXd beta = Eigen::VectorXd::Zero(p2);
+    beta.head(10).setOnes();
+    RngStream gen(2018, 120);
+    Eigen::MatrixXd X2, Xt2;
+    Eigen::VectorXd y2, yt2;
+    wbb::simulation_data(beta, n2, gen, X2, y2, Xt2, yt2);
+    wbb::LinearSpec ls2{&X2, &y2, 1.0, true};
+    const double lambda2 = wbb::cross_validate(cd, ls2, 10, 100, 1e-2, 2018, 1).lambda_min;
+    resamplers::ExponentialWeights r2(
+        Params(resamplers::ExponentialWeights::schema(), {{"method", std::string("ziggurat")}}));
+    r2.prepare(n2);
+    WeightedLeastSquares base2{
+        &X2, &y2, Eigen::VectorXd::Ones(n2), Eigen::VectorXd::Constant(p2, lambda2), 1.0, true};
+    PenalizedSolution mode2;
+    cd.solve(base2, mode2);
+    RngStream s2(2018, 0);
+    WeightedLeastSquares q2 = base2;
+    q2.weights = r2.sample(s2);
+    const Eigen::VectorXd f2 = exponential_draws(s2, p2);
+    q2.penalty = lambda2 * f2;
+    int sweeps_fast = 0, sweeps_plain = 0;
+    const double path_fast =
+        bench::best_of(5, [&] { wbb::cold_path_fit(cd, q2, f2, 100, &sweeps_fast); });
+    const double path_plain =
+        bench::best_of(3, [&] { wbb::cold_path_fit(plain, q2, f2, 100, &sweeps_plain); });
+    wbb::LinearDraws d_fast, d_plain;
+    const double draws_fast = bench::best_of(3, [&] {
+      d_fast = wbb::linear_draws(cd, ls2, lambda2, r2, wbb::PenaltyWeights::separate, mode2, true,
+                                 T2, 2018, 1);
+    });
+    const double draws_plain = bench::best_of(3, [&] {
+      d_plain = wbb::linear_draws(plain, ls2, lambda2, r2, wbb::PenaltyWeights::separate, mode2,
+                                  true, T2, 2018, 1);
+    });
+    const auto gap2 = worst_draw_gap(X2, y2, r2, lambda2, d_plain, d_fast);
+    std::printf(
+        "p > n (Sec. 3.1 design A(i), n = 50, p = 120, lambda (CV min) = %.4g), residual form:\n",
+        lambda2);
+    std::printf(
+        "  warm draw %.1f us (%.1f sweeps), without the active-set solve %.1f us (%.1f sweeps): "
+        "x%.2f;\n    max |diff| %.1e, there objective(plain) - objective(active-set) = %.2e\n",
+        1e6 * draws_fast / T2, d_fast.sweeps.mean(), 1e6 * draws_plain / T2, d_plain.sweeps.mean(),
+        draws_plain / draws_fast, gap2.first, gap2.second);
+    std::printf(
+        "  cold fit (100-lambda path) %.1f us (%d sweeps), without %.1f us (%d sweeps): x%.2f; "
+        "1000 warm draws = %.1f cold fits\n",
+        1e6 * path_fast, sweeps_fast, 1e6 * path_plain, sweeps_plain, path_plain / path_fast,
+        1000 * draws_fast / T2 / path_fast);
+  }
 
   // Trend filtering, 004 Fig. 4 set-up.
   Eigen::VectorXd y(500);

@@ -180,6 +180,28 @@ LinearDraws linear_draws(const PenalizedSolver& solver, const LinearSpec& spec, 
   return d;
 }
 
+void simulation_data(const Eigen::VectorXd& beta, Eigen::Index n, RngStream& rng,
+                     Eigen::MatrixXd& X, Eigen::VectorXd& y, Eigen::MatrixXd& Xt,
+                     Eigen::VectorXd& yt) {
+  const Eigen::Index p = beta.size();
+  auto design = [&](Eigen::MatrixXd& M) {
+    M.resize(n, p);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      M(i, 0) = std::sqrt(0.1) * rng.normal();
+      for (Eigen::Index j = 1; j < p; ++j)
+        M(i, j) = 0.8 * M(i, j - 1) + std::sqrt(0.1 * (1 - 0.64)) * rng.normal();
+    }
+  };
+  design(X);
+  design(Xt);
+  const Eigen::VectorXd f = X * beta;
+  const double sigma = std::sqrt(f.squaredNorm() / (2.0 * double(n)));
+  y = f;
+  for (Eigen::Index i = 0; i < n; ++i) y(i) += sigma * rng.normal();
+  yt = Xt * beta;
+  for (Eigen::Index i = 0; i < n; ++i) yt(i) += sigma * rng.normal();
+}
+
 TrendDraws trend_draws(const PenalizedSolver& solver, const Eigen::VectorXd& y, int order,
                        double lambda, const Resampler& resampler, PenaltyWeights mode,
                        const PenalizedSolution& start, bool warm, Eigen::Index T,

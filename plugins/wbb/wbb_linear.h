@@ -12,6 +12,7 @@
 
 #include "quench/penalized_solver.h"
 #include "quench/resampler.h"
+#include "quench/rng.h"
 
 namespace quench::wbb {
 
@@ -63,6 +64,13 @@ LinearDraws linear_draws(const PenalizedSolver& solver, const LinearSpec& spec, 
                          const PenalizedSolution& start, bool warm, Eigen::Index T,
                          std::uint64_t seed, int threads,
                          const std::function<void(double)>& progress = {});
+
+/// One data set of the 004 Sec. 3.1 simulation design: rows of X ~ N(0, Sigma) with
+/// Sigma_ij = 0.1 0.8^|i-j| (an AR(1) recursion), y = X beta + e, e ~ N(0, sigma^2) with
+/// sigma^2 = |X beta|^2 / (2n) (signal-to-noise ratio 2), and a test set (Xt, yt) of the same size.
+void simulation_data(const Eigen::VectorXd& beta, Eigen::Index n, RngStream& rng,
+                     Eigen::MatrixXd& X, Eigen::VectorXd& y, Eigen::MatrixXd& Xt,
+                     Eigen::VectorXd& yt);
 
 struct TrendDraws {
   Eigen::MatrixXd beta;  ///< T x n

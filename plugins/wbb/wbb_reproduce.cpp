@@ -57,29 +57,6 @@ struct Metrics {
   double est = 0, pred = 0, cover = 0, cover_signal = 0;
 };
 
-// One data set of the Sec. 3.1 design: rows of X ~ N(0, Sigma), Sigma_ij = 0.1 0.8^|i-j| (an
-// AR(1) recursion), sigma^2 = |X beta|^2 / (2n) (SNR 2), a test set of the same size.
-void simulate(const Eigen::VectorXd& beta, Eigen::Index n, RngStream& rng, Eigen::MatrixXd& X,
-              Eigen::VectorXd& y, Eigen::MatrixXd& Xt, Eigen::VectorXd& yt) {
-  const Eigen::Index p = beta.size();
-  auto design = [&](Eigen::MatrixXd& M) {
-    M.resize(n, p);
-    for (Eigen::Index i = 0; i < n; ++i) {
-      M(i, 0) = std::sqrt(0.1) * rng.normal();
-      for (Eigen::Index j = 1; j < p; ++j)
-        M(i, j) = 0.8 * M(i, j - 1) + std::sqrt(0.1 * (1 - 0.64)) * rng.normal();
-    }
-  };
-  design(X);
-  design(Xt);
-  const Eigen::VectorXd f = X * beta;
-  const double sigma = std::sqrt(f.squaredNorm() / (2.0 * double(n)));
-  y = f;
-  for (Eigen::Index i = 0; i < n; ++i) y(i) += sigma * rng.normal();
-  yt = Xt * beta;
-  for (Eigen::Index i = 0; i < n; ++i) yt(i) += sigma * rng.normal();
-}
-
 // Estimation MSE (1/p)|mean - beta|^2, test MSE of the posterior-mean prediction, and the
 // fraction of coordinates whose own central 95 % interval covers beta_j: over all j, and over
 // the signal coordinates (beta_j != 0) only.
@@ -142,7 +119,7 @@ int simulation(int datasets, Eigen::Index T, int threads, int only_setting, Eige
           RngStream rng(2018 + 1000 * design + 100 * setting + p, b);
           Eigen::MatrixXd X, Xt;
           Eigen::VectorXd y, yt;
-          simulate(beta, n, rng, X, y, Xt, yt);
+          wbb::simulation_data(beta, n, rng, X, y, Xt, yt);
           const std::uint64_t seed = mix_seed(7, 1000000 * design + 10000 * setting + 100 * p + b);
           // WBB: lambda by 10-fold CV of the unweighted LASSO, separate penalty weights.
           wbb::LinearSpec spec{&X, &y, 1.0, true};
@@ -213,7 +190,7 @@ int lambda_rule(int datasets, Eigen::Index T, int threads, Eigen::Index n) {
         RngStream rng(2018 + 100 * setting + p, b);
         Eigen::MatrixXd X, Xt;
         Eigen::VectorXd y, yt;
-        simulate(beta, n, rng, X, y, Xt, yt);
+        wbb::simulation_data(beta, n, rng, X, y, Xt, yt);
         const std::uint64_t seed = mix_seed(7, 10000 * setting + 100 * p + b);
         wbb::LinearSpec spec{&X, &y, 1.0, true};
         const auto cv = wbb::cross_validate(cd, spec, 10, 100, n < p ? 1e-2 : 1e-4, seed, 1);
