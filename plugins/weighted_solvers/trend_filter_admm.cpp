@@ -159,6 +159,11 @@ ParamSchema TrendFilterAdmm::schema() {
             "ADMM penalty rho = rho x lambda (Ramdas & Tibshirani use 1; 10-30 converged fastest "
             "on 004 Fig. 4)",
             20.0, 1e-6)
+      .real("relaxation",
+            "over-relaxation r in [1, 2): D beta is replaced by r D beta + (1 - r) alpha in the "
+            "alpha and dual steps (Boyd et al. 2011, Sec. 3.4.3); 1 is plain ADMM. 1.8 halved "
+            "the iterations of the 004 Fig. 4 draws",
+            1.8, 1.0, 1.99)
       .integer("max_iterations", "ADMM iteration limit", 20000, 1)
       .integer("check_every", "iterations between duality-gap checks", 10, 1);
   return s;
@@ -167,6 +172,7 @@ ParamSchema TrendFilterAdmm::schema() {
 TrendFilterAdmm::TrendFilterAdmm(const Params& p)
     : tolerance_(p.real("tolerance")),
       rho_factor_(p.real("rho")),
+      relaxation_(p.real("relaxation")),
       max_iterations_(static_cast<int>(p.integer("max_iterations"))),
       check_every_(static_cast<int>(p.integer("check_every"))) {}
 
@@ -202,7 +208,8 @@ OptimizerReport TrendFilterAdmm::solve(const TrendFilteringProblem& problem,
   while (it < max_iterations_) {
     beta = wy + rho * difference_transpose(alpha + u, k);
     M.solve(beta);
-    const Eigen::VectorXd Dk = difference(beta, k);
+    Eigen::VectorXd Dk = difference(beta, k);
+    if (relaxation_ != 1.0) Dk = relaxation_ * Dk + (1 - relaxation_) * alpha;
     const Eigen::VectorXd v = Dk - u;
     alpha = fused_lasso_1d(v, lambda / rho);
     u += alpha - Dk;

@@ -20,7 +20,7 @@ class TrendFilterAdmm final : public PenalizedSolver {
                         PenalizedSolution& solution) const override;
 
  private:
-  double tolerance_, rho_factor_;
+  double tolerance_, rho_factor_, relaxation_;
   int max_iterations_, check_every_;
 };
 
