@@ -61,6 +61,13 @@ void axpy(double a, const double* x, double* y, Eigen::Index m) {
   for (Eigen::Index k = 0; k < m; ++k) y[k] += a * x[k];
 }
 
+// argmin_b 1/2 h b^2 - z b + lam [alpha |b| + (1 - alpha)/2 b^2] = soft(z, alpha lam) /
+// (h + (1 - alpha) lam): one coordinate of the elastic net (0 for an empty column).
+double coordinate_minimizer(double z, double h, double lam, double alpha) {
+  const double denom = h + lam * (1 - alpha);
+  return denom > 0 ? soft_threshold(z, lam * alpha) / denom : 0.0;
+}
+
 // The sweep schedule shared by both forms: full sweeps define the active set, active-set
 // cycles until they converge (Friedman et al. 2010, Sec. 2.6). `update(j)` returns
 // H_jj (delta beta_j)^2; `exact()` may finish the problem (> 0), fail on the signs (0) or find
@@ -104,15 +111,16 @@ std::pair<int, bool> sweep_schedule(Eigen::Index p, const Eigen::VectorXd& beta,
 // candidate depends only on the pair, so a pair that failed fails again.
 class ActiveSetSolve {
  public:
-  // gram(A, M) sets M = G_AA and c(k) = c_k; gradient(trial, g) sets g = c - G trial
+  // gram(A, M) sets M = G_AA; gradient(trial, g) sets g = c - G trial
   // (all p entries). Returns 1 with the solution in `trial` and its gradient in `g`, 0 when the
   // pair (A, s) is not sign-consistent, -1 when a coordinate outside `candidates` violates its
   // condition (it must enter: a full sweep follows). Active sets larger than `max_size` (the
   // rank of G when it is known to be smaller than p) are not tried.
-  template <class Gram, class C, class Gradient>
+  template <class Gram, class Gradient>
   int attempt(const std::vector<Eigen::Index>& candidates, const Eigen::VectorXd& beta,
               const Eigen::VectorXd& lam, double alpha, double slack, Eigen::Index max_size,
-              Gram&& gram, C&& c, Gradient&& gradient, Eigen::VectorXd& trial, Eigen::VectorXd& g) {
+              Gram&& gram, const Eigen::VectorXd& c, Gradient&& gradient, Eigen::VectorXd& trial,
+              Eigen::VectorXd& g) {
     A_.clear();
     for (Eigen::Index j : candidates)
       if (beta(j) != 0.0) A_.push_back(j);
@@ -192,9 +200,8 @@ OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem,
   const double null_deviance = std::max(w.dot(yc.cwiseAbs2()), 1e-300);
   Eigen::VectorXd wr = w.cwiseProduct(yc - Xc * beta);
   auto update = [&](Eigen::Index j) {
-    const double denom = H(j) + lam(j) * (1 - alpha);
     const double z = dot(Xc.col(j).data(), wr.data(), n) + H(j) * beta(j);
-    const double next = denom > 0 ? soft_threshold(z, lam(j) * alpha) / denom : 0.0;
+    const double next = coordinate_minimizer(z, H(j), lam(j), alpha);
     const double delta = next - beta(j);
     if (delta != 0.0) {
       beta(j) = next;
@@ -202,12 +209,11 @@ OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem,
     }
     return H(j) * delta * delta;
   };
-  // The active-set solve with G_kl = x_k^T W x_l formed on demand (O(n a^2)) and the gradient
-  // X^T W (y - X beta) from the trial's residual (O(n p)).
-  // With alpha = 1, G_AA = X_A^T W X_A (centred) has rank <= (rows of positive weight) - 1.
+  // The active-set solve with G_AA = X_A^T W X_A formed by one product (O(n a^2)) and the
+  // gradient X^T W (y - X beta) from the trial's residual (O(n p)); c = X^T W y is formed at the
+  // first attempt. With alpha = 1, G_AA (centred) has rank <= (rows of positive weight) - 1.
   ActiveSetSolve active_set;
   Eigen::VectorXd c, trial, g, wr_trial;
-  Eigen::MatrixXd XA, WXA;
   double slack = 0;
   const Eigen::Index max_size =
       alpha < 1 ? p : (w.array() > 0).count() - (problem.intercept ? 1 : 0);
@@ -220,11 +226,9 @@ OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem,
     const int code = active_set.attempt(
         candidates, beta, lam, alpha, slack, max_size,
         [&](const std::vector<Eigen::Index>& A, Eigen::MatrixXd& M) {
-          XA = Xc(Eigen::all, A);
-          WXA = WX(Eigen::all, A);
-          M.noalias() = XA.transpose() * WXA;
+          M.noalias() = Xc(Eigen::all, A).transpose() * WX(Eigen::all, A);
         },
-        [&](Eigen::Index k) { return c(k); },
+        c,
         [&](const Eigen::VectorXd& b, Eigen::VectorXd& grad) {
           wr_trial = yc;
           for (Eigen::Index j = 0; j < p; ++j)
@@ -285,9 +289,7 @@ OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem, co
   g.noalias() -= G * beta;
 
   auto update = [&](Eigen::Index j) {
-    const double denom = H(j) + lam(j) * (1 - alpha);
-    const double z = g(j) + H(j) * beta(j);
-    const double next = denom > 0 ? soft_threshold(z, lam(j) * alpha) / denom : 0.0;
+    const double next = coordinate_minimizer(g(j) + H(j) * beta(j), H(j), lam(j), alpha);
     const double delta = next - beta(j);
     if (delta != 0.0) {
       beta(j) = next;
@@ -304,8 +306,7 @@ OptimizerReport CoordinateDescent::solve(const WeightedLeastSquares& problem, co
     if (!active_set_solve_) return 0;
     const int code = active_set.attempt(
         candidates, beta, lam, alpha, slack, p,
-        [&](const std::vector<Eigen::Index>& A, Eigen::MatrixXd& M) { M = G(A, A); },
-        [&](Eigen::Index k) { return c(k); },
+        [&](const std::vector<Eigen::Index>& A, Eigen::MatrixXd& M) { M = G(A, A); }, c,
         [&](const Eigen::VectorXd& b, Eigen::VectorXd& grad) {
           grad = c;
           grad.noalias() -= G * b;
