@@ -21,21 +21,41 @@ using namespace quench;
 
 namespace {
 
-// Where two sets of draws of the same weighted problems (seed 2018, separate penalty weights)
-// differ most: max |beta_a - beta_b| and objective(a) - objective(b) of that draw's problem,
-// i.e. which of the two is closer to the optimum.
+// The unweighted problem at lambda (all weights 1, penalty lambda on every coefficient).
+WeightedLeastSquares unweighted(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, double lambda) {
+  return {&X,  &y,  Eigen::VectorXd::Ones(X.rows()), Eigen::VectorXd::Constant(X.cols(), lambda),
+          1.0, true};
+}
+
+// The weighted problem of draw t (seed 2018, separate penalty weights): data weights from r,
+// then the penalty factors from the same stream, as wbb::linear_draws draws them.
+struct DrawProblem {
+  WeightedLeastSquares problem;
+  Eigen::VectorXd factors;
+};
+DrawProblem draw_problem(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, const Resampler& r,
+                         double lambda, Eigen::Index t) {
+  RngStream s(2018, static_cast<std::uint64_t>(t));
+  DrawProblem d{unweighted(X, y, lambda), Eigen::VectorXd()};
+  d.problem.weights = r.sample(s);
+  d.factors = exponential_draws(s, X.cols());
+  d.problem.penalty = lambda * d.factors;
+  return d;
+}
+
+// Where two sets of draws of the same weighted problems differ most: max |beta_a - beta_b| and
+// objective(a) - objective(b) of that draw's problem, i.e. which of the two is closer to the
+// optimum.
 std::pair<double, double> worst_draw_gap(const Eigen::MatrixXd& X, const Eigen::VectorXd& y,
                                          const Resampler& r, double lambda,
                                          const wbb::LinearDraws& a, const wbb::LinearDraws& b) {
   Eigen::Index t = 0;
   const double diff = (a.beta - b.beta).rowwise().lpNorm<Eigen::Infinity>().maxCoeff(&t);
-  RngStream s(2018, static_cast<std::uint64_t>(t));
-  const Eigen::VectorXd w = r.sample(s);
-  const Eigen::VectorXd pen = lambda * exponential_draws(s, X.cols());
+  const WeightedLeastSquares q = draw_problem(X, y, r, lambda, t).problem;
   auto objective = [&](const wbb::LinearDraws& d) {
     const Eigen::VectorXd beta = d.beta.row(t).transpose();
     const Eigen::VectorXd res = (y - X * beta).array() - d.intercept(t);
-    return 0.5 * w.dot(res.cwiseAbs2()) + pen.dot(beta.cwiseAbs());
+    return 0.5 * q.weights.dot(res.cwiseAbs2()) + q.penalty.dot(beta.cwiseAbs());
   };
   return {diff, objective(a) - objective(b)};
 }
@@ -58,18 +78,12 @@ int main() {
   wbb::LinearSpec ls{&data.X_train, &data.y_train, 1.0, true};
   const auto cv = wbb::cross_validate(cd, ls, 10, 100, 1e-4, 2018, 1);
   const double lambda = cv.lambda_min;
-  WeightedLeastSquares base{
-      &data.X_train, &data.y_train, Eigen::VectorXd::Ones(n), Eigen::VectorXd::Constant(p, lambda),
-      1.0,           true};
+  const WeightedLeastSquares base = unweighted(data.X_train, data.y_train, lambda);
   PenalizedSolution mode;
   cd.solve(base, mode);
 
   // A typical weighted problem: draw 0's weights.
-  RngStream rng(2018, 0);
-  WeightedLeastSquares q = base;
-  q.weights = r.sample(rng);
-  const Eigen::VectorXd factors = exponential_draws(rng, p);
-  q.penalty = lambda * factors;
+  const auto [q, factors] = draw_problem(data.X_train, data.y_train, r, lambda, 0);
   int path_sweeps = 0, single_sweeps = 0;
   // The unit: a cold fit of the weighted model at the data, as glmnet fits it: the weighted
   // Gram matrix formed once, then coordinate descent along 100 lambdas from lambda_max down
@@ -211,15 +225,9 @@ int main() {
     resamplers::ExponentialWeights r2(
         Params(resamplers::ExponentialWeights::schema(), {{"method", std::string("ziggurat")}}));
     r2.prepare(n2);
-    WeightedLeastSquares base2{
-        &X2, &y2, Eigen::VectorXd::Ones(n2), Eigen::VectorXd::Constant(p2, lambda2), 1.0, true};
     PenalizedSolution mode2;
-    cd.solve(base2, mode2);
-    RngStream s2(2018, 0);
-    WeightedLeastSquares q2 = base2;
-    q2.weights = r2.sample(s2);
-    const Eigen::VectorXd f2 = exponential_draws(s2, p2);
-    q2.penalty = lambda2 * f2;
+    cd.solve(unweighted(X2, y2, lambda2), mode2);
+    const auto [q2, f2] = draw_problem(X2, y2, r2, lambda2, 0);
     int sweeps_fast = 0, sweeps_plain = 0;
     const double path_fast =
         bench::best_of(5, [&] { wbb::cold_path_fit(cd, q2, f2, 100, &sweeps_fast); });
