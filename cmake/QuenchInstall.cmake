@@ -14,6 +14,11 @@ include(CMakePackageConfigHelpers)
 # CMAKE_CXX_STANDARD, which is not exported).
 target_compile_features(quench_framework PUBLIC cxx_std_20)
 
+# Built with their install RPATHs (see CMakeLists.txt): the framework needs none (its
+# dependencies are system libraries), the CLI finds it in ../<libdir>.
+set_target_properties(quench_framework PROPERTIES INSTALL_RPATH "" BUILD_WITH_INSTALL_RPATH ON)
+set_target_properties(quench PROPERTIES BUILD_WITH_INSTALL_RPATH ON)
+
 install(TARGETS quench_framework EXPORT quenchTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
