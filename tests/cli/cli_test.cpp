@@ -385,4 +385,15 @@ outputs:
   EXPECT_TRUE(fs::is_regular_file(root_ / "elsewhere" / "results.json"));
 }
 
+// The loader never searches the working directory (no empty RUNPATH element): a library
+// planted there is not loaded. The old build tree's `::::::` RUNPATH on libquench.so made
+// this junk liblapacke.so.3 fail every command ("file too short", exit 127).
+TEST_F(Cli, LibraryInTheWorkingDirectoryIsNotLoaded) {
+  write_file(work_ / "liblapacke.so.3", "junk, not a library\n");
+  write_file(work_ / "libquench.so.0", "junk, not a library\n");
+  const Outcome r = quench({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
 }  // namespace
