@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <map>
 #include <set>
@@ -22,6 +23,7 @@
 #include <boost/process/start_dir.hpp>
 
 #include "quench/draw_summary.h"
+#include "quench/printable.h"
 #include "quench/report.h"
 #include "report_internal.h"
 
@@ -73,25 +75,35 @@ class Gnuplot {
          << font_size << "'\nset output " << gnuplot_string(stem + ".png") << "\n"
          << script;
     write_file_atomically((work_ / (stem + ".gp")).string(), text.str());
-    if (run(stem + ".gp") && fs::exists(work_ / (stem + ".png"))) {
+    std::string error = run(stem + ".gp");
+    if (error.empty() && !fs::exists(work_ / (stem + ".png"))) error = "no image written";
+    if (error.empty()) {
       fs::rename(work_ / (stem + ".png"), png);
       files.plots.push_back(png.string());
     } else {
-      files.warnings.push_back("gnuplot failed for " + png.string());
+      files.warnings.push_back("gnuplot failed for " + png.string() + ": " + error);
     }
   }
 
  private:
-  bool run(const std::string& script) {
+  /// Runs gnuplot on `script` (a file in the work directory); "" on success, else the reason
+  /// (gnuplot's last message line, escaped for echoing).
+  std::string run(const std::string& script) const {
+    const fs::path errors = work_ / "gnuplot.err";
     try {
       bp::child child(exe_.string(), script, bp::start_dir = work_.string(),
-                      bp::std_in<bp::null, bp::std_out> bp::null,
-                      bp::std_err > (work_ / "gnuplot.err").string());
+                      (bp::std_in < bp::null), (bp::std_out > bp::null),
+                      (bp::std_err > errors.string()));
       child.wait();
-      return child.exit_code() == 0;
-    } catch (const bp::process_error&) {
-      return false;
+      if (child.exit_code() == 0) return {};
+    } catch (const bp::process_error& e) {
+      return printable(e.what());
     }
+    std::string last = "exit status not 0";
+    std::ifstream in(errors);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) last = printable(line);
+    return last;
   }
 
   fs::path exe_;

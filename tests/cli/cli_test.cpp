@@ -327,6 +327,31 @@ engines:
   EXPECT_FALSE(lines_containing(r.out, "plot:    ").empty()) << r.out;
 }
 
+// gnuplot is looked up in PATH without a shell; one that fails or is missing leaves the run
+// ok, with a warning saying why.
+TEST_F(Cli, FailingOrMissingGnuplotIsAWarning) {
+  write_hostile_data(work_ / "d.csv");
+  write_file(work_ / "p.yaml", R"(data: {file: d.csv, target: y}
+engines:
+  - {name: blasso, plugin: bayesian_lasso_gibbs, draws: 20, burn_in: 5, lambda: 1}
+)");
+  fs::create_directory(root_ / "bin");
+  fs::create_symlink("/bin/false", root_ / "bin" / "gnuplot");
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", (root_ / "bin").c_str(), 1);
+  const Outcome failing = quench({"run", "p.yaml", "--out", "a", "--no-progress"});
+  fs::remove(root_ / "bin" / "gnuplot");
+  const Outcome missing = quench({"run", "p.yaml", "--out", "b", "--no-progress"});
+  ::setenv("PATH", path.c_str(), 1);
+  EXPECT_EQ(failing.exit_code, 0) << failing.err;
+  EXPECT_EQ(failing.err,
+            "quench: warning: gnuplot failed for a/plots/posterior_densities_p2.png: exit status "
+            "not 0\n");
+  EXPECT_EQ(missing.exit_code, 0) << missing.err;
+  EXPECT_EQ(missing.err,
+            "quench: warning: gnuplot not found: plots skipped (apt-get install gnuplot-nox)\n");
+}
+
 // Engine and pipeline names become file names: a quote, a newline or a slash in one is
 // refused at its position before anything runs or is written.
 TEST_F(Cli, UnsafeNamesAreRefusedBeforeAnythingRuns) {
