@@ -16,6 +16,14 @@ include(CMakePackageConfigHelpers)
 # CMAKE_CXX_STANDARD, which is not exported).
 target_compile_features(quench_framework PUBLIC cxx_std_20)
 
+# Built with their install RPATHs (see CMakeLists.txt): the core needs none (its dependencies
+# are system libraries), the registry and pipeline libraries find their siblings in $ORIGIN, the
+# CLI finds them in ../<libdir>.
+set_target_properties(quench_framework PROPERTIES INSTALL_RPATH "" BUILD_WITH_INSTALL_RPATH ON)
+set_target_properties(quench_registry quench_pipeline PROPERTIES
+  INSTALL_RPATH "$ORIGIN" BUILD_WITH_INSTALL_RPATH ON)
+set_target_properties(quench PROPERTIES BUILD_WITH_INSTALL_RPATH ON)
+
 install(TARGETS quench_framework quench_registry quench_pipeline EXPORT quenchTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -27,10 +27,12 @@ function(quench_add_plugin target)
     VISIBILITY_INLINES_HIDDEN ON)
   if(TARGET quench_framework)
     target_link_libraries(${target} PRIVATE quench_framework quench_warnings ${ARG_LIBRARIES})
-    # Installed plugins live in <libdir>/quench/plugins; the framework library is two levels up.
+    # Installed plugins live in <libdir>/quench/plugins; the framework library is two levels up,
+    # in the build tree as in the install tree (no RPATH rewriting, so no ':' padding).
     set_target_properties(${target} PROPERTIES
       LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${QUENCH_PLUGIN_SUBDIR}
-      INSTALL_RPATH "$ORIGIN/../..")
+      INSTALL_RPATH "$ORIGIN/../.."
+      BUILD_WITH_INSTALL_RPATH ON)
     install(TARGETS ${target} LIBRARY DESTINATION ${QUENCH_PLUGIN_SUBDIR})
   elseif(TARGET quench::framework)
     target_link_libraries(${target} PRIVATE quench::framework ${ARG_LIBRARIES})

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pipeline_spec.h"
+#include "quench/printable.h"
 
 namespace quench {
 
@@ -45,6 +46,51 @@ std::string resolve_path(const std::string& base_dir, const std::string& path) {
   return (fs::path(base_dir) / path).lexically_normal().string();
 }
 
+/// Characters allowed in engine and pipeline names, which become parts of file names
+/// (results/<pipeline name>, tables/<engine>__*.csv, plots/*_<engine>.png).
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '-';
+}
+
+/// Why `name` cannot be used in file names, or "" when it can: only letters, digits, '_', '.'
+/// and '-', not starting with '.' (so never "..", a hidden file or a path).
+std::string name_problem(const std::string& name, const std::string& what) {
+  const std::string rule = "; names may only contain letters, digits, '_', '.' and '-'";
+  const std::string quoted = "'" + printable(name) + "'";
+  auto bad = std::find_if_not(name.begin(), name.end(), is_name_char);
+  if (bad != name.end()) {
+    const auto u = static_cast<unsigned char>(*bad);
+    const std::string character =
+        u >= 0x80 ? "a non-ASCII character" : "'" + printable(std::string(1, *bad)) + "'";
+    return what + " " + quoted + " contains " + character + rule;
+  }
+  if (!name.empty() && name[0] == '.') return what + " " + quoted + " must not start with '.'";
+  return {};
+}
+
+/// A file stem made into a valid name (the default pipeline name): characters outside the
+/// name rule become '_'.
+std::string name_from_stem(std::string stem) {
+  for (char& c : stem)
+    if (!is_name_char(c)) c = '_';
+  if (!stem.empty() && stem[0] == '.') stem[0] = '_';
+  return stem;
+}
+
+/// Why `dir` (outputs.dir) would leave the pipeline's folder, or "" when it stays inside.
+std::string outputs_dir_problem(const std::string& dir) {
+  const fs::path path(dir);
+  const std::string elsewhere = "; to write elsewhere, pass --out DIR to quench run";
+  if (path.has_root_path())
+    return "'outputs.dir' must be relative to the pipeline's folder, got the absolute path '" +
+           printable(dir) + "'" + elsewhere;
+  const fs::path normal = path.lexically_normal();
+  if (!normal.empty() && *normal.begin() == "..")
+    return "'outputs.dir' '" + printable(dir) + "' leaves the pipeline's folder" + elsewhere;
+  return {};
+}
+
 class Parser {
  public:
   Parser(const std::string& file, const std::string& base_dir, bool keep_going)
@@ -60,7 +106,7 @@ class Parser {
     } catch (const YAML::Exception& e) {
       throw ConfigError({{at(e.mark), e.msg}});
     }
-    spec_.name = fs::path(spec_.file).stem().string();
+    spec_.name = name_from_stem(fs::path(spec_.file).stem().string());
     const SourceLocation root_at = root.IsNull() ? SourceLocation{spec_.file, 1, 1} : at(root);
     if (!root.IsMap()) {
       error(root_at, root.IsNull() ? "the pipeline is empty"
@@ -73,6 +119,8 @@ class Parser {
         if (auto s = string_value(e, "name")) {
           if (s->empty())
             error(e.at, "'name' must not be empty");
+          else if (auto problem = name_problem(*s, "pipeline name"); !problem.empty())
+            error(value_at(e), problem);
           else
             spec_.name = *s;
         }
@@ -430,6 +478,10 @@ class Parser {
         name = spec->plugin;
         name_at = spec->at;
       }
+      if (auto problem = name_problem(name, "engine name"); !problem.empty()) {
+        error(name_at, problem + (named ? "" : "; give the engine a 'name'"));
+        continue;
+      }
       bool duplicate = false;
       for (std::size_t i = 0; i < spec_.engines.size() && !duplicate; ++i) {
         if (spec_.engines[i].name != name) continue;
@@ -450,7 +502,12 @@ class Parser {
     for (const auto& e : entries(outputs.value, kOutputKeys, "unknown key '", " in outputs")) {
       const std::string what = "outputs." + e.key;
       if (e.key == "dir") {
-        if (auto s = string_value(e, what)) spec_.outputs.dir = *s;
+        if (auto s = string_value(e, what)) {
+          if (auto problem = outputs_dir_problem(*s); !problem.empty())
+            error(value_at(e), problem);
+          else
+            spec_.outputs.dir = resolve_path(spec_.base_dir, *s);
+        }
       } else if (e.key == "plots") {
         if (auto b = bool_value(e, what)) spec_.outputs.plots = *b;
       } else if (e.key == "tables") {

@@ -1,16 +1,29 @@
 // Plots through gnuplot (Debian's gnuplot-nox): learning curves of the bootstrap test error
 // against a swept parameter, and the bootstrap mean +- sd of predictions at test inputs.
 // Without gnuplot the report still completes, with a warning.
+//
+// gnuplot is started by exec with an argument vector (Boost.Process), never through a shell,
+// in the work directory: scripts name their data and output files by generated, index-based
+// names relative to it, so no path given by the user appears in a script. Every other
+// user-derived string (column headers, engine and pipeline names, parameter names) enters a
+// script only through gnuplot_string().
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
+
+#include <boost/process/child.hpp>
+#include <boost/process/io.hpp>
+#include <boost/process/search_path.hpp>
+#include <boost/process/start_dir.hpp>
 
 #include "quench/draw_summary.h"
+#include "quench/printable.h"
 #include "quench/report.h"
 #include "report_internal.h"
 
@@ -18,28 +31,91 @@ namespace quench {
 namespace {
 
 namespace fs = std::filesystem;
+namespace bp = boost::process;
 
-bool have_gnuplot() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
-
-// Runs a gnuplot script that writes to `png`, through a temporary file renamed at the end.
-bool render(const std::string& script, const fs::path& png, const fs::path& work) {
-  const fs::path temp_png = work / (png.filename().string() + ".tmp.png");
-  const fs::path script_file = work / (png.filename().string() + ".gp");
-  write_file_atomically(script_file.string(),
-                        "set terminal pngcairo size 900,600 noenhanced font ',11'\nset output '" +
-                            temp_png.string() + "'\n" + script);
-  const std::string cmd =
-      "gnuplot '" + script_file.string() + "' 2>'" + (work / "gnuplot.err").string() + "'";
-  if (std::system(cmd.c_str()) != 0 || !fs::exists(temp_png)) return false;
-  fs::rename(temp_png, png);
-  return true;
+// A gnuplot single-quoted string literal holding `text`. Inside single quotes gnuplot does no
+// backquote command substitution, no @macro expansion and no backslash escapes; the only
+// special character is the quote itself, written doubled. Control bytes are replaced by '?'
+// because a newline (or CR, or NUL) would end the literal's command and start another.
+std::string gnuplot_string(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\'') {
+      out += "''";
+    } else if (u < 0x20 || u == 0x7f) {
+      out += '?';
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
 }
+
+/// Runs gnuplot scripts in a work directory whose files all have generated names.
+class Gnuplot {
+ public:
+  Gnuplot(fs::path executable, fs::path work)
+      : exe_(std::move(executable)), work_(std::move(work)) {}
+
+  /// Writes `data` to a new work file; returns its name as a script literal.
+  std::string data_file(const std::string& data) {
+    const std::string name = "data-" + std::to_string(next_++) + ".dat";
+    write_file_atomically((work_ / name).string(), data);
+    return gnuplot_string(name);
+  }
+
+  /// Renders `script` into `png` (through a work file renamed at the end) with a pngcairo
+  /// terminal of the given size; records the plot or a warning in `files`.
+  void render(const std::string& script, const fs::path& png, ReportFiles& files, int width = 900,
+              int height = 600, int font_size = 11) {
+    const std::string stem = "plot-" + std::to_string(next_++);
+    std::ostringstream text;
+    text << "set terminal pngcairo size " << width << "," << height << " noenhanced font ',"
+         << font_size << "'\nset output " << gnuplot_string(stem + ".png") << "\n"
+         << script;
+    write_file_atomically((work_ / (stem + ".gp")).string(), text.str());
+    std::string error = run(stem + ".gp");
+    if (error.empty() && !fs::exists(work_ / (stem + ".png"))) error = "no image written";
+    if (error.empty()) {
+      fs::rename(work_ / (stem + ".png"), png);
+      files.plots.push_back(png.string());
+    } else {
+      files.warnings.push_back("gnuplot failed for " + png.string() + ": " + error);
+    }
+  }
+
+ private:
+  /// Runs gnuplot on `script` (a file in the work directory); "" on success, else the reason
+  /// (gnuplot's last message line, escaped for echoing).
+  std::string run(const std::string& script) const {
+    const fs::path errors = work_ / "gnuplot.err";
+    try {
+      bp::child child(exe_.string(), script, bp::start_dir = work_.string(),
+                      (bp::std_in < bp::null), (bp::std_out > bp::null),
+                      (bp::std_err > errors.string()));
+      child.wait();
+      if (child.exit_code() == 0) return {};
+    } catch (const bp::process_error& e) {
+      return printable(e.what());
+    }
+    std::string last = "exit status not 0";
+    std::ifstream in(errors);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) last = printable(line);
+    return last;
+  }
+
+  fs::path exe_;
+  fs::path work_;
+  int next_ = 0;
+};
 
 struct CurvePoint {
   double x, y, err;
 };
 
-void learning_curves(const std::vector<Results>& runs, const fs::path& dir, const fs::path& work,
+void learning_curves(const std::vector<Results>& runs, const fs::path& dir, Gnuplot& gnuplot,
                      ReportFiles& files) {
   std::set<std::string> keys;
   for (const auto& r : runs)
@@ -57,7 +133,7 @@ void learning_curves(const std::vector<Results>& runs, const fs::path& dir, cons
     }
     if (curves.empty()) continue;
     std::ostringstream plot;
-    plot << "set xlabel '" << key << "'\nset ylabel '" << quantity
+    plot << "set xlabel " << gnuplot_string(key) << "\nset ylabel '" << quantity
          << "'\nset grid\nset key top right\n"
          << "set title 'bootstrap " << quantity << " (000 eq 21)'\nplot ";
     std::size_t index = 0;
@@ -65,21 +141,16 @@ void learning_curves(const std::vector<Results>& runs, const fs::path& dir, cons
       std::string data;
       for (const auto& p : points)
         data += format_number(p.x) + " " + format_number(p.y) + " " + format_number(p.err) + "\n";
-      const fs::path data_file = work / (engine + "_" + quantity + ".dat");
-      write_file_atomically(data_file.string(), data);
-      plot << (index++ ? ", " : "") << "'" << data_file.string()
-           << "' using 1:2:3 with yerrorlines pointtype 7 title '" << engine << "'";
+      plot << (index++ ? ", " : "") << gnuplot.data_file(data)
+           << " using 1:2:3 with yerrorlines pointtype 7 title " << gnuplot_string(engine);
     }
     plot << "\n";
     const fs::path png = dir / (std::string("learning_curve_") + quantity + ".png");
-    if (render(plot.str(), png, work))
-      files.plots.push_back(png.string());
-    else
-      files.warnings.push_back("gnuplot failed for " + png.string());
+    gnuplot.render(plot.str(), png, files);
   }
 }
 
-void prediction_plots(const std::vector<Results>& runs, const fs::path& dir, const fs::path& work,
+void prediction_plots(const std::vector<Results>& runs, const fs::path& dir, Gnuplot& gnuplot,
                       ReportFiles& files) {
   for (const auto& r : runs) {
     auto mean = r.vectors.find("prediction_mean");
@@ -90,26 +161,21 @@ void prediction_plots(const std::vector<Results>& runs, const fs::path& dir, con
       data += std::to_string(i + 1) + " " + format_number(mean->second(i)) + " " +
               format_number(std::sqrt(std::max(var->second(i), 0.0))) + "\n";
     const std::string label = run_label(r);
-    const fs::path data_file = work / (label + "_prediction.dat");
-    write_file_atomically(data_file.string(), data);
     std::ostringstream plot;
     plot << "set xlabel 'test input'\nset ylabel 'bootstrap prediction'\nset grid\n"
          << "set xrange [0:" << mean->second.size() + 1 << "]\n"
-         << "set title '" << label << ": bootstrap mean +- sd of the prediction'\n"
-         << "plot '" << data_file.string()
-         << "' using 1:2:3 with yerrorbars pointtype 7 title 'mean +- sd'\n";
+         << "set title " << gnuplot_string(label + ": bootstrap mean +- sd of the prediction")
+         << "\nplot " << gnuplot.data_file(data)
+         << " using 1:2:3 with yerrorbars pointtype 7 title 'mean +- sd'\n";
     const fs::path png = dir / ("prediction_" + label + ".png");
-    if (render(plot.str(), png, work))
-      files.plots.push_back(png.string());
-    else
-      files.warnings.push_back("gnuplot failed for " + png.string());
+    gnuplot.render(plot.str(), png, files);
   }
 }
 
 // Posterior samplers (wbb, bayesian_lasso_gibbs): kernel densities of every coefficient of
 // `posterior_draws` (one panel per coefficient, one curve per run with the same number of
 // coefficients, at most 16), and a fit with its +-2 sd band (`fit`, `fit_lower`, `fit_upper`).
-void posterior_plots(const std::vector<Results>& runs, const fs::path& dir, const fs::path& work,
+void posterior_plots(const std::vector<Results>& runs, const fs::path& dir, Gnuplot& gnuplot,
                      ReportFiles& files) {
   std::map<Eigen::Index, std::vector<const Results*>> groups;
   for (const auto& r : runs) {
@@ -129,9 +195,7 @@ void posterior_plots(const std::vector<Results>& runs, const fs::path& dir, cons
     const int cols = p <= 4 ? static_cast<int>(p) : 4;
     const int rows = static_cast<int>((p + cols - 1) / cols);
     std::ostringstream plot;
-    plot << "set terminal pngcairo size " << 360 * cols << "," << 280 * rows
-         << " noenhanced font ',9'\nset output '" << (work / "posterior.tmp.png").string()
-         << "'\nset multiplot layout " << rows << "," << cols << "\nset grid\n";
+    plot << "set multiplot layout " << rows << "," << cols << "\nset grid\n";
     for (Eigen::Index j = 0; j < p; ++j) {
       double lo = 1e300, hi = -1e300;
       for (const Results* r : group) {
@@ -140,32 +204,21 @@ void posterior_plots(const std::vector<Results>& runs, const fs::path& dir, cons
       }
       const double pad = 0.05 * (hi - lo) + 1e-12;
       Eigen::VectorXd grid = Eigen::VectorXd::LinSpaced(200, lo - pad, hi + pad);
-      plot << "set title '" << names[j] << "'\nplot ";
+      plot << "set title " << gnuplot_string(names[j]) << "\nplot ";
       for (std::size_t k = 0; k < group.size(); ++k) {
         const Eigen::VectorXd f =
             kernel_density(group[k]->matrices.at("posterior_draws").col(j), grid);
         std::string data;
         for (Eigen::Index g = 0; g < grid.size(); ++g)
           data += format_number(grid(g)) + " " + format_number(f(g)) + "\n";
-        const fs::path file =
-            work / (run_label(*group[k]) + "_density_" + std::to_string(j) + ".dat");
-        write_file_atomically(file.string(), data);
-        plot << (k ? ", " : "") << "'" << file.string() << "' using 1:2 with lines lw 2 title '"
-             << group[k]->engine << "'";
+        plot << (k ? ", " : "") << gnuplot.data_file(data) << " using 1:2 with lines lw 2 title "
+             << gnuplot_string(group[k]->engine);
       }
       plot << "\n";
     }
     plot << "unset multiplot\n";
-    const fs::path script = work / "posterior.gp";
-    write_file_atomically(script.string(), plot.str());
     const fs::path png = dir / ("posterior_densities_p" + std::to_string(p) + ".png");
-    const std::string cmd = "gnuplot '" + script.string() + "' 2>/dev/null";
-    if (std::system(cmd.c_str()) == 0 && fs::exists(work / "posterior.tmp.png")) {
-      fs::rename(work / "posterior.tmp.png", png);
-      files.plots.push_back(png.string());
-    } else {
-      files.warnings.push_back("gnuplot failed for " + png.string());
-    }
+    gnuplot.render(plot.str(), png, files, 360 * cols, 280 * rows, 9);
   }
   for (const auto& r : runs) {
     auto fit = r.vectors.find("fit");
@@ -177,18 +230,14 @@ void posterior_plots(const std::vector<Results>& runs, const fs::path& dir, cons
       data += std::to_string(i + 1) + " " + format_number(fit->second(i)) + " " +
               format_number(lo(i)) + " " + format_number(up(i)) + "\n";
     const std::string label = run_label(r);
-    const fs::path file = work / (label + "_fit.dat");
-    write_file_atomically(file.string(), data);
     std::ostringstream plot;
-    plot << "set xlabel 'i'\nset grid\nset title '" << label
-         << ": fit and +-2 posterior sd'\nplot '" << file.string()
-         << "' using 1:3:4 with filledcurves fc rgb '#b0c4ff' title '+-2 sd', '' using 1:2 "
+    plot << "set xlabel 'i'\nset grid\nset title "
+         << gnuplot_string(label + ": fit and +-2 posterior sd") << "\nplot "
+         << gnuplot.data_file(data)
+         << " using 1:3:4 with filledcurves fc rgb '#b0c4ff' title '+-2 sd', '' using 1:2 "
             "with lines lw 2 lc rgb 'red' title 'fit'\n";
     const fs::path png = dir / ("fit_band_" + label + ".png");
-    if (render(plot.str(), png, work))
-      files.plots.push_back(png.string());
-    else
-      files.warnings.push_back("gnuplot failed for " + png.string());
+    gnuplot.render(plot.str(), png, files);
   }
 }
 
@@ -201,7 +250,7 @@ std::string short_number(double x) {
 // Classifiers with a `reliability` matrix (bins x [mean confidence, accuracy, count]): the
 // reliability diagram, accuracy against confidence per non-empty bin beside the diagonal of
 // perfect calibration (002 vboot; the size-weighted gap is the expected calibration error).
-void reliability_plots(const std::vector<Results>& runs, const fs::path& dir, const fs::path& work,
+void reliability_plots(const std::vector<Results>& runs, const fs::path& dir, Gnuplot& gnuplot,
                        ReportFiles& files) {
   for (const auto& r : runs) {
     auto it = r.matrices.find("reliability");
@@ -211,29 +260,28 @@ void reliability_plots(const std::vector<Results>& runs, const fs::path& dir, co
       if (it->second(b, 2) > 0)
         data += format_number(it->second(b, 0)) + " " + format_number(it->second(b, 1)) + "\n";
     const std::string label = run_label(r);
-    const fs::path file = work / (label + "_reliability.dat");
-    write_file_atomically(file.string(), data);
     auto ece = r.scalars.find("expected_calibration_error");
     std::ostringstream plot;
     plot << "set xlabel 'mean confidence in bin'\nset ylabel 'accuracy in bin'\nset grid\n"
          << "set xrange [0:1]\nset yrange [0:1]\nset size square\nset key top left\n"
-         << "set title '" << label << ": reliability"
-         << (ece == r.scalars.end() ? std::string() : ", ECE " + short_number(ece->second)) << "'\n"
-         << "plot x with lines dt 2 lc rgb 'grey' title 'perfect calibration', '" << file.string()
-         << "' using 1:2 with linespoints pointtype 7 lc rgb 'blue' title '" << r.engine << "'\n";
+         << "set title "
+         << gnuplot_string(
+                label + ": reliability" +
+                (ece == r.scalars.end() ? std::string() : ", ECE " + short_number(ece->second)))
+         << "\nplot x with lines dt 2 lc rgb 'grey' title 'perfect calibration', "
+         << gnuplot.data_file(data)
+         << " using 1:2 with linespoints pointtype 7 lc rgb 'blue' title "
+         << gnuplot_string(r.engine) << "\n";
     const fs::path png = dir / ("reliability_" + label + ".png");
-    if (render(plot.str(), png, work))
-      files.plots.push_back(png.string());
-    else
-      files.warnings.push_back("gnuplot failed for " + png.string());
+    gnuplot.render(plot.str(), png, files);
   }
 }
 
 // Sampled functions on a 1-D input (002 Fig. 1): `grid_samples` (m x K, one draw per column)
 // at the inputs `grid_input` in thin grey, `grid_mean` in black, and the training points
 // (`train_input`, `train_target`) when given.
-void sampled_function_plots(const std::vector<Results>& runs, const fs::path& dir,
-                            const fs::path& work, ReportFiles& files) {
+void sampled_function_plots(const std::vector<Results>& runs, const fs::path& dir, Gnuplot& gnuplot,
+                            ReportFiles& files) {
   for (const auto& r : runs) {
     auto x = r.vectors.find("grid_input");
     auto f = r.matrices.find("grid_samples");
@@ -249,40 +297,35 @@ void sampled_function_plots(const std::vector<Results>& runs, const fs::path& di
         data += " " + format_number(m->second(i));
       data += "\n";
     }
-    const fs::path file = work / (label + "_grid.dat");
-    write_file_atomically(file.string(), data);
+    const std::string file = gnuplot.data_file(data);
     std::ostringstream plot;
-    plot << "set xlabel 'x'\nset ylabel '"
-         << (r.info.count("grid_quantity") ? r.info.at("grid_quantity") : "f(x)")
-         << "'\nset grid\nset key outside right\nset title '" << label << ": " << f->second.cols()
-         << " sampled functions'\nplot for [k=2:" << f->second.cols() + 1 << "] '" << file.string()
-         << "' using 1:k with lines lc rgb '#b0b0b0' notitle";
+    plot << "set xlabel 'x'\nset ylabel "
+         << gnuplot_string(r.info.count("grid_quantity") ? r.info.at("grid_quantity") : "f(x)")
+         << "\nset grid\nset key outside right\nset title "
+         << gnuplot_string(label + ": " + std::to_string(f->second.cols()) + " sampled functions")
+         << "\nplot for [k=2:" << f->second.cols() + 1 << "] " << file
+         << " using 1:k with lines lc rgb '#b0b0b0' notitle";
     if (r.vectors.count("grid_mean"))
-      plot << ", '" << file.string() << "' using 1:" << f->second.cols() + 2
+      plot << ", " << file << " using 1:" << f->second.cols() + 2
            << " with lines lw 3 lc rgb 'black' title 'mean'";
     auto tx = r.vectors.find("train_input"), ty = r.vectors.find("train_target");
     if (tx != r.vectors.end() && ty != r.vectors.end() && tx->second.size() == ty->second.size()) {
       std::string points;
       for (Eigen::Index i = 0; i < tx->second.size(); ++i)
         points += format_number(tx->second(i)) + " " + format_number(ty->second(i)) + "\n";
-      const fs::path train = work / (label + "_train.dat");
-      write_file_atomically(train.string(), points);
-      plot << ", '" << train.string()
-           << "' using 1:2 with points pointtype 6 lc rgb 'red' title 'training data'";
+      plot << ", " << gnuplot.data_file(points)
+           << " using 1:2 with points pointtype 6 lc rgb 'red' title 'training data'";
     }
     plot << "\n";
     const fs::path png = dir / ("sampled_functions_" + label + ".png");
-    if (render(plot.str(), png, work))
-      files.plots.push_back(png.string());
-    else
-      files.warnings.push_back("gnuplot failed for " + png.string());
+    gnuplot.render(plot.str(), png, files);
   }
 }
 
 // The posterior of the test accuracy (004 Fig. 5): a histogram of `test_accuracy_draws` with
 // the central interval (`test_accuracy_lower`, `test_accuracy_upper`) as dashed lines.
 void accuracy_posterior_plots(const std::vector<Results>& runs, const fs::path& dir,
-                              const fs::path& work, ReportFiles& files) {
+                              Gnuplot& gnuplot, ReportFiles& files) {
   for (const auto& r : runs) {
     auto a = r.vectors.find("test_accuracy_draws");
     if (a == r.vectors.end() || a->second.size() < 2) continue;
@@ -290,15 +333,14 @@ void accuracy_posterior_plots(const std::vector<Results>& runs, const fs::path& 
     const std::string label = run_label(r);
     std::string data;
     for (Eigen::Index t = 0; t < acc.size(); ++t) data += format_number(acc(t)) + "\n";
-    const fs::path file = work / (label + "_accuracy.dat");
-    write_file_atomically(file.string(), data);
     // Freedman-Diaconis-like width: range / (2 T^(1/3)), at least one test point's worth.
     const double range = acc.maxCoeff() - acc.minCoeff();
     const double width = std::max(range / (2.0 * std::cbrt(static_cast<double>(acc.size()))), 1e-6);
     std::ostringstream plot;
-    plot << "set xlabel 'test accuracy'\nset ylabel 'draws'\nset grid\nset title '" << label
-         << ": posterior of the test accuracy (" << acc.size() << " draws)'\n"
-         << "set style fill solid 0.5\nw = " << format_number(width)
+    plot << "set xlabel 'test accuracy'\nset ylabel 'draws'\nset grid\nset title "
+         << gnuplot_string(label + ": posterior of the test accuracy (" +
+                           std::to_string(acc.size()) + " draws)")
+         << "\nset style fill solid 0.5\nw = " << format_number(width)
          << "\nbin(x) = w * floor(x / w) + w / 2\nset boxwidth w\nset xrange ["
          << format_number(acc.minCoeff() - 2 * width) << ":"
          << format_number(acc.maxCoeff() + 2 * width)
@@ -308,21 +350,18 @@ void accuracy_posterior_plots(const std::vector<Results>& runs, const fs::path& 
         plot << "set arrow from " << format_number(b->second) << ", graph 0 to "
              << format_number(b->second) << ", graph 1 nohead dt 2 lw 2 lc rgb 'black'\n";
     plot << "set label 1 '95 % interval (dashed)' at graph 0.02, graph 0.85\n";
-    plot << "plot '" << file.string()
-         << "' using (bin($1)):(1.0) smooth freq with boxes lc rgb '#4060c0' title 'draws'\n";
+    plot << "plot " << gnuplot.data_file(data)
+         << " using (bin($1)):(1.0) smooth freq with boxes lc rgb '#4060c0' title 'draws'\n";
     const fs::path png = dir / ("accuracy_posterior_" + label + ".png");
-    if (render(plot.str(), png, work))
-      files.plots.push_back(png.string());
-    else
-      files.warnings.push_back("gnuplot failed for " + png.string());
+    gnuplot.render(plot.str(), png, files);
   }
 }
 
 // Classifiers swept over one parameter (001 Fig. 2): per engine with an `exact_loo_error`, the
 // `test_error` (full line), the built-in `loo_error` (dashed) and `exact_loo_error`
 // (dash-dotted) against the swept parameter, one panel per engine.
-void classifier_error_plots(const std::vector<Results>& runs, const fs::path& dir,
-                            const fs::path& work, ReportFiles& files) {
+void classifier_error_plots(const std::vector<Results>& runs, const fs::path& dir, Gnuplot& gnuplot,
+                            ReportFiles& files) {
   std::set<std::string> keys;
   for (const auto& r : runs)
     for (const auto& [k, v] : r.sweep) keys.insert(k);
@@ -343,33 +382,29 @@ void classifier_error_plots(const std::vector<Results>& runs, const fs::path& di
   if (rows.empty()) return;
   const std::size_t columns = rows.size() > 1 ? 2 : 1;
   std::ostringstream plot;
-  plot << "set datafile missing 'NaN'\nset grid\nset key top right\nset xlabel '" << key
-       << "'\nset ylabel 'error'\n"
+  plot << "set datafile missing 'NaN'\nset grid\nset key top right\nset xlabel "
+       << gnuplot_string(key) << "\nset ylabel 'error'\n"
        << (lo > 0 && hi >= 8 * lo ? "set logscale x\n" : "") << "set multiplot layout "
        << (rows.size() + columns - 1) / columns << "," << columns << "\n";
   for (const auto& [engine, points] : rows) {
     std::string data;
     for (const auto& [x, line] : points) data += line;
-    const fs::path file = work / (engine + "_errors.dat");
-    write_file_atomically(file.string(), data);
-    plot << "set title '" << engine << ": test error and leave-one-out estimates'\nplot '"
-         << file.string() << "' using 1:2 with linespoints dt 1 pt 7 title 'test error', '"
-         << file.string() << "' using 1:3 with linespoints dt 2 pt 6 title 'built-in LOO', '"
-         << file.string() << "' using 1:4 with linespoints dt 4 pt 4 title 'exact LOO'\n";
+    const std::string file = gnuplot.data_file(data);
+    plot << "set title " << gnuplot_string(engine + ": test error and leave-one-out estimates")
+         << "\nplot " << file << " using 1:2 with linespoints dt 1 pt 7 title 'test error', "
+         << file << " using 1:3 with linespoints dt 2 pt 6 title 'built-in LOO', " << file
+         << " using 1:4 with linespoints dt 4 pt 4 title 'exact LOO'\n";
   }
   plot << "unset multiplot\n";
   const fs::path png = dir / ("classifier_errors_" + key + ".png");
-  if (render(plot.str(), png, work))
-    files.plots.push_back(png.string());
-  else
-    files.warnings.push_back("gnuplot failed for " + png.string());
+  gnuplot.render(plot.str(), png, files);
 }
 
 // Classifiers with per-point `alpha` and `stability` (t_i <h_i>) (001 Fig. 3): for every sweep
 // point with two or more such runs, alpha (left) and stability (right) of each engine, the
 // points sorted by the last engine's alpha and every solution rescaled to the last engine's
 // squared weight length sum_i alpha_i t_i <h_i> (= alpha' T C T alpha).
-void embedding_plots(const std::vector<Results>& runs, const fs::path& dir, const fs::path& work,
+void embedding_plots(const std::vector<Results>& runs, const fs::path& dir, Gnuplot& gnuplot,
                      ReportFiles& files) {
   std::map<std::string, std::vector<const Results*>> groups;  // sweep point -> runs
   for (const auto& r : runs) {
@@ -404,30 +439,27 @@ void embedding_plots(const std::vector<Results>& runs, const fs::path& dir, cons
                 format_number(scale[g] * group[g]->vectors.at("stability")(order[k]));
       data += "\n";
     }
-    const fs::path file = work / (point + ".dat");
-    write_file_atomically(file.string(), data);
+    const std::string file = gnuplot.data_file(data);
     std::ostringstream plot;
-    plot << "set grid\nset key top left\nset xlabel 'training point (sorted by "
-         << group.back()->engine << " alpha)'\nset multiplot layout 1,2\n";
+    plot << "set grid\nset key top left\nset xlabel "
+         << gnuplot_string("training point (sorted by " + group.back()->engine + " alpha)")
+         << "\nset multiplot layout 1,2\n";
     for (int panel = 0; panel < 2; ++panel) {
-      plot << "set ylabel '" << (panel == 0 ? "alpha_i" : "t_i <h_i>") << "'\nset title '"
-           << (panel == 0 ? "embedding strengths" : "stabilities") << " (rescaled to "
-           << group.back()->engine << ")'\nplot ";
+      plot << "set ylabel '" << (panel == 0 ? "alpha_i" : "t_i <h_i>") << "'\nset title "
+           << gnuplot_string(std::string(panel == 0 ? "embedding strengths" : "stabilities") +
+                             " (rescaled to " + group.back()->engine + ")")
+           << "\nplot ";
       for (std::size_t g = 0; g < group.size(); ++g)
-        plot << (g ? ", '" : "'") << file.string() << "' using 1:" << 2 + 2 * g + panel
-             << " with points pt "
+        plot << (g ? ", " : "") << file << " using 1:" << 2 + 2 * g + panel << " with points pt "
              << (g + 1 == group.size() ? 8
                  : g % 2               ? 6
                                        : 3)
-             << " title '" << group[g]->engine << "'";
+             << " title " << gnuplot_string(group[g]->engine);
       plot << "\n";
     }
     plot << "unset multiplot\n";
     const fs::path png = dir / (point + ".png");
-    if (render(plot.str(), png, work))
-      files.plots.push_back(png.string());
-    else
-      files.warnings.push_back("gnuplot failed for " + png.string());
+    gnuplot.render(plot.str(), png, files);
   }
 }
 
@@ -435,7 +467,8 @@ void embedding_plots(const std::vector<Results>& runs, const fs::path& dir, cons
 
 void write_plots(const std::vector<Results>& runs, const std::string& directory,
                  ReportFiles& files) {
-  if (!have_gnuplot()) {
+  const auto executable = bp::search_path("gnuplot");
+  if (executable.empty()) {
     files.warnings.push_back("gnuplot not found: plots skipped (apt-get install gnuplot-nox)");
     return;
   }
@@ -443,14 +476,15 @@ void write_plots(const std::vector<Results>& runs, const std::string& directory,
   const fs::path work = fs::path(directory) / ".plot-work";
   fs::create_directories(dir);
   fs::create_directories(work);
-  learning_curves(runs, dir, work, files);
-  prediction_plots(runs, dir, work, files);
-  posterior_plots(runs, dir, work, files);
-  accuracy_posterior_plots(runs, dir, work, files);
-  reliability_plots(runs, dir, work, files);
-  sampled_function_plots(runs, dir, work, files);
-  classifier_error_plots(runs, dir, work, files);
-  embedding_plots(runs, dir, work, files);
+  Gnuplot gnuplot(executable.string(), work);
+  learning_curves(runs, dir, gnuplot, files);
+  prediction_plots(runs, dir, gnuplot, files);
+  posterior_plots(runs, dir, gnuplot, files);
+  accuracy_posterior_plots(runs, dir, gnuplot, files);
+  reliability_plots(runs, dir, gnuplot, files);
+  sampled_function_plots(runs, dir, gnuplot, files);
+  classifier_error_plots(runs, dir, gnuplot, files);
+  embedding_plots(runs, dir, gnuplot, files);
   std::error_code ignored;
   fs::remove_all(work, ignored);
 }

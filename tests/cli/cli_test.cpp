@@ -285,4 +285,140 @@ TEST_F(Cli, NonFiniteResultIsAFailedStatus) {
   EXPECT_TRUE(runs[0].at("scalars").at("log_marginal_likelihood").is_null());
 }
 
+// A small regression problem for the Bayesian LASSO sampler whose first column header is
+// gnuplot syntax that, pasted into a plot script, would run `touch PWNED` (issue 16).
+void write_hostile_data(const fs::path& file) {
+  std::string csv = "crim'; system 'touch PWNED'; print ',b,y\n";
+  for (int i = 0; i < 30; ++i)
+    csv += std::to_string(i % 7) + "," + std::to_string((i * 5) % 11) + "," +
+           std::to_string(i % 7 + 0.5 * ((i * 5) % 11) + 0.1 * (i % 3)) + "\n";
+  write_file(file, csv);
+}
+
+/// Every file named PWNED* below `dir`.
+std::vector<std::string> pwned_files(const fs::path& dir) {
+  std::vector<std::string> found;
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.path().filename().string().rfind("PWNED", 0) == 0)
+      found.push_back(entry.path().string());
+  return found;
+}
+
+// gnuplot is started without a shell and user strings enter its scripts escaped: a hostile
+// column header (in the posterior plot's panel titles) and an --out directory full of quotes
+// run nothing, and the plots are still drawn.
+TEST_F(Cli, HostileHeaderAndOutDirRunNothingAndPlotsAppear) {
+  write_hostile_data(work_ / "d.csv");
+  write_file(work_ / "p.yaml", R"(name: hostile
+seed: 3
+data: {file: d.csv, target: y}
+engines:
+  - {name: blasso, plugin: bayesian_lasso_gibbs, draws: 40, burn_in: 10, lambda: 1}
+)");
+  const std::string out = "x';touch PWNED;'";
+  const Outcome r = quench({"run", "p.yaml", "--out", out, "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(pwned_files(root_), std::vector<std::string>{});
+  if (r.err.find("gnuplot not found") != std::string::npos) GTEST_SKIP() << "no gnuplot";
+  EXPECT_EQ(r.err.find("gnuplot failed"), std::string::npos) << r.err;
+  const fs::path png = work_ / out / "plots" / "posterior_densities_p2.png";
+  ASSERT_TRUE(fs::is_regular_file(png)) << r.out << r.err;
+  EXPECT_EQ(read_file(png).substr(1, 3), "PNG");
+  EXPECT_FALSE(lines_containing(r.out, "plot:    ").empty()) << r.out;
+}
+
+// gnuplot is looked up in PATH without a shell; one that fails or is missing leaves the run
+// ok, with a warning saying why.
+TEST_F(Cli, FailingOrMissingGnuplotIsAWarning) {
+  write_hostile_data(work_ / "d.csv");
+  write_file(work_ / "p.yaml", R"(data: {file: d.csv, target: y}
+engines:
+  - {name: blasso, plugin: bayesian_lasso_gibbs, draws: 20, burn_in: 5, lambda: 1}
+)");
+  fs::create_directory(root_ / "bin");
+  fs::create_symlink("/bin/false", root_ / "bin" / "gnuplot");
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", (root_ / "bin").c_str(), 1);
+  const Outcome failing = quench({"run", "p.yaml", "--out", "a", "--no-progress"});
+  fs::remove(root_ / "bin" / "gnuplot");
+  const Outcome missing = quench({"run", "p.yaml", "--out", "b", "--no-progress"});
+  ::setenv("PATH", path.c_str(), 1);
+  EXPECT_EQ(failing.exit_code, 0) << failing.err;
+  EXPECT_EQ(failing.err,
+            "quench: warning: gnuplot failed for a/plots/posterior_densities_p2.png: exit status "
+            "not 0\n");
+  EXPECT_EQ(missing.exit_code, 0) << missing.err;
+  EXPECT_EQ(missing.err,
+            "quench: warning: gnuplot not found: plots skipped (apt-get install gnuplot-nox)\n");
+}
+
+// Engine and pipeline names become file names: a quote, a newline or a slash in one is
+// refused at its position before anything runs or is written.
+TEST_F(Cli, UnsafeNamesAreRefusedBeforeAnythingRuns) {
+  write_hostile_data(work_ / "d.csv");
+  write_file(work_ / "p.yaml", R"(name: "it's\nx"
+data: {file: d.csv, target: y}
+engines:
+  - {name: "b'; system 'touch PWNED'; '", plugin: bayesian_lasso_gibbs, draws: 40}
+  - {name: ../../escape, plugin: bayesian_lasso_gibbs, draws: 40}
+)");
+  const Outcome r = quench({"run", "p.yaml", "--no-progress"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(lines_of(r.err),
+            (std::vector<std::string>{
+                "p.yaml:1:7: pipeline name 'it's\\nx' contains '''; names may only contain "
+                "letters, digits, '_', '.' and '-'",
+                "p.yaml:4:12: engine name 'b'; system 'touch PWNED'; '' contains '''; names may "
+                "only contain letters, digits, '_', '.' and '-'",
+                "p.yaml:5:12: engine name '../../escape' contains '/'; names may only contain "
+                "letters, digits, '_', '.' and '-'",
+            }));
+  EXPECT_EQ(pwned_files(root_), std::vector<std::string>{});
+  EXPECT_FALSE(fs::exists(work_ / "results"));
+}
+
+// outputs.dir resolves against the pipeline's folder, like data.file; one leaving it is
+// refused (--out is the way to write elsewhere).
+TEST_F(Cli, OutputsDirResolvesAgainstThePipelinesFolderAndMayNotLeaveIt) {
+  fs::create_directory(work_ / "sub");
+  write_hostile_data(work_ / "sub" / "d.csv");
+  const std::string body = R"(
+data: {file: d.csv, target: y}
+engines:
+  - {name: blasso, plugin: bayesian_lasso_gibbs, draws: 20, burn_in: 5, lambda: 1}
+outputs:
+  plots: false
+)";
+  write_file(work_ / "sub" / "p.yaml", body + "  dir: here\n");
+  Outcome r = quench({"run", "sub/p.yaml", "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_regular_file(work_ / "sub" / "here" / "results.json"));
+  EXPECT_FALSE(fs::exists(work_ / "here"));
+
+  write_file(work_ / "sub" / "p.yaml", body + "  dir: ../up\n");
+  r = quench({"run", "sub/p.yaml", "--no-progress"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "sub/p.yaml:7:8: 'outputs.dir' '../up' leaves the pipeline's folder; to write "
+            "elsewhere, pass --out DIR to quench run\n");
+  EXPECT_FALSE(fs::exists(work_ / "up"));
+
+  write_file(work_ / "sub" / "p.yaml", body + "  dir: here\n");
+  r = quench({"run", "sub/p.yaml", "--no-progress", "--out", "../elsewhere"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;  // the command line's choice is honoured as given
+  EXPECT_TRUE(fs::is_regular_file(root_ / "elsewhere" / "results.json"));
+}
+
+// The loader never searches the working directory (no empty RUNPATH element): a library
+// planted there is not loaded. The old build tree's `::::::` RUNPATH on libquench.so made
+// this junk liblapacke.so.3 fail every command ("file too short", exit 127).
+TEST_F(Cli, LibraryInTheWorkingDirectoryIsNotLoaded) {
+  write_file(work_ / "liblapacke.so.3", "junk, not a library\n");
+  write_file(work_ / "libquench.so.0", "junk, not a library\n");
+  const Outcome r = quench({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
 }  // namespace

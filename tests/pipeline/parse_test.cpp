@@ -71,7 +71,7 @@ TEST(pipeline_parse, FullPipeline) {
   EXPECT_EQ(spec.engines[1].spec.at.line, 18);
   EXPECT_TRUE(spec.engines[1].spec.params.empty());
 
-  EXPECT_EQ(spec.outputs.dir, "results/boston");  // as given: relative to the working dir
+  EXPECT_EQ(spec.outputs.dir, "/p/pipelines/results/boston");  // against the pipeline's folder
   EXPECT_FALSE(spec.outputs.plots);
   EXPECT_TRUE(spec.outputs.tables);
 }
@@ -273,6 +273,64 @@ engines:
                 "12:14: 'plugin' expects a plugin name, got a list",
                 "13:23: duplicate key 'plugin'",
             }));
+}
+
+TEST(pipeline_parse, OutputsDirResolvesAgainstThePipelinesFolder) {
+  const char* yaml = "data: {file: d.csv}\nengines: [e]\noutputs: {dir: out/./a/../b}\n";
+  EXPECT_EQ(parse_pipeline(yaml, "x.yaml", "/work/pipelines").outputs.dir, "/work/pipelines/out/b");
+  EXPECT_EQ(parse_pipeline(yaml, "x.yaml", "examples/pipelines").outputs.dir,
+            "examples/pipelines/out/b");
+  EXPECT_EQ(parse_pipeline(yaml, "x.yaml", ".").outputs.dir, "out/b");
+}
+
+TEST(pipeline_parse, OutputsDirLeavingThePipelinesFolderIsRefused) {
+  for (const char* dir : {"/tmp/x", "..", "../results", "a/../../b", "./../x", "//x"}) {
+    SCOPED_TRACE(dir);
+    const std::string yaml =
+        std::string("data: {file: d.csv}\nengines: [e]\noutputs:\n  dir: ") + dir + "\n";
+    const auto found = errors([&] { parse(yaml); });
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].rfind("4:8: 'outputs.dir' ", 0), 0u) << found[0];
+    EXPECT_NE(found[0].find(dir[0] == '/' ? "must be relative to the pipeline's folder"
+                                          : "leaves the pipeline's folder"),
+              std::string::npos)
+        << found[0];
+    EXPECT_NE(found[0].find("pass --out DIR"), std::string::npos) << found[0];
+  }
+}
+
+TEST(pipeline_parse, NamesUsedInFileNamesAreRestricted) {
+  const char* yaml = R"(name: "../../tmp/x"
+data: {file: d.csv}
+engines:
+  - {name: "a/b", plugin: e}
+  - {name: "it's", plugin: e}
+  - {name: "two\nlines", plugin: e}
+  - {name: .hidden, plugin: e}
+  - {name: "caf\u00e9", plugin: e}
+  - "../up"
+  - {name: Good_name-1.5, plugin: e}
+)";
+  const std::string rule = "; names may only contain letters, digits, '_', '.' and '-'";
+  EXPECT_EQ(errors([&] { parse(yaml); }),
+            (std::vector<std::string>{
+                "1:7: pipeline name '../../tmp/x' contains '/'" + rule,
+                "4:12: engine name 'a/b' contains '/'" + rule,
+                "5:12: engine name 'it's' contains '''" + rule,
+                "6:12: engine name 'two\\nlines' contains '\\n'" + rule,
+                "7:12: engine name '.hidden' must not start with '.'",
+                "8:12: engine name 'caf\u00e9' contains a non-ASCII character" + rule,
+                "9:5: engine name '../up' contains '/'" + rule + "; give the engine a 'name'",
+            }));
+  EXPECT_EQ(errors([&] { parse("name: .x\ndata: {file: d.csv}\nengines: [e]\n"); }),
+            (std::vector<std::string>{"1:7: pipeline name '.x' must not start with '.'"}));
+}
+
+TEST(pipeline_parse, DefaultNameFromTheFileStemIsMadeSafe) {
+  const char* yaml = "data: {file: d.csv}\nengines: [e]\n";
+  EXPECT_EQ(parse_pipeline(yaml, "dir/my run (2).yaml", "dir").name, "my_run__2_");
+  EXPECT_EQ(parse_pipeline(yaml, "dir/...yaml", "dir").name, "_.");
+  EXPECT_EQ(parse_pipeline(yaml, "<string>", ".").name, "_string_");
 }
 
 }  // namespace
