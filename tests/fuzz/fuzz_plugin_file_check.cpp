@@ -1,8 +1,12 @@
 // libFuzzer harness for the plugin checks that run before and right after dlopen: the ELF
 // header / program header check over arbitrary bytes (as the whole file, and as the first
 // bytes of a larger file), and the ABI fingerprint comparison of arbitrary fingerprints.
-// Self-contained: compile with registry/src/elf_check.cpp and registry/src/abi_check.cpp
-// (see docs/plugins.md for the command line).
+// Self-contained (no quench library needed), e.g. from the source root:
+//
+//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I registry/src
+//     -I framework/include -isystem /usr/include/eigen3 tests/fuzz/fuzz_plugin_file_check.cpp
+//     registry/src/elf_check.cpp registry/src/abi_check.cpp -o fuzz_plugin_file_check
+//   ./fuzz_plugin_file_check -max_total_time=600 tests/fuzz/corpus/plugin_file_check
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
