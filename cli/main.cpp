@@ -1,5 +1,5 @@
 // The quench command line: run, validate and list plugins.
-//   quench run FILE [--out DIR] [--threads N] [--plugin-path DIR]...
+//   quench run FILE [--out DIR] [--threads N] [--plugin-path DIR]... [--allow-pipeline-plugins]
 //   quench validate FILE [--plugin-path DIR]...
 //   quench plugins [--plugin-path DIR]...
 // Exit codes: 0 success; 1 data, plugin or I/O error; 2 invalid pipeline; 3 a run finished
@@ -24,12 +24,57 @@ void print_load_failures(const quench::Registry& registry) {
   for (const auto& w : registry.warnings()) std::cerr << "quench: warning: " << w << "\n";
 }
 
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+// Loading a library runs its code, so a pipeline's plugin_paths are searched only when the
+// user allows it for `run`; otherwise they are ignored with a warning.
+struct PipelinePlugins {
+  std::vector<std::string> searched;  ///< what Registry::discover gets
+  std::string ignored;                ///< "plugin_paths (...) ignored ...", or empty
+};
+
+PipelinePlugins pipeline_plugins(const quench::Pipeline& pipeline, const std::string& file,
+                                 bool allowed, const char* how_to_allow) {
+  if (allowed || pipeline.plugin_paths().empty()) return {pipeline.plugin_paths(), {}};
+  const std::string ignored = "plugin_paths (" + joined(pipeline.plugin_paths()) +
+                              ") ignored: a pipeline's plugin libraries are not loaded " +
+                              how_to_allow;
+  std::cerr << "quench: warning: " << file << ": " << ignored << "\n";
+  return {{}, ignored};
+}
+
+bool is_unknown_plugin(const quench::Diagnostic& d) {
+  return d.message.rfind("unknown ", 0) == 0 && d.message.find(" plugin '") != std::string::npos;
+}
+
+// Validates the pipeline; when it names an unknown plugin and its plugin_paths were ignored,
+// the error says so.
+void validate_pipeline(const quench::Pipeline& pipeline, const quench::Registry& registry,
+                       const PipelinePlugins& plugins) {
+  try {
+    pipeline.validate(registry);
+  } catch (const quench::ConfigError& e) {
+    if (plugins.ignored.empty()) throw;
+    std::vector<quench::Diagnostic> diagnostics = e.diagnostics();
+    for (auto& d : diagnostics)
+      if (is_unknown_plugin(d)) d.message += "; the pipeline's " + plugins.ignored;
+    throw quench::ConfigError(std::move(diagnostics));
+  }
+}
+
 int run_command(const std::string& file, const std::string& out_option, int threads, bool progress,
-                const std::vector<std::string>& plugin_paths) {
+                const std::vector<std::string>& plugin_paths, bool allow_pipeline_plugins) {
   const auto pipeline = quench::Pipeline::from_file(file);
-  const auto registry = quench::Registry::discover(plugin_paths, pipeline.plugin_paths());
+  const auto plugins = pipeline_plugins(pipeline, file, allow_pipeline_plugins,
+                                        "without --allow-pipeline-plugins; pass it only for "
+                                        "a pipeline you trust, or use --plugin-path");
+  const auto registry = quench::Registry::discover(plugin_paths, plugins.searched);
   print_load_failures(registry);
-  pipeline.validate(registry);
+  validate_pipeline(pipeline, registry, plugins);
   std::string out = out_option;
   if (out.empty()) out = pipeline.output_directory();
   if (out.empty()) out = (std::filesystem::path("results") / pipeline.name()).string();
@@ -75,6 +120,10 @@ int main(int argc, char** argv) {
   run->add_option("--threads", threads, "worker threads (0 = all cores)")
       ->check(CLI::NonNegativeNumber);
   run->add_flag("--no-progress", no_progress, "no progress bar");
+  bool allow_pipeline_plugins = false;
+  run->add_flag("--allow-pipeline-plugins", allow_pipeline_plugins,
+                "also load plugins from the pipeline's plugin_paths (runs their code: only for "
+                "pipelines you trust)");
   run->add_option("--plugin-path", plugin_paths, "plugin directory searched first (repeatable)");
 
   auto* validate = app.add_subcommand("validate", "check a pipeline against the plugins' schemas");
@@ -88,12 +137,15 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   try {
-    if (*run) return run_command(file, out, threads, !no_progress, plugin_paths);
+    if (*run)
+      return run_command(file, out, threads, !no_progress, plugin_paths, allow_pipeline_plugins);
     if (*validate) {
       const auto pipeline = quench::Pipeline::from_file(file);
-      const auto registry = quench::Registry::discover(plugin_paths, pipeline.plugin_paths());
+      const auto plugins =
+          pipeline_plugins(pipeline, file, false, "by `quench validate`; use --plugin-path");
+      const auto registry = quench::Registry::discover(plugin_paths, plugins.searched);
       print_load_failures(registry);
-      pipeline.validate(registry);
+      validate_pipeline(pipeline, registry, plugins);
       std::cout << file << ": valid\n";
       return 0;
     }

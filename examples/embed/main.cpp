@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
     // argument); the data file is given relative to it here.
     const auto pipeline = quench::Pipeline::from_string(pipeline_yaml(data.filename().string()),
                                                         "embedded", data.parent_path().string());
+    // This host wrote the pipeline itself, so its plugin_paths (if any) are trusted.
     const auto registry = quench::Registry::discover({}, pipeline.plugin_paths());
     for (const auto& f : registry.failures())
       std::cerr << "quench_embed: plugin refused: " << f.str() << "\n";

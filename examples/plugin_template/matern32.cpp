@@ -5,7 +5,10 @@
 // with parameters `amplitude` (v0) and `length_scale`. Copy this directory to start a plugin
 // library of your own; one library may declare any number of plugins of any family.
 //
-// Build it against an installed quench (find_package(quench) + quench_add_plugin()):
+// Build it against an installed quench (find_package(quench) + quench_add_plugin()), with the
+// compiler and CPU flags of that quench (no -march=native or -mavx2 unless quench had them):
+// the descriptor records this file's Eigen alignment and vectorization, and quench refuses a
+// plugin whose values differ from its own.
 //
 //   cmake -S examples/plugin_template -B build-matern32 -DCMAKE_PREFIX_PATH=<quench prefix>
 //   cmake --build build-matern32
@@ -14,7 +17,9 @@
 //
 //   quench plugins --plugin-path build-matern32        (any quench command takes --plugin-path)
 //   QUENCH_PLUGIN_PATH=build-matern32 quench plugins   (colon-separated list of directories)
-//   plugin_paths: [build-matern32]                     (in a pipeline, relative to its file)
+//   plugin_paths: [build-matern32]                     (in a pipeline, relative to its file;
+//                                                       loaded only by `quench run
+//                                                       --allow-pipeline-plugins`)
 //
 // or install it into the installation's plugin directory (see CMakeLists.txt). Then use it
 // as `kernel: {plugin: matern32, ...}`, e.g. with the pipeline next to this file:

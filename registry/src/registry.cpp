@@ -14,6 +14,8 @@
 
 #include <boost/dll/shared_library.hpp>
 
+#include "abi_check.h"
+#include "elf_check.h"
 #include "quench/errors.h"
 #include "quench/inference_engine.h"
 #include "quench/kernel.h"
@@ -209,15 +211,15 @@ bool Registry::load_library(const std::string& file) {
     return false;
   };
 
-  std::error_code ec;
-  const fs::file_status status = fs::status(file, ec);
-  if (status.type() == fs::file_type::not_found) return refuse("no such file or directory");
-  if (ec) return refuse(ec.message());
-  if (!fs::is_regular_file(status)) return refuse("not a regular file");
-
   // The same file reached again (symlink, other spelling): already loaded.
   const std::string id = identity(file);
   if (impl_->loaded_files.count(id)) return true;
+
+  // dlopen runs the library's constructors and faults on segments missing from the file:
+  // only a well-formed ELF shared library of this host's kind gets that far.
+  if (auto problem = elf_file_problem(file)) return refuse(*problem);
+
+  std::error_code ec;
 
   // dlopen would search the system folders for a bare file name; use an absolute path.
   fs::path absolute = fs::absolute(file, ec);
@@ -226,8 +228,11 @@ bool Registry::load_library(const std::string& file) {
 
   auto library = std::make_shared<Library>();
   try {
+    // RTLD_NODELETE: dlclose never unmaps it, so no object, static registration (glog,
+    // Ceres) or atexit handler of the library outlives its code.
     library->load(boost::dll::fs::path(load_path),
-                  boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+                  boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local |
+                      static_cast<boost::dll::load_mode::type>(RTLD_NODELETE));
   } catch (const std::exception& e) {
     return refuse("cannot be loaded as a shared library: " + loader_reason(e.what(), load_path));
   }
@@ -246,7 +251,7 @@ bool Registry::load_library(const std::string& file) {
   }
   if (!descriptor) return refuse("plugin descriptor function returned no descriptor");
 
-  // Only these two fields are trusted until they match.
+  // Only these two fields are trusted until they match, then the ABI fingerprint.
   const std::uint32_t api_version = descriptor->api_version;
   const std::uint32_t descriptor_size = descriptor->descriptor_size;
   if (api_version != kPluginApiVersion)
@@ -256,6 +261,9 @@ bool Registry::load_library(const std::string& file) {
     return refuse("plugin descriptor size " + std::to_string(descriptor_size) +
                   " bytes, this quench expects " + std::to_string(sizeof(LibraryDescriptor)) +
                   "; rebuild the plugin against this quench");
+  if (auto mismatch = abi_mismatch(descriptor->abi, host_abi_fingerprint()))
+    return refuse("built for another ABI (" + *mismatch +
+                  "); rebuild the plugin with the compiler and flags of this quench");
 
   std::set<std::pair<Family, std::string>> declared;
   for (const PluginInfo& info : descriptor->plugins) {

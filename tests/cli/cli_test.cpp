@@ -227,7 +227,74 @@ TEST_F(Cli, JunkLibraryIsRefusedAndPluginsStillListed) {
     EXPECT_FALSE(lines_containing(r.out, name).empty()) << name << " not listed:\n" << r.out;
   const auto junk = lines_containing(r.out + r.err, "libjunk.so");
   ASSERT_EQ(junk.size(), 1u) << r.out << r.err;
-  EXPECT_EQ(junk[0], "  plugins/libjunk.so: cannot be loaded as a shared library: file too short");
+  EXPECT_EQ(junk[0], "  plugins/libjunk.so: not an ELF file (no ELF magic number)");
+}
+
+// A pipeline's plugin_paths run code when loaded: `validate` never loads them, `run` only
+// with --allow-pipeline-plugins. Its plugin directory holds a truncated copy of a real plugin,
+// refused (before dlopen) when loading is allowed and not looked at otherwise.
+class CliPipelinePlugins : public Cli {
+ protected:
+  void SetUp() override {
+    Cli::SetUp();
+    fs::create_directory(work_ / "plugins");
+    const std::string plugin = read_file(QUENCH_CLI_PLUGIN);
+    write_file(work_ / "plugins" / "libcut.so", plugin.substr(0, plugin.size() / 2));
+    write_file(work_ / "p.yaml", "plugin_paths: [plugins]\ndata: {file: '" + kBoston + "'}\n" +
+                                     "components:\n"
+                                     "  kernel: {plugin: gaussian}\n"
+                                     "  likelihood: {plugin: gaussian, noise: 0.1}\n"
+                                     "engines: [exact_gp_regression]\n");
+  }
+  std::string ignored_warning(const char* how) const {
+    return std::string(
+               "quench: warning: p.yaml: plugin_paths (plugins) ignored: a pipeline's "
+               "plugin libraries are not loaded ") +
+           how + "\n";
+  }
+};
+
+TEST_F(CliPipelinePlugins, ValidateIgnoresThemWithAWarning) {
+  const Outcome r = quench({"validate", "p.yaml"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "p.yaml: valid\n");
+  EXPECT_EQ(r.err, ignored_warning("by `quench validate`; use --plugin-path"));
+}
+
+TEST_F(CliPipelinePlugins, UnknownPluginSaysThePathsWereNotSearched) {
+  std::string text = read_file(work_ / "p.yaml");
+  text.replace(text.find("{plugin: gaussian}"), 18, "{plugin: matern32}");
+  write_file(work_ / "p.yaml", text);
+  const Outcome r = quench({"run", "p.yaml", "--no-progress"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  const auto lines = lines_containing(r.err, "unknown kernel plugin 'matern32'");
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_NE(lines[0].find("; the pipeline's plugin_paths (plugins) ignored: a pipeline's plugin "
+                          "libraries are not loaded without "
+                          "--allow-pipeline-plugins"),
+            std::string::npos)
+      << lines[0];
+  EXPECT_FALSE(fs::exists(work_ / "results"));
+}
+
+TEST_F(CliPipelinePlugins, RunLoadsThemOnlyWithTheFlag) {
+  const std::string refused =
+      "quench: plugin refused: plugins/libcut.so: truncated: program header ";
+  const Outcome without = quench({"run", "p.yaml", "--out", "a", "--no-progress"});
+  EXPECT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_EQ(without.err.find(refused), std::string::npos) << without.err;
+  EXPECT_NE(without.err.find(ignored_warning(
+                "without --allow-pipeline-plugins; pass it only for a pipeline you trust, or "
+                "use --plugin-path")),
+            std::string::npos)
+      << without.err;
+
+  const Outcome with =
+      quench({"run", "p.yaml", "--allow-pipeline-plugins", "--out", "b", "--no-progress"});
+  EXPECT_EQ(with.exit_code, 0) << with.err;
+  EXPECT_NE(with.err.find(refused), std::string::npos) << with.err;
+  EXPECT_EQ(with.err.find("ignored"), std::string::npos) << with.err;
+  EXPECT_TRUE(fs::exists(work_ / "b" / "results.json"));
 }
 
 // Engine failures become statuses: the other engines still run, results.json is written

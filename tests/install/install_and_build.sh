@@ -5,8 +5,10 @@
 #   3. builds examples/embed and examples/plugin_template with find_package(quench);
 #   4. runs the embed program on Boston housing and checks its numbers are finite;
 #   5. lists plugins with the installed quench: the installed ones by default, matern32 with
-#      --plugin-path, QUENCH_PLUGIN_PATH or a pipeline's plugin_paths;
-#   6. runs the template pipeline with the installed `quench run`.
+#      --plugin-path or QUENCH_PLUGIN_PATH; a pipeline's plugin_paths are ignored by
+#      `quench validate`;
+#   6. runs the template pipeline with the installed `quench run`, loading matern32 through the
+#      pipeline's plugin_paths with --allow-pipeline-plugins.
 #
 #   install_and_build.sh <quench build dir> <quench source dir> [cmake] [c++ compiler]
 set -euo pipefail
@@ -106,15 +108,22 @@ step "QUENCH_PLUGIN_PATH=<template build> quench plugins"
 logged plugins-env.out env QUENCH_PLUGIN_PATH="$work/plugin" "$quench" plugins
 grep -q matern32 "$work/plugins-env.out" || fail "matern32 not listed with QUENCH_PLUGIN_PATH"
 
-step "plugin_paths: in a pipeline (quench validate)"
+step "plugin_paths: in a pipeline are not loaded by quench validate"
 sed -e "s|^data:|plugin_paths: [plugin]\ndata:|" \
   -e "s|file: ../data/boston.csv|file: $source/examples/data/boston.csv|" \
   "$source/examples/plugin_template/matern32_pipeline.yaml" >"$work/matern32_paths.yaml"
-logged validate.out "$quench" validate "$work/matern32_paths.yaml"
+status=0
+"$quench" validate "$work/matern32_paths.yaml" >"$work/validate.out" 2>&1 || status=$?
+[[ $status -eq 2 ]] && grep -qF "plugin_paths ($work/plugin) ignored" "$work/validate.out" &&
+  grep -qF "unknown kernel plugin 'matern32'" "$work/validate.out" || {
+  cat "$work/validate.out" >&2
+  fail "quench validate loaded a pipeline's plugin_paths (exit $status)"
+}
+logged validate-path.out "$quench" validate "$work/matern32_paths.yaml" --plugin-path "$work/plugin"
 
-step "quench run the template pipeline"
-logged run.out "$quench" run "$source/examples/plugin_template/matern32_pipeline.yaml" \
-  --plugin-path "$work/plugin" --out "$work/run" --threads 2 --no-progress
+step "quench run the template pipeline (plugin_paths with --allow-pipeline-plugins)"
+logged run.out "$quench" run "$work/matern32_paths.yaml" --allow-pipeline-plugins \
+  --out "$work/run" --threads 2 --no-progress
 cat "$work/run.out"
 [[ -f $work/run/results.json ]] || fail "no results.json"
 grep -q '"code": "ok"' "$work/run/results.json" || fail "the run is not ok"

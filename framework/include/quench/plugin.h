@@ -8,8 +8,10 @@
 //   }
 //   QUENCH_PLUGIN_LIBRARY(describe)
 //
-// The registry reads api_version and descriptor_size first and refuses a library whose values
-// differ from its own, before touching anything else in the descriptor.
+// The registry reads api_version and descriptor_size first, then the ABI fingerprint, and
+// refuses a library whose values differ from its own before touching anything else in the
+// descriptor. The fingerprint is filled in where the descriptor is constructed, i.e. in the
+// plugin's own translation unit with the plugin's compiler flags (quench/abi_fingerprint.h).
 #pragma once
 
 #include <cstdint>
@@ -20,13 +22,15 @@
 
 #include <boost/dll/alias.hpp>
 
+#include "quench/abi_fingerprint.h"
 #include "quench/component.h"
 #include "quench/parameters.h"
 
 namespace quench {
 
 /// Bumped on any change of the plugin ABI (this header, the interfaces, Params).
-inline constexpr std::uint32_t kPluginApiVersion = 2;
+/// 3: the descriptor carries an AbiFingerprint after descriptor_size.
+inline constexpr std::uint32_t kPluginApiVersion = 3;
 
 using PluginFactory = std::function<std::unique_ptr<Component>(const Params&)>;
 
@@ -45,7 +49,10 @@ struct LibraryDescriptor {
   // Read first, before the layout of the rest is trusted.
   std::uint32_t api_version = kPluginApiVersion;
   std::uint32_t descriptor_size = sizeof(LibraryDescriptor);
-  // Valid only when the two fields above match the host's.
+  // Read when the two fields above match: the compiler and Eigen configuration of the
+  // translation unit that constructs the descriptor (the plugin's, not the host's).
+  AbiFingerprint abi = QUENCH_ABI_FINGERPRINT;
+  // Valid only when the three fields above match the host's.
   std::string library_name;
   std::string library_version;
   std::vector<PluginInfo> plugins;
@@ -66,7 +73,7 @@ PluginInfo make_plugin(Family family, std::string name, std::string version, std
           std::move(needs)};
 }
 
-/// A descriptor with this header's API version and size.
+/// A descriptor with this header's API version and size and the caller's ABI fingerprint.
 inline LibraryDescriptor make_library(std::string name, std::string version,
                                       std::vector<PluginInfo> plugins) {
   LibraryDescriptor d;

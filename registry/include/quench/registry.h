@@ -1,6 +1,6 @@
-// The plugin registry: finds plugin libraries, loads them with Boost.DLL, checks their API
-// version and keeps them loaded while any object they created lives (objects hold a
-// reference to their library; libraries are never unloaded before that).
+// The plugin registry: finds plugin libraries, checks each file before loading it (ELF
+// header and program headers), loads them with Boost.DLL, checks their API version and ABI
+// fingerprint, and never unloads them (RTLD_NODELETE: a library stays mapped until exit).
 #pragma once
 
 #include <memory>
@@ -31,8 +31,10 @@ struct PluginEntry {
 };
 
 /// Where plugins are looked for, highest priority first: --plugin-path entries, then
-/// QUENCH_PLUGIN_PATH (colon-separated), then the pipeline's plugin_paths, then the build or
-/// install plugin directory. A plugin name found twice is taken from the first place.
+/// QUENCH_PLUGIN_PATH (colon-separated), then `pipeline`, then the build or install plugin
+/// directory. A plugin name found twice is taken from the first place. Loading a library runs
+/// its code: pass a pipeline's plugin_paths as `pipeline` only when the user trusts that
+/// pipeline (the quench CLI: `run --allow-pipeline-plugins`; never `validate`).
 QUENCH_API std::vector<std::string> plugin_search_path(const std::vector<std::string>& command_line,
                                                        const std::vector<std::string>& pipeline);
 
@@ -46,7 +48,8 @@ class QUENCH_API Registry {
   Registry(Registry&&) noexcept;
   Registry& operator=(Registry&&) noexcept;
 
-  /// A registry loaded from plugin_search_path(command_line, pipeline).
+  /// A registry loaded from plugin_search_path(command_line, pipeline). `pipeline` is empty
+  /// unless the caller trusts the pipeline that names those directories (see above).
   static Registry discover(const std::vector<std::string>& command_line = {},
                            const std::vector<std::string>& pipeline = {});
 
@@ -54,7 +57,10 @@ class QUENCH_API Registry {
   /// refused are recorded in failures(); the others still load. Missing directories are
   /// recorded too.
   void load(const std::string& path);
-  /// Loads one library; returns false (and records why) when it is refused.
+  /// Loads one library; returns false (and records why) when it is refused: a file that is
+  /// not a 64-bit ELF shared library of this host's byte order and machine, or whose program
+  /// headers reach beyond its end (checked before dlopen), a missing descriptor, another API
+  /// version, descriptor size or ABI fingerprint, an invalid plugin list.
   bool load_library(const std::string& file);
 
   const std::vector<LoadFailure>& failures() const;
