@@ -91,7 +91,9 @@ std::string position_label(std::size_t k) { return "#" + std::to_string(k); }
 /// Collects libcsv's fields and rows, counting the file's lines.
 struct Collector {
   std::vector<std::vector<std::string>> records;
-  std::vector<int> lines;  // first line of each record
+  std::vector<int> lines;   // first line of each record
+  std::vector<bool> blank;  // an empty or blank line
+  bool null_first = false;  // the current record's first field is unquoted and empty
   std::vector<std::string> fields;
   int line = 1;         // line the next character is on
   int record_line = 1;  // line the current record began on
@@ -99,8 +101,11 @@ struct Collector {
 
   static void on_field(void* s, std::size_t length, void* self) {
     auto& c = *static_cast<Collector*>(self);
-    if (c.fields.empty()) c.record_line = c.line;
-    std::string text(static_cast<const char*>(s), length);
+    if (c.fields.empty()) {
+      c.record_line = c.line;
+      c.null_first = s == nullptr;  // unquoted and empty
+    }
+    std::string text(s ? static_cast<const char*>(s) : "", length);
     c.line += static_cast<int>(std::count(text.begin(), text.end(), '\n'));  // quoted newlines
     c.fields.push_back(std::move(text));
     c.after_cr = false;
@@ -112,6 +117,7 @@ struct Collector {
       return;
     }
     c.lines.push_back(c.fields.empty() ? c.line : c.record_line);
+    c.blank.push_back(c.fields.empty() || (c.fields.size() == 1 && c.null_first));
     c.records.push_back(std::move(c.fields));
     c.fields.clear();
     c.after_cr = terminator == '\r';
@@ -142,7 +148,7 @@ CsvTable read_csv(const std::string& path) {
   Collector collected;
   {
     csv_parser parser;
-    if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_REPALL_NL) != 0) {
+    if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_REPALL_NL | CSV_EMPTY_IS_NULL) != 0) {
       throw DataError(path, 0, "", "cannot initialize the CSV parser");
     }
     const std::unique_ptr<csv_parser, void (*)(csv_parser*)> owner(&parser, &csv_free);
@@ -167,39 +173,36 @@ CsvTable read_csv(const std::string& path) {
   }
   auto& records = collected.records;
   auto& lines = collected.lines;
-  const auto blank = [](const std::vector<std::string>& r) {
-    return r.empty() || (r.size() == 1 && r[0].empty());
-  };
-  while (!records.empty() && blank(records.back())) {
+  auto& blank = collected.blank;
+  while (!records.empty() && blank.back()) {
     records.pop_back();
     lines.pop_back();
+    blank.pop_back();
   }
   // Leading blank lines are skipped; the header is the first non-blank record.
   std::size_t first = 0;
-  while (first < records.size() && blank(records[first])) ++first;
+  while (first < records.size() && blank[first]) ++first;
 
   CsvTable table;
   table.file = path;
   if (first == records.size()) throw DataError(path, 1, "", "empty file (expected a header row)");
   const int header_line = lines[first];
-  std::vector<std::string> header = std::move(records[first]);
+  const std::vector<std::string> header = std::move(records[first]);
   const std::size_t n_rows = records.size() - first - 1;
   if (n_rows == 0) throw DataError(path, header_line, "", "no data rows after the header");
 
-  // An unnamed first column holds row names (R write.csv: "", pandas: "" or "Unnamed: 0"); so
-  // does a first column without a header field when every row has one field more (R
-  // write.table's default).
+  // An unnamed first column holds row names (R write.csv: "", pandas: "" or "Unnamed: 0").
+  const std::size_t skip = header.size() > 1 && is_row_name_header(header[0]) ? 1 : 0;
+  table.row_names = skip == 1;
+  // Every row one field longer than the header: row names without a header field (R's
+  // write.table), or a trailing comma; not decided, but said.
   const bool every_row_longer =
       std::all_of(records.begin() + static_cast<std::ptrdiff_t>(first) + 1, records.end(),
                   [&](const auto& r) { return r.size() == header.size() + 1; });
-  std::size_t skip = 0;
-  if (header.size() > 1 && is_row_name_header(header[0])) {
-    skip = 1;
-  } else if (every_row_longer) {
-    header.insert(header.begin(), std::string());
-    skip = 1;
-  }
-  table.row_names = skip == 1;
+  const std::string longer_hint =
+      every_row_longer ? " (every row has one field more than the header: if the first column "
+                         "holds row names, give it an empty header field)"
+                       : "";
   for (std::size_t k = skip; k < header.size(); ++k) {
     const std::string& name = header[k];
     const std::string where = position_label(k + 1);
@@ -230,9 +233,10 @@ CsvTable read_csv(const std::string& path) {
   for (std::size_t r = first + 1; r < records.size(); ++r) {
     auto& fields = records[r];
     const int row = lines[r];
-    if (blank(fields)) throw DataError(path, row, "", "empty line; " + expected(0));
+    if (blank[r]) throw DataError(path, row, "", "empty line; " + expected(0));
     if (fields.size() > n_fields) {
-      throw DataError(path, row, position_label(n_fields + 1), expected(fields.size()));
+      throw DataError(path, row, position_label(n_fields + 1),
+                      expected(fields.size()) + longer_hint);
     }
     if (fields.size() < n_fields) {
       throw DataError(path, row, table.columns[fields.size() - skip], expected(fields.size()));
