@@ -92,9 +92,10 @@ std::function<void(double)> progress_bar(const std::string& label) {
 std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& options) const {
   const PipelineSpec& spec = *spec_;
   const ResolvedPipeline resolved = resolve_pipeline(spec, registry);
-  const Dataset data = load_dataset(data_spec_for(spec));
+  const DataSpec data_spec = data_spec_for(spec);
+  const Dataset data = load_dataset(data_spec);
   for (const auto& [key, note] : data.notes)
-    std::fprintf(stderr, "note: %s: %s\n", data.train_file.c_str(), note.c_str());
+    std::fprintf(stderr, "note: %s: %s: %s\n", data.train_file.c_str(), key.c_str(), note.c_str());
 
   std::vector<const ResolvedPlugin*> component_owners;
   std::vector<Family> component_families;
