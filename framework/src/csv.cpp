@@ -162,8 +162,10 @@ CsvTable read_csv(const std::string& path) {
     if (status != 0) {
       const std::string_view before = body.substr(0, std::min(used, body.size()));
       const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+      // An unclosed quote: the record it is in began at the last line ended (or earlier).
+      const int unclosed_line = collected.fields.empty() ? collected.line : collected.record_line;
       throw DataError(
-          path, status == CSV_EPARSE && used == body.size() ? collected.record_line : line, "",
+          path, status == CSV_EPARSE && used == body.size() ? unclosed_line : line, "",
           status == CSV_EPARSE
               ? (used == body.size() ? "a quoted field is not closed"
                                      : "malformed quoting (a quote inside an "

@@ -30,9 +30,10 @@ class pipeline_validate_data : public ::testing::Test {
   /// diagnostics as "line:col: message".
   std::vector<std::string> validate(const std::string& data_block,
                                     const std::string& likelihood = "gaussian") const {
-    const std::string yaml = "name: t\ndata:\n" + data_block +
-                             "components:\n  likelihood: {plugin: " + likelihood +
-                             "}\nengines:\n  - plugin: exact_gp_regression\n";
+    const std::string yaml =
+        "name: t\ndata:\n" + data_block +
+        "components:\n  kernel: {plugin: gaussian, l2: 73}\n  likelihood: {plugin: " + likelihood +
+        "}\nengines:\n  - plugin: exact_gp_regression\n";
     const Pipeline p = Pipeline::from_string(yaml, "t.yaml", dir_.string());
     try {
       p.validate(testing::fixtures());
