@@ -164,13 +164,12 @@ CsvTable read_csv(const std::string& path) {
       const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
       // An unclosed quote: the record it is in began at the last line ended (or earlier).
       const int unclosed_line = collected.fields.empty() ? collected.line : collected.record_line;
-      throw DataError(
-          path, status == CSV_EPARSE && used == body.size() ? unclosed_line : line, "",
-          status == CSV_EPARSE
-              ? (used == body.size() ? "a quoted field is not closed"
-                                     : "malformed quoting (a quote inside an "
-                                       "unquoted field, or text after a closing quote)")
-              : std::string(csv_strerror(status)));
+      throw DataError(path, status == CSV_EPARSE && used == body.size() ? unclosed_line : line, "",
+                      status == CSV_EPARSE
+                          ? (used == body.size() ? "a quoted field is not closed"
+                                                 : "malformed quoting (a quote inside an "
+                                                   "unquoted field, or text after a closing quote)")
+                          : std::string(csv_strerror(status)));
     }
   }
   auto& records = collected.records;
