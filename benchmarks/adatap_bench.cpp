@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "../plugins/adatap_bootstrap/adatap_solver.h"
+#include "adatap_solver.h"
 #include "bench_timing.h"
 #include "quench/cholesky.h"
 #include "quench/inference_engine.h"

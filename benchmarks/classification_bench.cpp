@@ -30,12 +30,12 @@
 
 #include <Eigen/LU>
 
-#include "../plugins/gp_classification/ep.h"
-#include "../plugins/gp_classification/mean_field.h"
-#include "../plugins/gp_classification/svm_limit.h"
-#include "../plugins/likelihoods/probit_likelihood.h"
+#include "ep.h"
+#include "mean_field.h"
+#include "probit_likelihood.h"
 #include "quench/cholesky.h"
 #include "quench/dataset.h"
+#include "svm_limit.h"
 
 namespace {
 using Clock = std::chrono::steady_clock;

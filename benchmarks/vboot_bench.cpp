@@ -11,13 +11,13 @@
 #include <cstring>
 #include <memory>
 
-#include "../plugins/kernels/kernels.h"
-#include "../plugins/likelihoods/dirichlet_likelihood.h"
-#include "../plugins/vboot/perturbation.h"
-#include "../plugins/vboot/rff_particles.h"
-#include "../plugins/vboot/vboot.h"
 #include "bench_timing.h"
+#include "dirichlet_likelihood.h"
+#include "kernels.h"
+#include "perturbation.h"
 #include "quench/rng.h"
+#include "rff_particles.h"
+#include "vboot.h"
 
 namespace {
 

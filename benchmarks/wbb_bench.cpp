@@ -8,14 +8,14 @@
 #include <utility>
 
 #include "bench_timing.h"
+#include "coordinate_descent.h"
+#include "exponential_weights.h"
 #include "quench/dataset.h"
 #include "quench/draw_summary.h"
 #include "quench/parallel.h"
 #include "quench/rng.h"
-#include "resamplers/exponential_weights.h"
-#include "wbb/wbb_linear.h"
-#include "weighted_solvers/coordinate_descent.h"
-#include "weighted_solvers/trend_filter_admm.h"
+#include "trend_filter_admm.h"
+#include "wbb_linear.h"
 
 using namespace quench;
 

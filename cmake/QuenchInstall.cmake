@@ -1,10 +1,12 @@
-# Installation: the framework library, public headers, the quench CLI, the plugins, and a
-# CMake package so out-of-tree code can `find_package(quench)` and use quench::framework and
-# quench_add_plugin().
+# Installation: the quench libraries, public headers, the quench CLI, the plugins, and a
+# CMake package so out-of-tree code can `find_package(quench)` and use quench::framework (the
+# core, for plugins), quench::registry, quench::pipeline (for hosts) and quench_add_plugin().
 #
 # Layout under <prefix>:
 #   bin/quench                       RUNPATH $ORIGIN/../<libdir>
-#   <libdir>/libquench.so*           the framework; its plugin directory is found next to it
+#   <libdir>/libquench.so*           the core library
+#   <libdir>/libquench_registry.so*  the registry; its plugin directory is found next to it
+#   <libdir>/libquench_pipeline.so*  pipelines and reports
 #   <libdir>/quench/plugins/*.so     the plugins (RUNPATH $ORIGIN/../..)
 #   <libdir>/cmake/quench/           quenchConfig.cmake, quenchTargets.cmake, QuenchPlugin.cmake
 #   include/quench/*.h               the public headers (self-contained)
@@ -14,12 +16,12 @@ include(CMakePackageConfigHelpers)
 # CMAKE_CXX_STANDARD, which is not exported).
 target_compile_features(quench_framework PUBLIC cxx_std_20)
 
-install(TARGETS quench_framework EXPORT quenchTargets
+install(TARGETS quench_framework quench_registry quench_pipeline EXPORT quenchTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS quench EXPORT quenchTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY framework/include/quench registry/include/quench
+install(DIRECTORY framework/include/quench registry/include/quench pipeline/include/quench
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.h")
 install(EXPORT quenchTargets NAMESPACE quench:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/quench)

@@ -1,5 +1,7 @@
 # quench_add_test(<name> SOURCES <files...> [LIBRARIES <libs...>])
-# A GoogleTest executable linked to the framework; its tests are registered with CTest.
+# A GoogleTest executable linked to the core library (and to LIBRARIES: quench_registry or
+# quench_pipeline for tests of those layers, plugin implementation libraries for plugin
+# tests); its tests are registered with CTest.
 # Tests find the example data through QUENCH_TEST_DATA and the build's plugins through
 # QUENCH_TEST_PLUGINS.
 if(QUENCH_BUILD_TESTS)

@@ -4,8 +4,8 @@
 //   quench_embed <data.csv>      e.g. quench_embed examples/data/boston.csv (target column y)
 //
 // Plugins are discovered like the quench command does: QUENCH_PLUGIN_PATH first, then the
-// installation's plugin directory next to libquench.so. Exit codes: 0 success; 1 data, plugin
-// or I/O error; 2 invalid pipeline; 3 a run failed or returned non-finite values.
+// installation's plugin directory next to libquench_registry.so. Exit codes: 0 success; 1 data,
+// plugin or I/O error; 2 invalid pipeline; 3 a run failed or returned non-finite values.
 #include <cmath>
 #include <cstdio>
 #include <exception>

@@ -14,8 +14,6 @@
 #include "quench/errors.h"
 #include "quench/printable.h"
 
-#include "did_you_mean.h"
-
 namespace quench {
 
 namespace {
@@ -107,9 +105,9 @@ Index find_column(const CsvTable& table, const std::string& name, const std::str
                   Problems& problems) {
   const Index k = table.column_index(name);
   if (k < 0) {
-    problems.add(DataError(table.file, 1, printable(name),
-                           "no such " + role + " column" + suggestion(name, table.columns) +
-                               "; available columns: " + available_columns(table)));
+    problems.add(
+        DataError(table.file, 1, printable(name),
+                  "no such " + role + " column; available columns: " + available_columns(table)));
   }
   return k;
 }
@@ -221,13 +219,14 @@ void standardize(const std::string& file, const std::string& column,
   }
 }
 
-Dataset load(const DataSpec& spec, Problems& problems) {
+Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>* columns) {
   if (!spec.test_file.empty() && spec.split != SplitRule::none) {
     throw DataError(
         spec.train_file, 0, "",
         "split rule '" + split_name(spec.split) + "' cannot be combined with a separate test file");
   }
   const CsvTable train = read_csv(spec.train_file);
+  if (columns) *columns = train.columns;
 
   // Columns.
   const Index target = find_column(train, spec.target, "target", problems);
@@ -473,14 +472,14 @@ DataError target_error(const Dataset& data, DataPart part, Index i, const std::s
 
 Dataset load_dataset(const DataSpec& spec) {
   Problems problems(nullptr);
-  return load(spec, problems);
+  return load(spec, problems, nullptr);
 }
 
-std::vector<DataError> check_dataset(const DataSpec& spec) {
+std::vector<DataError> check_dataset(const DataSpec& spec, std::vector<std::string>* columns) {
   std::vector<DataError> found;
   Problems problems(&found);
   try {
-    load(spec, problems);
+    load(spec, problems, columns);
   } catch (const Stop&) {
   } catch (const DataError& e) {
     found.push_back(e);

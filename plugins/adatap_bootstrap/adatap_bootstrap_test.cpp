@@ -7,11 +7,11 @@
 
 #include "toy_models.h"
 
-#include "../gp_regression/exact_gp_regression.h"
-#include "../mc_bootstrap/mc_bootstrap.h"
-#include "../resamplers/bernoulli_subsample.h"
-#include "../resamplers/bootstrap_resamplers.h"
 #include "adatap_bootstrap.h"
+#include "bernoulli_subsample.h"
+#include "bootstrap_resamplers.h"
+#include "exact_gp_regression.h"
+#include "mc_bootstrap.h"
 #include "quench/cholesky.h"
 #include "quench/losses.h"
 

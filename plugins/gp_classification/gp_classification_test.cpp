@@ -7,12 +7,12 @@
 
 #include <gtest/gtest.h>
 
-#include "../likelihoods/probit_likelihood.h"
 #include "classifier_common.h"
 #include "ep.h"
 #include "evidence_width.h"
 #include "exact_loo.h"
 #include "mean_field.h"
+#include "probit_likelihood.h"
 #include "svm_limit.h"
 
 namespace quench::gp_classification {

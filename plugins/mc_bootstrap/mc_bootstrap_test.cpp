@@ -7,8 +7,8 @@
 
 #include "toy_models.h"
 
-#include "../gp_regression/exact_gp_regression.h"
-#include "../resamplers/bootstrap_resamplers.h"
+#include "bootstrap_resamplers.h"
+#include "exact_gp_regression.h"
 #include "mc_bootstrap.h"
 #include "quench/losses.h"
 

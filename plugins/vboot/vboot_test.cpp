@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 #include <Eigen/Dense>
 
-#include "../kernels/kernels.h"
-#include "../likelihoods/dirichlet_likelihood.h"
 #include "calibration.h"
+#include "dirichlet_likelihood.h"
+#include "kernels.h"
 #include "perturbation.h"
 #include "quench/rng.h"
 #include "rff_particles.h"

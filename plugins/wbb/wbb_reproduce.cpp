@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "bayesian_lasso/bayesian_lasso.h"
+#include "bayesian_lasso.h"
+#include "coordinate_descent.h"
+#include "exponential_weights.h"
 #include "normal_means.h"
 #include "quench/draw_summary.h"
 #include "quench/parallel.h"
 #include "quench/rng.h"
-#include "resamplers/exponential_weights.h"
 #include "wbb_linear.h"
-#include "weighted_solvers/coordinate_descent.h"
 
 namespace {
 

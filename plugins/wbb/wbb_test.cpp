@@ -5,16 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include "adam_optimizer.h"
+#include "coordinate_descent.h"
+#include "exponential_weights.h"
 #include "normal_means.h"
-#include "optimizers/adam_optimizer.h"
 #include "quench/dataset.h"
 #include "quench/draw_summary.h"
 #include "quench/mlp.h"
 #include "quench/rng.h"
-#include "resamplers/exponential_weights.h"
 #include "wbb_engine.h"
 #include "wbb_linear.h"
-#include "weighted_solvers/coordinate_descent.h"
 
 namespace quench::wbb {
 namespace {

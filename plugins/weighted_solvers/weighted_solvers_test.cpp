@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 #include <Eigen/Cholesky>
 
-#include "../optimizers/lbfgs_optimizer.h"
 #include "coordinate_descent.h"
+#include "lbfgs_optimizer.h"
 #include "quench/draw_summary.h"
 #include "quench/rng.h"
 #include "trend_filter_admm.h"

@@ -111,7 +111,9 @@ QUENCH_API DataError target_error(const Dataset& data, DataPart part, Eigen::Ind
 QUENCH_API Dataset load_dataset(const DataSpec& spec);
 
 /// The same loading, but every problem found is collected (one per column at most) instead of
-/// the first thrown; empty when load_dataset would succeed. For `quench validate`.
-QUENCH_API std::vector<DataError> check_dataset(const DataSpec& spec);
+/// the first thrown; empty when load_dataset would succeed. For `quench validate`. `columns`,
+/// when given, receives the training file's column names (for did-you-mean suggestions).
+QUENCH_API std::vector<DataError> check_dataset(const DataSpec& spec,
+                                                std::vector<std::string>* columns = nullptr);
 
 }  // namespace quench

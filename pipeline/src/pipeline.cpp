@@ -63,17 +63,25 @@ std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec) {
     const auto block = spec.data_at.find("data");
     return block != spec.data_at.end() ? block->second : SourceLocation{spec.file, 0, 0};
   };
-  for (const DataError& e : check_dataset(data)) {
-    // The key naming the column, else the one naming the file.
-    const auto named = [&](const std::string& name) {
-      return !e.column().empty() && e.column() == printable(name);
-    };
+  std::vector<std::string> columns;
+  for (const DataError& e : check_dataset(data, &columns)) {
+    // The key naming the column (and the name as written), else the one naming the file.
     std::string key = !data.test_file.empty() && e.file() == data.test_file ? "test_file" : "file";
-    if (named(data.target)) key = "target";
-    for (const auto& input : data.inputs)
-      if (named(input)) key = "inputs";
-    if (data.split == SplitRule::column && named(data.split_column)) key = "split";
-    found.push_back({key_at(key), e.what()});
+    std::string name;
+    const auto check = [&](const std::string& candidate, const char* candidate_key) {
+      if (!e.column().empty() && e.column() == printable(candidate)) {
+        key = candidate_key;
+        name = candidate;
+      }
+    };
+    check(data.target, "target");
+    for (const auto& input : data.inputs) check(input, "inputs");
+    if (data.split == SplitRule::column) check(data.split_column, "split");
+    std::string message = e.what();
+    const std::string list = "; available columns: ";
+    const auto at = message.find(list);
+    if (!name.empty() && at != std::string::npos) message.insert(at, suggestion(name, columns));
+    found.push_back({key_at(key), message});
   }
   return found;
 }
