@@ -8,6 +8,7 @@ packages=(
   libyaml-cpp-dev libceres-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
   gnuplot-nox                            # plots
+  libcsv-dev                             # CSV parsing (RFC 4180)
 )
 missing=()
 for p in "${packages[@]}"; do

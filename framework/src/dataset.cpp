@@ -4,12 +4,15 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "quench/dataset.h"
 #include "quench/errors.h"
+#include "quench/printable.h"
 
 namespace quench {
 
@@ -17,23 +20,10 @@ namespace {
 
 using Index = Eigen::Index;
 
-// Data row i (0-based) is line i + 2 of its file: the header is line 1 and read_csv rejects
-// empty lines before the last data row.
-int line_of(Index row) { return static_cast<int>(row + 2); }
-
 std::string available_columns(const CsvTable& table) {
   std::string text;
-  for (const auto& c : table.columns) text += (text.empty() ? "" : ", ") + c;
-  return text;
-}
-
-Index require_column(const CsvTable& table, const std::string& name, const std::string& role) {
-  const Index k = table.column_index(name);
-  if (k < 0) {
-    throw DataError(table.file, 1, name,
-                    "no such " + role + " column; available columns: " + available_columns(table));
-  }
-  return k;
+  for (const auto& c : table.columns) text += (text.empty() ? "" : ", ") + printable(c, 40);
+  return printable(text, 400);
 }
 
 /// Uniform integer in [0, bound) from 64-bit draws, by rejection (no modulo bias). Written out
@@ -44,20 +34,6 @@ std::uint64_t uniform_below(std::mt19937_64& rng, std::uint64_t bound) {
     const std::uint64_t r = rng();
     if (r >= threshold) return r % bound;
   }
-}
-
-/// Rows of `table` selected by `rows`, split into inputs and target.
-void gather(const CsvTable& table, const std::vector<Index>& rows, const std::vector<Index>& inputs,
-            Index target, Eigen::MatrixXd& X, Eigen::VectorXd& y) {
-  const Index n = static_cast<Index>(rows.size());
-  const Index p = static_cast<Index>(inputs.size());
-  X.resize(n, p);
-  y.resize(n);
-  for (Index j = 0; j < p; ++j) {
-    const auto column = table.values.col(inputs[static_cast<std::size_t>(j)]);
-    for (Index i = 0; i < n; ++i) X(i, j) = column(rows[static_cast<std::size_t>(i)]);
-  }
-  for (Index i = 0; i < n; ++i) y(i) = table.values(rows[static_cast<std::size_t>(i)], target);
 }
 
 /// Mean and scale of one training column. The scale is the sample standard deviation
@@ -95,22 +71,171 @@ std::string split_name(SplitRule rule) {
 
 }  // namespace
 
-Dataset load_dataset(const DataSpec& spec) {
+namespace {
+
+/// Thrown to end check_dataset's collection early, when nothing further can be checked.
+struct Stop {};
+
+/// Reports problems: throws the first (load_dataset) or collects them (check_dataset).
+class Problems {
+ public:
+  explicit Problems(std::vector<DataError>* sink) : sink_(sink) {}
+  void add(DataError e) {
+    if (!sink_) throw e;
+    sink_->push_back(std::move(e));
+  }
+  /// Ends the collection when anything was found so far.
+  void checkpoint() const {
+    if (sink_ && !sink_->empty()) throw Stop{};
+  }
+
+ private:
+  std::vector<DataError>* sink_;
+};
+
+/// One file's used columns read as cells: inputs, then the target, then the split column.
+struct UsedColumns {
+  const CsvTable* table = nullptr;
+  std::vector<Index> columns;
+  std::vector<std::vector<Cell>> cells;  // per used column, per row
+  std::vector<bool> keep;                // rows without a missing value in a used column
+};
+
+Index find_column(const CsvTable& table, const std::string& name, const std::string& role,
+                  Problems& problems) {
+  const Index k = table.column_index(name);
+  if (k < 0) {
+    problems.add(
+        DataError(table.file, 1, printable(name),
+                  "no such " + role + " column; available columns: " + available_columns(table)));
+  }
+  return k;
+}
+
+/// Reads the used columns; refuses (or, with drop_rows, drops) rows with missing values and
+/// refuses cells that are not finite numbers (except target text, read as class labels).
+/// One problem per column at most.
+UsedColumns read_columns(const CsvTable& table, std::vector<Index> columns, Index target,
+                         MissingRule missing, Problems& problems) {
+  UsedColumns used;
+  used.table = &table;
+  used.columns = std::move(columns);
+  used.keep.assign(static_cast<std::size_t>(table.size()), true);
+  for (const Index k : used.columns) {
+    std::vector<Cell> cells(static_cast<std::size_t>(table.size()));
+    for (Index i = 0; i < table.size(); ++i) {
+      cells[static_cast<std::size_t>(i)] = read_cell(table.cell(i, k));
+      if (cells[static_cast<std::size_t>(i)].kind == CellKind::missing &&
+          missing == MissingRule::drop_rows)
+        used.keep[static_cast<std::size_t>(i)] = false;
+    }
+    used.cells.push_back(std::move(cells));
+  }
+  for (std::size_t c = 0; c < used.columns.size(); ++c) {
+    for (Index i = 0; i < table.size(); ++i) {
+      const Cell& cell = used.cells[c][static_cast<std::size_t>(i)];
+      const bool allowed = cell.kind == CellKind::number ||
+                           (cell.kind == CellKind::text && used.columns[c] == target);
+      if (!allowed && used.keep[static_cast<std::size_t>(i)]) {
+        problems.add(cell_error(table, i, used.columns[c], cell));
+        break;
+      }
+    }
+  }
+  return used;
+}
+
+std::vector<Index> kept_rows(const UsedColumns& used) {
+  std::vector<Index> rows;
+  for (std::size_t i = 0; i < used.keep.size(); ++i)
+    if (used.keep[i]) rows.push_back(static_cast<Index>(i));
+  return rows;
+}
+
+/// Maps string class labels to -1/+1 (byte order: the first class is -1, the second +1).
+class LabelMap {
+ public:
+  void add(const std::string& label) { classes_.insert(label); }
+  bool empty() const { return classes_.empty(); }
+  std::size_t size() const { return classes_.size(); }
+  double operator()(const std::string& label) const {
+    return label == *classes_.begin() ? -1.0 : 1.0;
+  }
+  std::string describe() const {
+    std::string text;
+    std::size_t shown = 0;
+    for (const auto& c : classes_) {
+      if (shown++ == 10) return text + ", ...";
+      text += (text.empty() ? "'" : ", '") + printable(c, 40) + "'";
+    }
+    return text;
+  }
+  std::string mapping() const {
+    return printable(*classes_.begin(), 40) + " -> -1, " + printable(*classes_.rbegin(), 40) +
+           " -> +1";
+  }
+
+ private:
+  std::set<std::string> classes_;
+};
+
+/// Rows `rows` of `used` as inputs X (the first p used columns) and target y.
+void gather(const UsedColumns& used, const std::vector<Index>& rows, std::size_t p,
+            const LabelMap& labels, Eigen::MatrixXd& X, Eigen::VectorXd& y,
+            std::vector<int>& lines) {
+  const Index n = static_cast<Index>(rows.size());
+  X.resize(n, static_cast<Index>(p));
+  y.resize(n);
+  lines.resize(rows.size());
+  const Index target = used.columns[p];
+  for (Index i = 0; i < n; ++i) {
+    const auto r = static_cast<std::size_t>(rows[static_cast<std::size_t>(i)]);
+    for (std::size_t j = 0; j < p; ++j) X(i, static_cast<Index>(j)) = used.cells[j][r].value;
+    const Cell& t = used.cells[p][r];
+    y(i) = t.kind == CellKind::text ? labels(used.table->cell(static_cast<Index>(r), target))
+                                    : t.value;
+    lines[static_cast<std::size_t>(i)] = used.table->rows[r];
+  }
+}
+
+/// Standardizes with the training rows' moments; refuses a column whose mean or standard
+/// deviation overflows (they would turn it into zeros or non-finite values).
+void standardize(const std::string& file, const std::string& column,
+                 Eigen::Ref<Eigen::VectorXd> train, Eigen::Ref<Eigen::VectorXd> test, double& mean,
+                 double& scale, Problems& problems) {
+  moments(train, mean, scale);
+  const bool ok = std::isfinite(mean) && std::isfinite(scale) && scale > 0.0;
+  if (ok) {
+    train = (train.array() - mean) / scale;
+    test = (test.array() - mean) / scale;
+  }
+  if (!ok || !test.allFinite()) {
+    problems.add(DataError(
+        file, 0, printable(column),
+        "standardizing overflows: the " +
+            std::string(ok ? "standardized test values are" : "mean or standard deviation is") +
+            " not finite (largest magnitude " + format_number(train.cwiseAbs().maxCoeff()) +
+            "); rescale the column or turn standardization off"));
+  }
+}
+
+Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>* columns) {
   if (!spec.test_file.empty() && spec.split != SplitRule::none) {
     throw DataError(
         spec.train_file, 0, "",
         "split rule '" + split_name(spec.split) + "' cannot be combined with a separate test file");
   }
   const CsvTable train = read_csv(spec.train_file);
-  const Index n = train.values.rows();
+  if (columns) *columns = train.columns;
 
   // Columns.
-  const Index target = require_column(train, spec.target, "target");
+  const Index target = find_column(train, spec.target, "target", problems);
   Index split_col = -1;
   if (spec.split == SplitRule::column) {
-    split_col = require_column(train, spec.split_column, "split");
-    if (split_col == target) {
-      throw DataError(train.file, 1, spec.target, "the target cannot also be the split column");
+    split_col = find_column(train, spec.split_column, "split", problems);
+    if (split_col >= 0 && split_col == target) {
+      problems.add(DataError(train.file, 1, printable(spec.target),
+                             "the target cannot also be the split column"));
     }
   }
   std::vector<Index> inputs;
@@ -123,24 +248,114 @@ Dataset load_dataset(const DataSpec& spec) {
     }
   } else {
     for (const auto& name : spec.inputs) {
-      const Index k = require_column(train, name, "input");
-      if (k == target) throw DataError(train.file, 1, name, "the target cannot be an input");
-      if (k == split_col) {
-        throw DataError(train.file, 1, name, "the split column cannot be an input");
+      const Index k = find_column(train, name, "input", problems);
+      const std::string shown = printable(name);
+      if (k < 0) continue;
+      if (k == target) {
+        problems.add(DataError(train.file, 1, shown, "the target cannot be an input"));
+      } else if (k == split_col) {
+        problems.add(DataError(train.file, 1, shown, "the split column cannot be an input"));
+      } else if (std::find(inputs.begin(), inputs.end(), k) != inputs.end()) {
+        problems.add(DataError(train.file, 1, shown, "input column listed twice"));
+      } else {
+        inputs.push_back(k);
+        input_names.push_back(name);
       }
-      if (std::find(inputs.begin(), inputs.end(), k) != inputs.end()) {
-        throw DataError(train.file, 1, name, "input column listed twice");
-      }
-      inputs.push_back(k);
-      input_names.push_back(name);
     }
   }
-  if (inputs.empty()) {
-    throw DataError(train.file, 1, "", "no input columns besides the target '" + spec.target + "'");
+  if (target >= 0 && inputs.empty() && spec.inputs.empty()) {
+    problems.add(DataError(train.file, 1, "",
+                           "no input columns besides the target '" + printable(spec.target) + "'"));
   }
+  problems.checkpoint();
+  if (target < 0 || split_col == target) throw Stop{};  // (load_dataset has thrown already)
 
-  // Split: indices of training and test rows, each in file order.
-  std::vector<Index> train_rows, test_rows;
+  // Cells of the used columns; missing values refused or their rows dropped.
+  const std::size_t p = inputs.size();
+  std::vector<Index> used = inputs;
+  used.push_back(target);
+  if (split_col >= 0) used.push_back(split_col);
+  const UsedColumns train_cells = read_columns(train, used, target, spec.missing, problems);
+  std::vector<Index> rows = kept_rows(train_cells);
+  std::unique_ptr<CsvTable> test;
+  UsedColumns test_cells;
+  if (!spec.test_file.empty()) {
+    // The test file's columns are matched by name (order may differ; extra columns ignored).
+    test = std::make_unique<CsvTable>(read_csv(spec.test_file));
+    std::vector<Index> test_used;
+    for (const auto& name : input_names)
+      test_used.push_back(find_column(*test, name, "input", problems));
+    test_used.push_back(find_column(*test, spec.target, "target", problems));
+    problems.checkpoint();
+    test_cells = read_columns(*test, test_used, test_used.back(), spec.missing, problems);
+  }
+  problems.checkpoint();
+
+  Dataset data;
+  data.dropped_rows = static_cast<std::int64_t>(train_cells.keep.size() - rows.size());
+  if (test) {
+    data.dropped_rows += static_cast<std::int64_t>(test_cells.keep.size()) -
+                         static_cast<std::int64_t>(kept_rows(test_cells).size());
+  }
+  const Index n = static_cast<Index>(rows.size());
+  if (n == 0) throw DataError(train.file, 0, "", "no data rows left after dropping missing values");
+
+  // Target: numbers, or two string classes.
+  LabelMap labels;
+  bool numeric_target = true;
+  std::set<double> numbers;
+  const auto scan_target = [&](const UsedColumns& u, const std::vector<Index>& kept) {
+    for (const Index i : kept) {
+      const Cell& cell = u.cells[p][static_cast<std::size_t>(i)];
+      if (cell.kind == CellKind::text) {
+        labels.add(u.table->cell(i, u.columns[p]));
+        if (numeric_target && spec.target_kind == TargetKind::numeric) {
+          problems.add(DataError(u.table->file, u.table->rows[static_cast<std::size_t>(i)],
+                                 printable(spec.target),
+                                 "the likelihood needs a numeric target, got '" +
+                                     printable(u.table->cell(i, u.columns[p]), 40) + "'"));
+        }
+        numeric_target = false;
+      } else {
+        numbers.insert(cell.value);
+      }
+    }
+  };
+  scan_target(train_cells, rows);
+  if (test) scan_target(test_cells, kept_rows(test_cells));
+  if (!labels.empty()) {
+    if (labels.size() != 2 || !numbers.empty()) {
+      problems.add(DataError(train.file, 0, printable(spec.target),
+                             "class labels must be exactly two classes, found " +
+                                 std::to_string(labels.size() + numbers.size()) + ": " +
+                                 labels.describe() + (numbers.empty() ? "" : " and numbers")));
+    } else {
+      data.notes["data.label_mapping"] = labels.mapping();
+    }
+  } else if (spec.target_kind == TargetKind::two_classes) {
+    const bool plus_minus =
+        std::all_of(numbers.begin(), numbers.end(), [](double v) { return v == -1.0 || v == 1.0; });
+    const bool zero_one =
+        std::all_of(numbers.begin(), numbers.end(), [](double v) { return v == 0.0 || v == 1.0; });
+    if (numbers.size() != 2 || !(plus_minus || zero_one)) {
+      std::string found;
+      for (const double v : numbers) {
+        if (found.size() > 60) {
+          found += ", ...";
+          break;
+        }
+        found += (found.empty() ? "" : ", ") + format_number(v);
+      }
+      problems.add(DataError(train.file, 0, printable(spec.target),
+                             "the likelihood needs exactly two classes (-1/+1, 0/1 or two "
+                             "strings), found " +
+                                 std::to_string(numbers.size()) + " distinct values: " + found));
+    }
+  }
+  problems.checkpoint();
+
+  // Split: positions (into `rows`) of training and test rows, each in file order.
+  std::vector<Index> train_pos, test_pos;
   const auto check_count = [&](std::int64_t count, const std::string& what) {
     if (count < 1 || count > static_cast<std::int64_t>(n) - 1) {
       throw DataError(train.file, 0, "",
@@ -150,22 +365,26 @@ Dataset load_dataset(const DataSpec& spec) {
   };
   switch (spec.split) {
     case SplitRule::none:
-      for (Index i = 0; i < n; ++i) train_rows.push_back(i);
+      for (Index i = 0; i < n; ++i) train_pos.push_back(i);
       break;
     case SplitRule::column:
       for (Index i = 0; i < n; ++i) {
-        const double v = train.values(i, split_col);
+        const double v =
+            train_cells.cells[p + 1][static_cast<std::size_t>(rows[static_cast<std::size_t>(i)])]
+                .value;
         if (v == 1.0) {
-          train_rows.push_back(i);
+          train_pos.push_back(i);
         } else if (v == 0.0) {
-          test_rows.push_back(i);
+          test_pos.push_back(i);
         } else {
-          throw DataError(train.file, line_of(i), spec.split_column,
+          throw DataError(train.file,
+                          train.rows[static_cast<std::size_t>(rows[static_cast<std::size_t>(i)])],
+                          printable(spec.split_column),
                           "split column values must be 0 or 1, got " + format_number(v));
         }
       }
-      if (train_rows.empty()) {
-        throw DataError(train.file, 0, spec.split_column,
+      if (train_pos.empty()) {
+        throw DataError(train.file, 0, printable(spec.split_column),
                         "no training rows (every value of the split column is 0)");
       }
       break;
@@ -175,7 +394,7 @@ Dataset load_dataset(const DataSpec& spec) {
       const Index first = static_cast<Index>(spec.count);
       const bool first_trains = spec.split == SplitRule::first_train;
       for (Index i = 0; i < n; ++i)
-        ((i < first) == first_trains ? train_rows : test_rows).push_back(i);
+        ((i < first) == first_trains ? train_pos : test_pos).push_back(i);
       break;
     }
     case SplitRule::fraction: {
@@ -193,54 +412,79 @@ Dataset load_dataset(const DataSpec& spec) {
         std::swap(order[i], order[uniform_below(rng, i + 1)]);
       }
       const auto middle = order.begin() + n_train;
-      train_rows.assign(order.begin(), middle);
-      test_rows.assign(middle, order.end());
-      std::sort(train_rows.begin(), train_rows.end());
-      std::sort(test_rows.begin(), test_rows.end());
+      train_pos.assign(order.begin(), middle);
+      test_pos.assign(middle, order.end());
+      std::sort(train_pos.begin(), train_pos.end());
+      std::sort(test_pos.begin(), test_pos.end());
       break;
     }
   }
+  const auto select = [&](const std::vector<Index>& positions) {
+    std::vector<Index> selected;
+    for (const Index i : positions) selected.push_back(rows[static_cast<std::size_t>(i)]);
+    return selected;
+  };
 
-  Dataset data;
   data.name = std::filesystem::path(spec.train_file).stem().string();
+  data.train_file = spec.train_file;
+  data.test_file = spec.test_file.empty() ? spec.train_file : spec.test_file;
+  data.target_name = spec.target;
   data.input_names = input_names;
-  gather(train, train_rows, inputs, target, data.X_train, data.y_train);
-
-  if (spec.test_file.empty()) {
-    gather(train, test_rows, inputs, target, data.X_test, data.y_test);
+  gather(train_cells, select(train_pos), p, labels, data.X_train, data.y_train, data.train_rows);
+  if (test) {
+    gather(test_cells, kept_rows(test_cells), p, labels, data.X_test, data.y_test, data.test_rows);
   } else {
-    // The test file's columns are matched by name (order may differ; extra columns are ignored).
-    const CsvTable test = read_csv(spec.test_file);
-    std::vector<Index> test_inputs;
-    for (const auto& name : input_names) {
-      test_inputs.push_back(require_column(test, name, "input"));
-    }
-    const Index test_target = require_column(test, spec.target, "target");
-    std::vector<Index> all(static_cast<std::size_t>(test.values.rows()));
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<Index>(i);
-    gather(test, all, test_inputs, test_target, data.X_test, data.y_test);
+    gather(train_cells, select(test_pos), p, labels, data.X_test, data.y_test, data.test_rows);
+  }
+  if (train.row_names || (test && test->row_names)) {
+    data.notes["data.row_names"] = "the unnamed first column holds row names and is ignored";
+  }
+  if (spec.missing == MissingRule::drop_rows) {
+    data.notes["data.dropped_rows"] =
+        std::to_string(data.dropped_rows) + " rows with missing values dropped";
   }
 
   // Standardization over the training rows, applied to train and test alike.
-  const Index p = data.X_train.cols();
-  data.input_mean = Eigen::RowVectorXd::Zero(p);
-  data.input_scale = Eigen::RowVectorXd::Ones(p);
+  const Index p_in = data.X_train.cols();
+  data.input_mean = Eigen::RowVectorXd::Zero(p_in);
+  data.input_scale = Eigen::RowVectorXd::Ones(p_in);
   if (spec.standardize_inputs) {
-    for (Index j = 0; j < p; ++j)
-      moments(data.X_train.col(j), data.input_mean(j), data.input_scale(j));
-    data.X_train =
-        (data.X_train.rowwise() - data.input_mean).array().rowwise() / data.input_scale.array();
-    if (data.X_test.rows() > 0) {
-      data.X_test =
-          (data.X_test.rowwise() - data.input_mean).array().rowwise() / data.input_scale.array();
-    }
+    for (Index j = 0; j < p_in; ++j)
+      standardize(train.file, input_names[static_cast<std::size_t>(j)], data.X_train.col(j),
+                  data.X_test.col(j), data.input_mean(j), data.input_scale(j), problems);
   }
   if (spec.standardize_target) {
-    moments(data.y_train, data.target_mean, data.target_scale);
-    data.y_train = (data.y_train.array() - data.target_mean) / data.target_scale;
-    data.y_test = (data.y_test.array() - data.target_mean) / data.target_scale;
+    standardize(train.file, spec.target, data.y_train, data.y_test, data.target_mean,
+                data.target_scale, problems);
   }
   return data;
+}
+
+}  // namespace
+
+DataError target_error(const Dataset& data, DataPart part, Index i, const std::string& message) {
+  const bool train = part == DataPart::train;
+  const std::vector<int>& rows = train ? data.train_rows : data.test_rows;
+  const auto row = static_cast<std::size_t>(i);
+  return DataError(train ? data.train_file : data.test_file, row < rows.size() ? rows[row] : 0,
+                   printable(data.target_name), message);
+}
+
+Dataset load_dataset(const DataSpec& spec) {
+  Problems problems(nullptr);
+  return load(spec, problems, nullptr);
+}
+
+std::vector<DataError> check_dataset(const DataSpec& spec, std::vector<std::string>* columns) {
+  std::vector<DataError> found;
+  Problems problems(&found);
+  try {
+    load(spec, problems, columns);
+  } catch (const Stop&) {
+  } catch (const DataError& e) {
+    found.push_back(e);
+  }
+  return found;
 }
 
 }  // namespace quench

@@ -8,6 +8,7 @@
 
 #include "pipeline_spec.h"
 #include "quench/errors.h"
+#include "quench/printable.h"
 
 namespace quench {
 
@@ -41,6 +42,61 @@ bool Pipeline::writes_tables() const { return spec_->outputs.tables; }
 std::uint64_t Pipeline::seed() const { return spec_->seed; }
 const PipelineSpec& Pipeline::spec() const { return *spec_; }
 
-void Pipeline::validate(const Registry& registry) const { resolve_pipeline(*spec_, registry); }
+DataSpec data_spec_for(const PipelineSpec& spec) {
+  DataSpec data = spec.data;
+  if (data.seed == 0) data.seed = spec.seed;
+  const auto likelihood = spec.components.find(Family::likelihood);
+  if (likelihood != spec.components.end()) {
+    if (likelihood->second.plugin == "probit") data.target_kind = TargetKind::two_classes;
+    if (likelihood->second.plugin == "gaussian") data.target_kind = TargetKind::numeric;
+  }
+  return data;
+}
+
+std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec) {
+  std::vector<Diagnostic> found;
+  if (spec.data.train_file.empty()) return found;
+  const DataSpec data = data_spec_for(spec);
+  const auto key_at = [&](const std::string& key) {
+    const auto it = spec.data_at.find(key);
+    if (it != spec.data_at.end()) return it->second;
+    const auto block = spec.data_at.find("data");
+    return block != spec.data_at.end() ? block->second : SourceLocation{spec.file, 0, 0};
+  };
+  std::vector<std::string> columns;
+  for (const DataError& e : check_dataset(data, &columns)) {
+    // The key naming the column (and the name as written), else the one naming the file.
+    std::string key = !data.test_file.empty() && e.file() == data.test_file ? "test_file" : "file";
+    std::string name;
+    const auto check = [&](const std::string& candidate, const char* candidate_key) {
+      if (!e.column().empty() && e.column() == printable(candidate)) {
+        key = candidate_key;
+        name = candidate;
+      }
+    };
+    check(data.target, "target");
+    for (const auto& input : data.inputs) check(input, "inputs");
+    if (data.split == SplitRule::column) check(data.split_column, "split");
+    std::string message = e.what();
+    const std::string list = "; available columns: ";
+    const auto at = message.find(list);
+    if (!name.empty() && at != std::string::npos) message.insert(at, suggestion(name, columns));
+    found.push_back({key_at(key), message});
+  }
+  return found;
+}
+
+void Pipeline::validate(const Registry& registry) const {
+  std::vector<Diagnostic> all;
+  try {
+    resolve_pipeline(*spec_, registry);
+  } catch (const ConfigError& e) {
+    all = e.diagnostics();
+  }
+  for (auto& d : data_diagnostics(*spec_)) all.push_back(std::move(d));
+  if (all.empty()) return;
+  sort_diagnostics(all);
+  throw ConfigError(std::move(all));
+}
 
 }  // namespace quench

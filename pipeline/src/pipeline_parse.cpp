@@ -23,7 +23,9 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kTopKeys = {"name",       "seed",    "plugin_paths", "data",
                                            "components", "engines", "outputs"};
 const std::vector<std::string> kDataKeys = {
-    "file", "test_file", "target", "inputs", "split", "standardize_inputs", "standardize_target"};
+    "file",   "test_file", "target", "inputs", "split", "standardize_inputs", "standardize_target",
+    "missing"};
+const std::vector<std::string> kMissingRules = {"error", "drop_rows"};
 const std::vector<std::string> kSplitKeys = {"rule", "column", "count", "fraction"};
 const std::vector<std::string> kSplitRules = {"none", "column", "first_train", "first_test",
                                               "fraction"};
@@ -273,8 +275,10 @@ class Parser {
     if (!expect_map(data, "data")) return;
     DataSpec& d = spec_.data;
     bool have_file = false;
+    spec_.data_at["data"] = data.at;
     for (const auto& e : entries(data.value, kDataKeys, "unknown key '", " in data")) {
       const std::string what = "data." + e.key;
+      spec_.data_at[e.key] = e.at;
       if (e.key == "file" || e.key == "test_file") {
         auto s = string_value(e, what);
         if (!s) continue;
@@ -303,9 +307,23 @@ class Parser {
         if (auto b = bool_value(e, what)) d.standardize_inputs = *b;
       } else if (e.key == "standardize_target") {
         if (auto b = bool_value(e, what)) d.standardize_target = *b;
+      } else if (e.key == "missing") {
+        parse_missing(e);
       }
     }
     if (!have_file) error(data.at, "missing required key 'file' in data");
+  }
+
+  void parse_missing(const Entry& e) {
+    auto s = string_value(e, "data.missing");
+    if (!s) return;
+    for (std::size_t i = 0; i < kMissingRules.size(); ++i)
+      if (*s == kMissingRules[i]) {
+        spec_.data.missing = static_cast<MissingRule>(i);
+        return;
+      }
+    error(value_at(e), "'data.missing' must be one of error, drop_rows; got '" + printable(*s) +
+                           "'" + suggestion(*s, kMissingRules));
   }
 
   std::optional<SplitRule> split_rule(const Entry& e) {

@@ -92,9 +92,10 @@ std::function<void(double)> progress_bar(const std::string& label) {
 std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& options) const {
   const PipelineSpec& spec = *spec_;
   const ResolvedPipeline resolved = resolve_pipeline(spec, registry);
-  DataSpec data_spec = spec.data;
-  if (data_spec.seed == 0) data_spec.seed = spec.seed;
+  const DataSpec data_spec = data_spec_for(spec);
   const Dataset data = load_dataset(data_spec);
+  for (const auto& [key, note] : data.notes)
+    std::fprintf(stderr, "note: %s: %s: %s\n", data.train_file.c_str(), key.c_str(), note.c_str());
 
   std::vector<const ResolvedPlugin*> component_owners;
   std::vector<Family> component_families;
@@ -174,6 +175,9 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
           // dimension mismatches) fail this run; the others still run.
           r.status = {RunStatus::failed, e.what(), 0};
         }
+        r.info.insert(data.notes.begin(), data.notes.end());
+        if (spec.data.missing == MissingRule::drop_rows)
+          r.scalars["data.dropped_rows"] = double(data.dropped_rows);
         r.engine = engine_name;
         r.plugin = engine_plugin.entry->info->name;
         r.sweep = sweep;

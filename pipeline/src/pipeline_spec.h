@@ -15,6 +15,8 @@
 #include "quench/errors.h"
 #include "quench/parameters.h"
 
+#include "did_you_mean.h"
+
 namespace quench {
 
 class Registry;
@@ -50,8 +52,9 @@ struct PipelineSpec {
   std::string name;      ///< `name:` or the file stem
   std::uint64_t seed = 0;
   std::vector<std::string> plugin_paths;
-  DataSpec data;                            ///< paths resolved against base_dir
-  std::map<Family, PluginSpec> components;  ///< kernel, likelihood, resampler, optimizer
+  DataSpec data;                                  ///< paths resolved against base_dir
+  std::map<std::string, SourceLocation> data_at;  ///< `data` ("data") and its keys, for messages
+  std::map<Family, PluginSpec> components;        ///< kernel, likelihood, resampler, optimizer
   std::vector<EngineSpec> engines;
   OutputSpec outputs;
   /// Problems found while parsing a spec that is still usable (parse_pipeline with
@@ -94,14 +97,16 @@ struct ResolvedPipeline {
 /// pipeline does not define. Throws one ConfigError with every diagnostic, in file order.
 ResolvedPipeline resolve_pipeline(const PipelineSpec& spec, const Registry& registry);
 
+/// The data spec as loaded: the pipeline's seed for a fraction split, and what the target must
+/// hold for the likelihood (probit: two classes; gaussian: numbers).
+DataSpec data_spec_for(const PipelineSpec& spec);
+
+/// Data problems (check_dataset) as diagnostics at the YAML key naming the file or column,
+/// the data file, row and column in the message.
+std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec);
+
 /// Orders diagnostics by line, then column (stable).
 void sort_diagnostics(std::vector<Diagnostic>& diagnostics);
-
-/// The closest candidate within a small edit distance, or "" (for "did you mean 'x'?").
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
-
-/// "; did you mean 'x'?" for the closest candidate, or "" when none is close.
-std::string suggestion(const std::string& word, const std::vector<std::string>& candidates);
 
 /// How a YAML node reads in a message: "'text'", "quoted string \"text\"", "a list",
 /// "a mapping" or "nothing".

@@ -8,7 +8,8 @@
 
 namespace quench::gp_classification {
 
-Eigen::VectorXd class_labels(const Eigen::VectorXd& y, const char* engine) {
+Eigen::VectorXd class_labels(const Dataset& d, DataPart part, const char* engine) {
+  const Eigen::VectorXd& y = part == DataPart::train ? d.y_train : d.y_test;
   Eigen::VectorXd t(y.size());
   const bool zero_one = y.size() > 0 && (y.array() == 0.0 || y.array() == 1.0).all();
   for (Eigen::Index i = 0; i < y.size(); ++i) {
@@ -17,8 +18,7 @@ Eigen::VectorXd class_labels(const Eigen::VectorXd& y, const char* engine) {
     else if (y(i) == 1.0 || y(i) == -1.0)
       t(i) = y(i);
     else
-      throw DataError("", static_cast<int>(i) + 2, "target",
-                      std::string(engine) + " needs class labels -1/+1 or 0/1");
+      throw target_error(d, part, i, std::string(engine) + " needs class labels -1/+1 or 0/1");
   }
   return t;
 }
@@ -176,7 +176,7 @@ void add_predictions(Results& r, const Problem& problem, const Eigen::VectorXd& 
   if (probabilities && problem.likelihood) r.vectors["test_probability"] = p;
   r.vectors["test_class"] = cls;
   if (d.y_test.size() == d.X_test.rows()) {
-    const Eigen::VectorXd tt = class_labels(d.y_test, "classifier");
+    const Eigen::VectorXd tt = class_labels(d, DataPart::test, "classifier");
     r.scalars["test_error"] = error_rate(tt, h);
     r.scalars["test_errors"] = static_cast<double>((tt.array() * h.array() <= 0.0).count());
   }

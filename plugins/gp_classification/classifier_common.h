@@ -14,8 +14,9 @@
 
 namespace quench::gp_classification {
 
-/// Targets mapped to t_i = +-1 (accepts {-1, 1} and {0, 1}); throws DataError otherwise.
-Eigen::VectorXd class_labels(const Eigen::VectorXd& y, const char* engine);
+/// Training or test targets mapped to t_i = +-1 (accepts {-1, 1} and {0, 1}); throws a
+/// DataError naming the file, row and column otherwise.
+Eigen::VectorXd class_labels(const Dataset& d, DataPart part, const char* engine);
 
 /// Site precisions tau_i = 1/Omega_i with the prior covariance C (noise on the diagonal).
 /// When every tau_i >= 0: B = I + S C S, S = diag(sqrt tau), so that

@@ -85,7 +85,7 @@ EpEngine::EpEngine(const Params& p) {
 Results EpEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
   const Dataset& d = *problem.data;
-  const Eigen::VectorXd t = class_labels(d.y_train, "ep");
+  const Eigen::VectorXd t = class_labels(d, DataPart::train, "ep");
   const Eigen::MatrixXd C = problem.kernel->gram(d.X_train);
   const MeanFieldFit fit = solve_ep(C, t, *problem.likelihood, options_);
   Results r;

@@ -81,7 +81,7 @@ Results EvidenceWidthEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
   if (!problem.optimizer) throw ConfigError({}, "evidence_width needs an optimizer component");
   const Dataset& d = *problem.data;
-  const Eigen::VectorXd t = class_labels(d.y_train, "evidence_width");
+  const Eigen::VectorXd t = class_labels(d, DataPart::train, "evidence_width");
   const NegLogEvidence objective(d.X_train, t, *problem.likelihood, v0_, noise_, fd_step_);
   Eigen::VectorXd x(1);
   x(0) = std::log(start_width_);

@@ -37,7 +37,7 @@ Results ExactLooEngine::run(const Problem& problem) const {
   if (!inner && problem.context.make_engine) inner = problem.context.make_engine(inner_);
   if (!inner) throw ConfigError({}, "exact_loo: unknown inner engine '" + inner_ + "'");
   const Dataset& d = *problem.data;
-  const Eigen::VectorXd t = class_labels(d.y_train, "exact_loo");
+  const Eigen::VectorXd t = class_labels(d, DataPart::train, "exact_loo");
   const Eigen::Index n = d.X_train.rows();
 
   // The full-data fit: its built-in LOO and test error sit beside the exact LOO.

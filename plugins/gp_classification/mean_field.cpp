@@ -359,7 +359,7 @@ TapEngine::TapEngine(const Params& params) : options_(options_from(params, true)
 Results TapEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
   const Dataset& d = *problem.data;
-  const Eigen::VectorXd t = class_labels(d.y_train, "tap");
+  const Eigen::VectorXd t = class_labels(d, DataPart::train, "tap");
   const Eigen::MatrixXd C = problem.kernel->gram(d.X_train);
   const MeanFieldFit fit = solve_mean_field(C, t, *problem.likelihood, options_);
   Results r;
@@ -380,7 +380,7 @@ NaiveMeanFieldEngine::NaiveMeanFieldEngine(const Params& params)
 Results NaiveMeanFieldEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
   const Dataset& d = *problem.data;
-  const Eigen::VectorXd t = class_labels(d.y_train, "naive_mean_field");
+  const Eigen::VectorXd t = class_labels(d, DataPart::train, "naive_mean_field");
   const Eigen::MatrixXd C = problem.kernel->gram(d.X_train);
   MeanFieldFit fit = solve_mean_field(C, t, *problem.likelihood, options_);
   Results r;

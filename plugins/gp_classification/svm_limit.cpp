@@ -140,7 +140,7 @@ SvmLimitEngine::SvmLimitEngine(const Params& p)
 Results SvmLimitEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
   const Dataset& d = *problem.data;
-  const Eigen::VectorXd t = class_labels(d.y_train, "svm_limit");
+  const Eigen::VectorXd t = class_labels(d, DataPart::train, "svm_limit");
   const Eigen::MatrixXd C = problem.kernel->gram(d.X_train);
   const SvmFit fit = solve_svm(C, t, tol_, max_sweeps_);
   Results r;

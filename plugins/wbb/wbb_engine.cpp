@@ -280,13 +280,14 @@ Results WbbEngine::run_network(const Problem& problem) const {
   const Eigen::Index n = data.X_train.rows(), d = data.X_train.cols();
   if (data.X_test.rows() == 0)
     throw ConfigError({}, "model network needs a test set (data.split) for the accuracy");
-  auto classes = [](const Eigen::VectorXd& y) {
+  auto classes = [&data](DataPart part) {
+    const Eigen::VectorXd& y = part == DataPart::train ? data.y_train : data.y_test;
     for (Eigen::Index i = 0; i < y.size(); ++i)
       if (y(i) < 0 || y(i) != std::floor(y(i)))
-        throw DataError("", static_cast<int>(i) + 2, "y", "class labels must be 0, 1, 2, ...");
+        throw target_error(data, part, i, "class labels must be 0, 1, 2, ...");
     return static_cast<Eigen::Index>(y.maxCoeff()) + 1;
   };
-  const Eigen::Index C = std::max(classes(data.y_train), classes(data.y_test));
+  const Eigen::Index C = std::max(classes(DataPart::train), classes(DataPart::test));
   Eigen::MatrixXd Y = Eigen::MatrixXd::Zero(n, C);
   for (Eigen::Index i = 0; i < n; ++i) Y(i, static_cast<Eigen::Index>(data.y_train(i))) = 1;
   const Mlp net(d, params_.integer("hidden1"), params_.integer("hidden2"), C);

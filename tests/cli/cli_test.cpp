@@ -199,7 +199,8 @@ engines:
     EXPECT_NE(entry.path().filename().string().front(), '.') << entry.path();
 }
 
-// A data error names the file, the row (the header is row 1) and the column; exit code 1.
+// A data error names the file, the row (the header is row 1) and the column; `run` validates
+// first, so it is a diagnostic at the key naming the file, exit code 2.
 TEST_F(Cli, NonNumericCsvFieldNamesFileRowAndColumn) {
   write_file(work_ / "bad.csv", "x1,x2,y\n1.0,2.0,3.0\n0.5,abc,1.0\n2.0,1.5,0.5\n");
   write_file(work_ / "bad.yaml",
@@ -209,9 +210,9 @@ TEST_F(Cli, NonNumericCsvFieldNamesFileRowAndColumn) {
              "  likelihood: {plugin: gaussian, noise: 0.1}\n"
              "engines: [exact_gp_regression]\n");
   const Outcome r = quench({"run", "bad.yaml", "--out", "out", "--no-progress"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "quench: error: bad.csv: row 3, column 'x2': expected a number, got 'abc'\n");
+  EXPECT_EQ(r.err, "bad.yaml:1:8: bad.csv: row 3, column 'x2': expected a number, got 'abc'\n");
   EXPECT_FALSE(fs::exists(work_ / "out" / "results.json"));
 }
 

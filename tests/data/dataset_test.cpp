@@ -120,11 +120,11 @@ TEST(Dataset, StandardizationUsesTrainingRowsOnly) {
   EXPECT_NEAR(std::sqrt((d.y_train.array() - y_mean).square().sum() / 399.0), 1.0, 1e-12);
 
   // By hand: column rm (index 5) and the target, from the raw file's first 400 rows.
-  const CsvTable raw = read_csv(data_file("boston.csv"));
+  const Eigen::MatrixXd raw = to_numbers(read_csv(data_file("boston.csv")));
   std::vector<double> rm, y;
   for (int i = 0; i < 400; ++i) {
-    rm.push_back(raw.values(i, 5));
-    y.push_back(raw.values(i, 13));
+    rm.push_back(raw(i, 5));
+    y.push_back(raw(i, 13));
   }
   double rm_mean, rm_sd, y_mu, y_sd;
   mean_sd(rm, rm_mean, rm_sd);
@@ -134,8 +134,8 @@ TEST(Dataset, StandardizationUsesTrainingRowsOnly) {
   EXPECT_NEAR(d.target_mean, y_mu, 1e-12);
   EXPECT_NEAR(d.target_scale, y_sd, 1e-12);
   // Test row 0 is data row 400; test row 105 is the last row.
-  EXPECT_NEAR(d.X_test(0, 5), (raw.values(400, 5) - rm_mean) / rm_sd, 1e-12);
-  EXPECT_NEAR(d.y_test(105), (raw.values(505, 13) - y_mu) / y_sd, 1e-12);
+  EXPECT_NEAR(d.X_test(0, 5), (raw(400, 5) - rm_mean) / rm_sd, 1e-12);
+  EXPECT_NEAR(d.y_test(105), (raw(505, 13) - y_mu) / y_sd, 1e-12);
   // The test set is not standardized by itself: its mean is not 0.
   EXPECT_GT(std::abs(d.X_test.col(5).mean()), 0.1);
 }
@@ -313,8 +313,8 @@ TEST_F(DatasetFile, TestFileColumnsMatchByName) {
   spec.test_file = write("te4.csv", "a,b,y\n1,2,3\n1,x,3\n");
   expect_error(spec, spec.test_file, 3, "b", {"expected a number, got 'x'"});
   spec.test_file = write("te5.csv", "a,b,y\n1,2,3\n");
-  spec.train_file = write("tr2.csv", "a,b,y\n1,2,3\n4,nan,6\n");
-  expect_error(spec, spec.train_file, 3, "b", {"not a finite number: 'nan'"});
+  spec.train_file = write("tr2.csv", "a,b,y\n1,2,3\n4,inf,6\n");
+  expect_error(spec, spec.train_file, 3, "b", {"not a finite number: 'inf'"});
 }
 
 TEST(Dataset, TestFileRejectsOtherSplitRules) {
@@ -375,6 +375,135 @@ TEST(Dataset, MissingFile) {
   DataSpec spec;
   spec.train_file = "/nonexistent/quench/data.csv";
   expect_error(spec, spec.train_file, 0, "", {"cannot open file"});
+}
+
+TEST_F(DatasetFile, MissingValuesAreRefusedWithRowAndColumn) {
+  DataSpec spec;
+  spec.train_file = write("m.csv", "x,y\n1,2\n3,4\nNA,5\n");
+  expect_error(spec, spec.train_file, 4, "x", {"missing value 'NA'", "missing: drop_rows"});
+  spec.train_file = write("m2.csv", "x,y\n1,2\n3,\n");
+  expect_error(spec, spec.train_file, 3, "y", {"missing value (empty field)"});
+  spec.train_file = write("m3.csv", "x,y\n1,2\nnan,3\n");
+  expect_error(spec, spec.train_file, 3, "x", {"missing value 'nan'"});
+}
+
+TEST_F(DatasetFile, DropRowsDropsOnlyRowsMissingAUsedColumn) {
+  DataSpec spec;
+  spec.missing = MissingRule::drop_rows;
+  spec.inputs = {"x"};
+  // z is not used: its NA keeps the row. Rows 3 (x) and 4 (y) are dropped.
+  spec.train_file = write("d.csv", "x,y,z\n1,2,NA\nNA,3,1\n4,,1\n5,6,1\n7,8,NaN\n");
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.dropped_rows, 2);
+  EXPECT_EQ(d.train_rows, (std::vector<int>{2, 5, 6}));
+  EXPECT_EQ(d.X_train.col(0), (Eigen::VectorXd(3) << 1, 5, 7).finished());
+  EXPECT_EQ(d.y_train, (Eigen::VectorXd(3) << 2, 6, 8).finished());
+  EXPECT_EQ(d.notes.at("data.dropped_rows"), "2 rows with missing values dropped");
+  // Non-numbers are still refused.
+  spec.train_file = write("d2.csv", "x,y\n1,2\nabc,3\n");
+  expect_error(spec, spec.train_file, 3, "x", {"expected a number, got 'abc'"});
+}
+
+TEST_F(DatasetFile, StringLabelsMapToPlusMinusOneInByteOrder) {
+  DataSpec spec;
+  spec.target = "diagnosis";
+  spec.target_kind = TargetKind::two_classes;
+  spec.train_file = write("l.csv", "x,diagnosis\n1,M\n2,B\n3,\"M\"\n");
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.y_train, (Eigen::VectorXd(3) << 1, -1, 1).finished());
+  EXPECT_EQ(d.notes.at("data.label_mapping"), "B -> -1, M -> +1");
+  spec.train_file = write("yn.csv", "x,diagnosis\n1,yes\n2,no\n");
+  EXPECT_EQ(load_dataset(spec).notes.at("data.label_mapping"), "no -> -1, yes -> +1");
+  // Quoted numbers are numbers: "1"/"-1" read as 1/-1, no mapping needed.
+  spec.train_file = write("pm.csv", "x,diagnosis\n1,\"1\"\n2,\"-1\"\n");
+  const Dataset q = load_dataset(spec);
+  EXPECT_EQ(q.y_train, (Eigen::VectorXd(2) << 1, -1).finished());
+  EXPECT_EQ(q.notes.count("data.label_mapping"), 0u);
+}
+
+TEST_F(DatasetFile, StringLabelsMustBeTwoClasses) {
+  DataSpec spec;
+  spec.train_file = write("l.csv", "x,y\n1,a\n2,b\n3,c\n");
+  expect_error(spec, spec.train_file, 0, "y", {"exactly two classes, found 3: 'a', 'b', 'c'"});
+  spec.train_file = write("l1.csv", "x,y\n1,a\n2,a\n");
+  expect_error(spec, spec.train_file, 0, "y", {"found 1: 'a'"});
+  spec.train_file = write("l2.csv", "x,y\n1,a\n2,\"b\x1b]0;\"\n");
+  spec.train_file = write("lc.csv", "x,y\n1,a\n2,\"b\x1b]0;\"\n3,c\n");
+  expect_error(spec, spec.train_file, 0, "y", {"'b\\x1b]0;'"});
+}
+
+TEST_F(DatasetFile, TargetMustFitTheLikelihood) {
+  DataSpec spec;
+  spec.target_kind = TargetKind::numeric;
+  spec.train_file = write("n.csv", "x,y\n1,2.5\n2,M\n");
+  expect_error(spec, spec.train_file, 3, "y", {"needs a numeric target, got 'M'"});
+  spec.target_kind = TargetKind::two_classes;
+  spec.train_file = write("c.csv", "x,y\n1,0\n2,1\n3,2\n");
+  expect_error(spec, spec.train_file, 0, "y", {"exactly two classes", "found 3", "0, 1, 2"});
+  spec.train_file = write("c2.csv", "x,y\n1,0\n2,1\n");
+  EXPECT_EQ(load_dataset(spec).y_train.size(), 2);
+}
+
+TEST_F(DatasetFile, StandardizationOverflowIsRefused) {
+  DataSpec spec;
+  spec.train_file = write("o.csv", "x,big,y\n1,1e308,1\n2,-1e308,2\n3,1e308,3\n");
+  const Dataset raw = load_dataset(spec);  // without standardization the values are kept
+  EXPECT_EQ(raw.X_train(0, 1), 1e308);
+  spec.standardize_inputs = true;
+  expect_error(spec, spec.train_file, 0, "big",
+               {"standardizing overflows", "not finite", "1e+308"});
+  spec.standardize_inputs = false;
+  spec.standardize_target = true;
+  spec.train_file = write("o2.csv", "x,y\n1,1e308\n2,1e308\n");
+  expect_error(spec, spec.train_file, 0, "y", {"standardizing overflows"});
+  spec.train_file = write("inf.csv", "x,y\n1,2\ninf,3\n");
+  expect_error(spec, spec.train_file, 3, "x", {"not a finite number: 'inf'"});
+}
+
+TEST_F(DatasetFile, RowNameColumnsAreIgnoredAndNoted) {
+  DataSpec spec;
+  spec.train_file = write("r.csv", "\"\",\"x\",\"y\"\n\"1\",1.5,2\n\"2\",2.5,3\n");
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.input_names, std::vector<std::string>{"x"});
+  EXPECT_EQ(d.X_train(1, 0), 2.5);
+  EXPECT_EQ(d.notes.at("data.row_names"),
+            "the unnamed first column holds row names and is ignored");
+}
+
+TEST_F(DatasetFile, LabelErrorsNameTheFileAndRow) {
+  DataSpec spec;
+  spec.split = SplitRule::column;
+  spec.train_file = write("t.csv", "x,train,y\n1,0,1\n2,1,-1\n3,1,5\n");
+  const Dataset d = load_dataset(spec);
+  const DataError e = target_error(d, DataPart::train, 1, "bad label");
+  EXPECT_EQ(e.file(), spec.train_file);
+  EXPECT_EQ(e.row(), 4);
+  EXPECT_EQ(e.column(), "y");
+  EXPECT_EQ(target_error(d, DataPart::test, 0, "x").row(), 2);
+}
+
+TEST_F(DatasetFile, CheckDatasetCollectsEveryProblem) {
+  DataSpec spec;
+  spec.train_file = write("c.csv", "xa,xb,y\n1,a,2\nNA,2,3\n");
+  spec.inputs = {"xa", "xb"};
+  const auto found = check_dataset(spec);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].column(), "xa");
+  EXPECT_EQ(found[0].row(), 3);
+  EXPECT_EQ(found[1].column(), "xb");
+  EXPECT_EQ(found[1].row(), 2);
+  spec.inputs = {"xa", "xc", "xd"};
+  spec.target = "z";
+  std::vector<std::string> names;
+  const auto columns = check_dataset(spec, &names);
+  ASSERT_EQ(columns.size(), 3u);
+  EXPECT_EQ(columns[1].column(), "xc");
+  EXPECT_EQ(names, (std::vector<std::string>{"xa", "xb", "y"}));
+  spec.target = "y";
+  spec.inputs = {};
+  EXPECT_TRUE(check_dataset(spec).size() == 2u);
+  spec.train_file = write("ok.csv", "x,y\n1,2\n");
+  EXPECT_TRUE(check_dataset(spec).empty());
 }
 
 }  // namespace

@@ -3,26 +3,51 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include "quench/errors.h"
 #include "quench/export.h"
 
 namespace quench {
 
-/// A CSV file as numbers. Every field is parsed; errors name the file, row and column.
+/// A CSV file as text cells (RFC 4180, read by libcsv): quotes removed, surrounding blanks of
+/// unquoted fields trimmed. An unnamed first column (R's write.csv, pandas' to_csv with an
+/// index) holds row names and is dropped; `row_names` says so.
 struct QUENCH_API CsvTable {
   std::string file;
   std::vector<std::string> columns;
-  Eigen::MatrixXd values;                                    ///< rows x columns
+  std::vector<std::string> cells;  ///< rows x columns, row-major
+  std::vector<int> rows;           ///< 1-based file line of each data row (the header is 1)
+  bool row_names = false;          ///< an unnamed first column was dropped
+  Eigen::Index size() const { return static_cast<Eigen::Index>(rows.size()); }
+  const std::string& cell(Eigen::Index row, Eigen::Index column) const;
   Eigen::Index column_index(const std::string& name) const;  ///< -1 when absent
 };
 
-/// Reads a comma-separated file with a header. Throws DataError naming the row and column
-/// for non-numeric fields, NaN/Inf, ragged rows, duplicate or empty header names, empty files.
+/// Reads a comma-separated file with a header. Throws DataError naming the row and column for
+/// malformed quoting, ragged rows, duplicate or empty header names, empty files.
 QUENCH_API CsvTable read_csv(const std::string& path);
+
+/// What a cell holds: a finite number, a missing value (empty, NA, <NA>, N/A, NaN in any
+/// case), a non-finite number (inf, 1e400) or other text.
+enum class CellKind { number, missing, not_finite, text };
+struct Cell {
+  CellKind kind;
+  double value = 0.0;  ///< for numbers (underflow reads as a signed zero)
+};
+QUENCH_API Cell read_cell(std::string_view text);
+
+/// The DataError for a cell that is not a finite number (names the file, row and column).
+QUENCH_API DataError cell_error(const CsvTable& table, Eigen::Index row, Eigen::Index column,
+                                const Cell& cell);
+
+/// Every cell as a number (rows x columns); throws cell_error for the first that is not one.
+QUENCH_API Eigen::MatrixXd to_numbers(const CsvTable& table);
 
 enum class SplitRule {
   none,         ///< every row trains (unless a test file is given)
@@ -31,6 +56,13 @@ enum class SplitRule {
   first_test,   ///< the first `count` rows test, the rest train
   fraction,     ///< a seeded random `fraction` of rows trains
 };
+
+/// Rows with a missing value in a used column: refused, or dropped (and counted).
+enum class MissingRule { error, drop_rows };
+
+/// What the target must hold, from the likelihood: anything numeric or two classes, numbers
+/// only (regression), or exactly two classes (numbers -1/+1 or 0/1, or two strings).
+enum class TargetKind { any, numeric, two_classes };
 
 struct DataSpec {
   std::string train_file;           ///< path
@@ -44,23 +76,44 @@ struct DataSpec {
   std::uint64_t seed = 0;           ///< for fraction
   bool standardize_inputs = false;  ///< zero mean, unit variance over the training rows
   bool standardize_target = false;
+  MissingRule missing = MissingRule::error;
+  TargetKind target_kind = TargetKind::any;
 };
 
 struct Dataset {
   std::string name;
+  std::string train_file, test_file, target_name;
   std::vector<std::string> input_names;
   Eigen::MatrixXd X_train;
   Eigen::VectorXd y_train;
   Eigen::MatrixXd X_test;  ///< 0 rows when there is no test set
   Eigen::VectorXd y_test;
+  std::vector<int> train_rows, test_rows;  ///< file row (1-based, header = 1) of each row
   /// Standardization applied (x - mean) / scale; mean 0 and scale 1 when none.
   Eigen::RowVectorXd input_mean, input_scale;
   double target_mean = 0.0, target_scale = 1.0;
+  std::int64_t dropped_rows = 0;  ///< rows dropped for missing values (missing: drop_rows)
+  /// What the loader decided that a reader of the results should know ("data.label_mapping",
+  /// "data.row_names", "data.dropped_rows"), written into results.json.
+  std::map<std::string, std::string> notes;
 };
+
+enum class DataPart { train, test };
+
+/// DataError for row i of the training or test rows of `data`, in the target column (names the
+/// file, the file's row and the column).
+QUENCH_API DataError target_error(const Dataset& data, DataPart part, Eigen::Index i,
+                                  const std::string& message);
 
 /// Loads and splits a data set. Throws DataError for bad file content, for unknown columns
 /// (naming the column and listing the available ones) and for an invalid split.
 /// Standardization uses the training rows' mean and sample standard deviation (n - 1).
 QUENCH_API Dataset load_dataset(const DataSpec& spec);
+
+/// The same loading, but every problem found is collected (one per column at most) instead of
+/// the first thrown; empty when load_dataset would succeed. For `quench validate`. `columns`,
+/// when given, receives the training file's column names (for did-you-mean suggestions).
+QUENCH_API std::vector<DataError> check_dataset(const DataSpec& spec,
+                                                std::vector<std::string>* columns = nullptr);
 
 }  // namespace quench
