@@ -78,7 +78,7 @@ int svm_loo_analysis(const std::string& path) {
   spec.split = quench::SplitRule::column;
   spec.standardize_inputs = true;
   const quench::Dataset d = quench::load_dataset(spec);
-  const Eigen::VectorXd t = class_labels(d.y_train, "svm_limit");
+  const Eigen::VectorXd t = class_labels(d, quench::DataPart::train, "svm_limit");
   const Eigen::Index n = t.size();
   std::printf("%7s %5s %6s %11s %6s %12s %14s %10s\n", "sigma^2", "SVs", "eq38", "fixed-set",
               "exact", "set-changed", "eq38!=exact", "|eq38-fs|");
@@ -139,6 +139,7 @@ int main(int argc, char** argv) {
       path = argv[i];
   }
   const quench::CsvTable table = quench::read_csv(path);
+  const Eigen::MatrixXd values = quench::to_numbers(table);
   const Eigen::Index ycol = table.column_index("y");
   std::printf("%6s %9s %7s %7s %6s %6s %8s %10s %10s %9s\n", "N", "chol[s]", "TAP", "EP", "alpha",
               "joint", "EPsweeps", "max|da|", "max|dp|", "TAPpaper");
@@ -147,11 +148,11 @@ int main(int argc, char** argv) {
     Eigen::MatrixXd X(n, 16);
     Eigen::VectorXd t(n);
     int c = 0;
-    for (Eigen::Index j = 0; j < table.values.cols(); ++j) {
+    for (Eigen::Index j = 0; j < values.cols(); ++j) {
       if (j == ycol || table.columns[static_cast<std::size_t>(j)] == "train") continue;
-      if (c < 16) X.col(c++) = table.values.col(j).head(n);
+      if (c < 16) X.col(c++) = values.col(j).head(n);
     }
-    for (int i = 0; i < n; ++i) t(i) = table.values(i, ycol) <= 12 ? 1.0 : -1.0;
+    for (int i = 0; i < n; ++i) t(i) = values(i, ycol) <= 12 ? 1.0 : -1.0;
     const Eigen::RowVectorXd mean = X.colwise().mean();
     X.rowwise() -= mean;
     const Eigen::RowVectorXd sd = (X.colwise().squaredNorm() / (n - 1)).cwiseSqrt();
