@@ -8,6 +8,7 @@ packages=(
   libyaml-cpp-dev libceres-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
   gnuplot-nox                            # plots
+  libssl-dev                             # SHA-256 of data files (libcrypto) in results.json
 )
 missing=()
 for p in "${packages[@]}"; do

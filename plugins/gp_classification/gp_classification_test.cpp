@@ -290,6 +290,23 @@ TEST(Loo, BuiltInAgreesWithExactWithinOneError) {
   }
 }
 
+TEST(Loo, ErrorCountsAreExactIntegers) {
+  // N = 100 with 7, 14, 28, 29, ... errors is where (errors / N) * N is not an integer in
+  // floating point: the counts must be counted, not recomputed from the rate.
+  int checked = 0;
+  for (unsigned seed = 1; seed <= 12; ++seed) {
+    const Dataset d = toy(100, 0, 0.6, seed);
+    const Problem p = problem_for(d, 0.5, 0.3);
+    for (const char* engine : {"tap", "naive_mean_field", "svm_limit"}) {
+      const Results r = run(engine, p);
+      const double errors = std::round(r.scalars.at("loo_error") * 100);
+      EXPECT_EQ(r.scalars.at("loo_errors"), errors) << engine << " seed " << seed;
+      checked += errors / 100 * 100 != errors;
+    }
+  }
+  EXPECT_GT(checked, 0) << "no case where the rate times N is inexact";
+}
+
 TEST(Loo, ExactLooDoesNotDependOnThreads) {
   const Dataset d = toy(20, 0, 1.2, 5);
   Problem p = problem_for(d, 0.5, 0.3);
