@@ -33,7 +33,7 @@ void print_load_failures(const quench::Registry& registry) {
 void stop_on_signals() {
   struct sigaction action {};
   action.sa_handler = [](int signal) { quench::request_stop(signal); };
-  action.sa_flags = SA_RESETHAND;
+  action.sa_flags = SA_RESETHAND | SA_RESTART;  // interrupted reads and writes resume
   sigemptyset(&action.sa_mask);
   for (const int signal : {SIGINT, SIGTERM}) sigaction(signal, &action, nullptr);
 }
