@@ -91,7 +91,7 @@ nlohmann::json build_json() {
   return {{"quench_version", kVersion},
           {"git_revision", QUENCH_GIT_REVISION},
           {"compiler", __VERSION__},
-          {"blas", std::string("OpenBLAS ") + openblas_get_config()}};
+          {"blas", openblas_get_config()}};  // "OpenBLAS 0.3.21 DYNAMIC_ARCH ..."
 }
 
 nlohmann::json provenance_json(const Provenance& p) {
@@ -126,10 +126,6 @@ nlohmann::json provenance_json(const Provenance& p) {
   doc["finished"] = p.finished;
   return doc;
 }
-
-// The report's files, written under `directory`.
-ReportFiles write_report_files(const std::vector<Results>& runs, const std::string& directory,
-                               const ReportOptions& options);
 
 }  // namespace
 
@@ -172,24 +168,9 @@ std::string results_to_json(const std::vector<Results>& runs, const ReportOption
   return doc.dump(1) + "\n";
 }
 
-ReportFiles write_report(const std::vector<Results>& runs, const std::string& directory,
-                         const ReportOptions& options) {
-  namespace fs = std::filesystem;
-  StagingDirectory staging(directory);
-  ReportFiles files = write_report_files(runs, staging.path().string(), options);
-  throw_if_stop_requested();
-  staging.commit();
-  const auto moved = [&](std::string& path) {
-    path = (fs::path(directory) / fs::path(path).lexically_relative(staging.path())).string();
-  };
-  moved(files.results_json);
-  for (auto& path : files.tables) moved(path);
-  for (auto& path : files.plots) moved(path);
-  return files;
-}
-
 namespace {
 
+// The report's files, written under `directory`.
 ReportFiles write_report_files(const std::vector<Results>& runs, const std::string& directory,
                                const ReportOptions& options) {
   namespace fs = std::filesystem;
@@ -244,6 +225,22 @@ ReportFiles write_report_files(const std::vector<Results>& runs, const std::stri
 }
 
 }  // namespace
+
+ReportFiles write_report(const std::vector<Results>& runs, const std::string& directory,
+                         const ReportOptions& options) {
+  namespace fs = std::filesystem;
+  StagingDirectory staging(directory);
+  ReportFiles files = write_report_files(runs, staging.path().string(), options);
+  throw_if_stop_requested();
+  staging.commit();
+  const auto moved = [&](std::string& path) {
+    path = (fs::path(directory) / fs::path(path).lexically_relative(staging.path())).string();
+  };
+  moved(files.results_json);
+  for (auto& path : files.tables) moved(path);
+  for (auto& path : files.plots) moved(path);
+  return files;
+}
 
 std::string summarize(const std::vector<Results>& runs) {
   std::ostringstream out;
