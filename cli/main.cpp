@@ -3,13 +3,17 @@
 //   quench validate FILE [--plugin-path DIR]...
 //   quench plugins [--plugin-path DIR]...
 // Exit codes: 0 success; 1 data, plugin or I/O error; 2 invalid pipeline; 3 a run finished
-// with a failed or non-converged status (results are still written).
+// with a failed or non-converged status (results are still written); 130 / 143 interrupted by
+// SIGINT / SIGTERM (nothing written).
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
+#include "quench/cancellation.h"
 #include "quench/errors.h"
 #include "quench/pipeline.h"
 #include "quench/registry.h"
@@ -66,8 +70,22 @@ void validate_pipeline(const quench::Pipeline& pipeline, const quench::Registry&
   }
 }
 
+// SIGINT and SIGTERM request a stop; the run unwinds at its next check and writes nothing.
+// A second signal of the same kind ends the process at once (SA_RESETHAND).
+void stop_on_signals() {
+  struct sigaction action {};
+  action.sa_handler = [](int signal) { quench::request_stop(signal); };
+  action.sa_flags = SA_RESETHAND | SA_RESTART;  // interrupted reads and writes resume
+  sigemptyset(&action.sa_mask);
+  for (const int signal : {SIGINT, SIGTERM}) sigaction(signal, &action, nullptr);
+}
+
 int run_command(const std::string& file, const std::string& out_option, int threads, bool progress,
-                const std::vector<std::string>& plugin_paths, bool allow_pipeline_plugins) {
+                const std::vector<std::string>& plugin_paths, bool allow_pipeline_plugins,
+                const std::vector<std::string>& command_line) {
+  quench::Provenance provenance;
+  provenance.command_line = command_line;
+  provenance.started = quench::iso8601_utc(std::chrono::system_clock::now());
   const auto pipeline = quench::Pipeline::from_file(file);
   const auto plugins = pipeline_plugins(pipeline, file, allow_pipeline_plugins,
                                         "without --allow-pipeline-plugins; pass it only for "
@@ -78,17 +96,20 @@ int run_command(const std::string& file, const std::string& out_option, int thre
   std::string out = out_option;
   if (out.empty()) out = pipeline.output_directory();
   if (out.empty()) out = (std::filesystem::path("results") / pipeline.name()).string();
+  quench::check_report_directory(out);  // before any work: a run never replaces a non-report
 
   quench::RunOptions options;
   options.threads = threads;
   options.progress = progress;
-  const auto runs = pipeline.run(registry, options);
+  const auto runs = pipeline.run(registry, options, provenance);
+  provenance.finished = quench::iso8601_utc(std::chrono::system_clock::now());
 
   quench::ReportOptions report;
   report.pipeline_name = pipeline.name();
   report.seed = pipeline.seed();
   report.plots = pipeline.writes_plots();
   report.tables = pipeline.writes_tables();
+  report.provenance = &provenance;
   const auto files = quench::write_report(runs, out, report);
   std::cout << quench::summarize(runs) << "\n";
   for (const auto& w : files.warnings) std::cerr << "quench: warning: " << w << "\n";
@@ -137,8 +158,11 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   try {
-    if (*run)
-      return run_command(file, out, threads, !no_progress, plugin_paths, allow_pipeline_plugins);
+    if (*run) {
+      stop_on_signals();
+      return run_command(file, out, threads, !no_progress, plugin_paths, allow_pipeline_plugins,
+                         std::vector<std::string>(argv, argv + argc));
+    }
     if (*validate) {
       const auto pipeline = quench::Pipeline::from_file(file);
       const auto plugins =
@@ -154,6 +178,9 @@ int main(int argc, char** argv) {
       std::cout << quench::describe_plugins(registry);
       return 0;
     }
+  } catch (const quench::Interrupted& e) {
+    std::cerr << "quench: " << e.what() << "; nothing written\n";
+    return 128 + e.signal();
   } catch (const quench::ConfigError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.str() << "\n";
     if (e.diagnostics().empty()) std::cerr << e.what() << "\n";

@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev
   gnuplot-nox                            # plots
   libcsv-dev                             # CSV parsing (RFC 4180)
+  libssl-dev                             # SHA-256 of data files (libcrypto) in results.json
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,7 @@
 #include "quench/parallel.h"
 
+#include "quench/cancellation.h"
+
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -40,6 +42,7 @@ void parallel_for(std::size_t count, int threads, const std::function<void(std::
       const std::size_t i = next.fetch_add(1);
       if (i >= count || failed.load()) return;
       try {
+        throw_if_stop_requested();
         task(i);
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mutex);

@@ -6,8 +6,10 @@
 #include <cstdio>
 
 #include "pipeline_spec.h"
+#include "quench/cancellation.h"
 #include "quench/errors.h"
 #include "quench/inference_engine.h"
+#include "quench/parallel.h"
 #include "quench/pipeline.h"
 #include "quench/registry.h"
 
@@ -87,15 +89,67 @@ std::function<void(double)> progress_bar(const std::string& label) {
   };
 }
 
+PluginRecord plugin_record(const std::string& role, const PluginEntry& entry,
+                           const Values& fixed = {}, const std::vector<Sweep>& sweeps = {}) {
+  PluginRecord record{role,
+                      to_string(entry.info->family),
+                      entry.info->name,
+                      entry.info->version,
+                      entry.library_name,
+                      entry.library_version,
+                      entry.library_path,
+                      fixed,
+                      {}};
+  for (const Sweep& sweep : sweeps) record.swept[sweep.param] = sweep.values;
+  for (const ParamSpec& param : entry.info->schema.specs())
+    if (param.default_value && !record.parameters.count(param.name) &&
+        !record.swept.count(param.name))
+      record.parameters[param.name] = *param.default_value;
+  return record;
+}
+
+// Records a resolved plugin and the plugins its parameters name (built with their defaults).
+void record_plugin(const std::string& role, const ResolvedPlugin& plugin, const Registry& registry,
+                   std::vector<PluginRecord>& records) {
+  records.push_back(plugin_record(role, *plugin.entry, plugin.fixed, plugin.sweeps));
+  const Values parameters = records.back().parameters;
+  for (const ParamSpec& param : plugin.entry->info->schema.specs()) {
+    const auto value = parameters.find(param.name);
+    const auto family = family_from_string(param.plugin_family);
+    if (param.type != ParamType::plugin || value == parameters.end() || !family) continue;
+    if (const PluginEntry* named = registry.find(*family, std::get<std::string>(value->second)))
+      records.push_back(plugin_record(role + "." + param.name, *named));
+  }
+}
+
 }  // namespace
 
 std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& options) const {
+  Provenance ignored;
+  return run(registry, options, ignored);
+}
+
+std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& options,
+                                   Provenance& provenance) const {
   const PipelineSpec& spec = *spec_;
   const ResolvedPipeline resolved = resolve_pipeline(spec, registry);
   const DataSpec data_spec = data_spec_for(spec);
   const Dataset data = load_dataset(data_spec);
   for (const auto& [key, note] : data.notes)
     std::fprintf(stderr, "note: %s: %s: %s\n", data.train_file.c_str(), key.c_str(), note.c_str());
+
+  for (const auto& [family, plugin] : resolved.components)
+    record_plugin(to_string(family), plugin, registry, provenance.plugins);
+  for (const auto& [engine_name, plugin] : resolved.engines)
+    record_plugin(engine_name, plugin, registry, provenance.plugins);
+  for (const std::string& file : {data_spec.train_file, data_spec.test_file})
+    if (!file.empty()) provenance.data_files.push_back({file, sha256_of_file(file)});
+  provenance.train_rows = data.X_train.rows();
+  provenance.test_rows = data.X_test.rows();
+  provenance.inputs = data.input_names;
+  provenance.target = data_spec.target;
+  provenance.seed = spec.seed;
+  provenance.threads = resolve_threads(options.threads);
 
   std::vector<const ResolvedPlugin*> component_owners;
   std::vector<Family> component_families;
@@ -106,6 +160,7 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
 
   std::vector<Results> all;
   for (const SweepPoint& point : expand(component_owners)) {
+    throw_if_stop_requested();
     Problem problem;
     problem.data = &data;
     problem.seed = spec.seed;
@@ -148,11 +203,14 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
             break;
         }
       }
+    } catch (const Interrupted&) {
+      throw;
     } catch (const std::exception& e) {
       component_failure = e.what();
     }
     for (const auto& [engine_name, engine_plugin] : resolved.engines) {
       for (const SweepPoint& engine_point : expand({&engine_plugin})) {
+        throw_if_stop_requested();
         Results r;
         const auto start = std::chrono::steady_clock::now();
         Problem p = problem;
@@ -170,6 +228,8 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
               Family::engine, engine_plugin.entry->info->name,
               params_for(engine_plugin, engine_point.values[0]));
           r = engine->run(p);
+        } catch (const Interrupted&) {
+          throw;  // a stop request ends the whole run, not this engine's
         } catch (const std::exception& e) {
           // Numerical failures and configuration problems found only while running (e.g.
           // dimension mismatches) fail this run; the others still run.

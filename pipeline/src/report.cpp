@@ -1,3 +1,4 @@
+#include <charconv>
 #include <filesystem>
 #include <iomanip>
 #include <map>
@@ -5,15 +6,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "quench/cancellation.h"
 #include "quench/report.h"
+#include "quench/version.h"
+#include "quench_build_info.h"
 #include "report_internal.h"
+
+// OpenBLAS's build description (declared here to avoid depending on OpenBLAS's own header).
+extern "C" char* openblas_get_config(void);
 
 namespace quench {
 
 std::string format_number(double x) {
-  std::ostringstream out;
-  out << std::setprecision(17) << x;
-  return out.str();
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, x).ptr;
+  return std::string(text, end);
 }
 
 std::string run_label(const Results& r) {
@@ -76,11 +83,55 @@ std::map<std::string, std::vector<std::pair<std::string, const Eigen::VectorXd*>
   return tables;
 }
 
+nlohmann::json json_of(const ParamValue& value) {
+  return std::visit([](const auto& v) { return nlohmann::json(v); }, value);
+}
+
+nlohmann::json build_json() {
+  return {{"quench_version", kVersion},
+          {"git_revision", QUENCH_GIT_REVISION},
+          {"compiler", __VERSION__},
+          {"blas", openblas_get_config()}};  // "OpenBLAS 0.3.21 DYNAMIC_ARCH ..."
+}
+
+nlohmann::json provenance_json(const Provenance& p) {
+  nlohmann::json doc = build_json();
+  doc["plugins"] = nlohmann::json::array();
+  for (const PluginRecord& plugin : p.plugins) {
+    nlohmann::json parameters = nlohmann::json::object(), swept = nlohmann::json::object();
+    for (const auto& [k, v] : plugin.parameters) parameters[k] = json_of(v);
+    for (const auto& [k, values] : plugin.swept)
+      for (const auto& v : values) swept[k].push_back(json_of(v));
+    doc["plugins"].push_back({{"role", plugin.role},
+                              {"family", plugin.family},
+                              {"plugin", plugin.plugin},
+                              {"plugin_version", plugin.plugin_version},
+                              {"library", plugin.library},
+                              {"library_version", plugin.library_version},
+                              {"library_path", plugin.library_path},
+                              {"parameters", parameters},
+                              {"swept", swept}});
+  }
+  doc["data"] = {{"files", nlohmann::json::array()},
+                 {"train_rows", p.train_rows},
+                 {"test_rows", p.test_rows},
+                 {"inputs", p.inputs},
+                 {"target", p.target}};
+  for (const DataFileRecord& file : p.data_files)
+    doc["data"]["files"].push_back({{"path", file.path}, {"sha256", file.sha256}});
+  doc["seed"] = p.seed;
+  doc["threads"] = p.threads;
+  doc["command_line"] = p.command_line;
+  doc["started"] = p.started;
+  doc["finished"] = p.finished;
+  return doc;
+}
+
 }  // namespace
 
 std::string results_to_json(const std::vector<Results>& runs, const ReportOptions& options) {
   nlohmann::json doc;
-  doc["schema"] = "quench.results/1";
+  doc["schema"] = std::string(kResultsSchemaFamily) + "1";
   doc["pipeline"] = options.pipeline_name;
   doc["seed"] = options.seed;
   doc["runs"] = nlohmann::json::array();
@@ -113,14 +164,17 @@ std::string results_to_json(const std::vector<Results>& runs, const ReportOption
     for (const auto& [k, v] : r.timings) run["timings"][k] = number(v);
     doc["runs"].push_back(run);
   }
+  if (options.provenance) doc["provenance"] = provenance_json(*options.provenance);
   return doc.dump(1) + "\n";
 }
 
-ReportFiles write_report(const std::vector<Results>& runs, const std::string& directory,
-                         const ReportOptions& options) {
+namespace {
+
+// The report's files, written under `directory`.
+ReportFiles write_report_files(const std::vector<Results>& runs, const std::string& directory,
+                               const ReportOptions& options) {
   namespace fs = std::filesystem;
   ReportFiles files;
-  fs::create_directories(directory);
   if (options.tables) {
     // One row per run: engine, swept values, every scalar.
     std::vector<std::string> sweep_keys, scalar_keys;
@@ -148,6 +202,7 @@ ReportFiles write_report(const std::vector<Results>& runs, const std::string& di
     write_file_atomically(summary, text);
     files.tables.push_back(summary);
     for (const auto& r : runs) {
+      throw_if_stop_requested();
       for (const auto& [suffix, cols] : vector_tables(r)) {
         const auto path =
             (fs::path(directory) / "tables" / (run_label(r) + "__" + suffix + ".csv")).string();
@@ -162,10 +217,28 @@ ReportFiles write_report(const std::vector<Results>& runs, const std::string& di
       }
     }
   }
+  throw_if_stop_requested();
   if (options.plots) write_plots(runs, directory, files);
-  // results.json last: its presence means the report is complete.
   files.results_json = (fs::path(directory) / "results.json").string();
   write_file_atomically(files.results_json, results_to_json(runs, options));
+  return files;
+}
+
+}  // namespace
+
+ReportFiles write_report(const std::vector<Results>& runs, const std::string& directory,
+                         const ReportOptions& options) {
+  namespace fs = std::filesystem;
+  StagingDirectory staging(directory);
+  ReportFiles files = write_report_files(runs, staging.path().string(), options);
+  throw_if_stop_requested();
+  staging.commit();
+  const auto moved = [&](std::string& path) {
+    path = (fs::path(directory) / fs::path(path).lexically_relative(staging.path())).string();
+  };
+  moved(files.results_json);
+  for (auto& path : files.tables) moved(path);
+  for (auto& path : files.plots) moved(path);
   return files;
 }
 

@@ -1,6 +1,7 @@
 // Internal helpers shared by the reporters.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,32 @@ std::string run_label(const Results& r);
 void write_plots(const std::vector<Results>& runs, const std::string& directory,
                  ReportFiles& files);
 
-/// A number as text, round-trip exact for doubles.
+/// The shortest text that reads back as exactly x (std::to_chars).
 std::string format_number(double x);
+
+/// Every results.json schema id starts with this.
+inline constexpr const char* kResultsSchemaFamily = "quench.results/";
+
+/// Staging directories are named ".<target name>.quench-staging-XXXXXX" beside the target.
+inline constexpr const char* kStagingInfix = ".quench-staging-";
+
+/// A fresh, uniquely named directory beside `target` (created after check_report_directory),
+/// removed on destruction unless commit() swapped it into the target's place.
+class StagingDirectory {
+ public:
+  explicit StagingDirectory(const std::string& target);
+  ~StagingDirectory();
+  StagingDirectory(const StagingDirectory&) = delete;
+  StagingDirectory& operator=(const StagingDirectory&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  /// Renames the staging directory to the target, exchanging it with an existing report
+  /// (renameat2 RENAME_EXCHANGE) whose files are then removed.
+  void commit();
+
+ private:
+  std::filesystem::path target_, path_;
+  bool committed_ = false;
+};
 
 }  // namespace quench

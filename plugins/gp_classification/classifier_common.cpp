@@ -124,10 +124,13 @@ SiteDerivatives site_derivatives(const Likelihood& lik, const Eigen::VectorXd& t
   return d;
 }
 
+Eigen::Index error_count(const Eigen::VectorXd& t, const Eigen::VectorXd& h) {
+  return (t.array() * h.array() <= 0.0).count();
+}
+
 double error_rate(const Eigen::VectorXd& t, const Eigen::VectorXd& h) {
   if (t.size() == 0) return 0.0;
-  return static_cast<double>((t.array() * h.array() <= 0.0).count()) /
-         static_cast<double>(t.size());
+  return static_cast<double>(error_count(t, h)) / static_cast<double>(t.size());
 }
 
 double log_evidence(const Likelihood& lik, const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
@@ -178,7 +181,7 @@ void add_predictions(Results& r, const Problem& problem, const Eigen::VectorXd& 
   if (d.y_test.size() == d.X_test.rows()) {
     const Eigen::VectorXd tt = class_labels(d, DataPart::test, "classifier");
     r.scalars["test_error"] = error_rate(tt, h);
-    r.scalars["test_errors"] = static_cast<double>((tt.array() * h.array() <= 0.0).count());
+    r.scalars["test_errors"] = static_cast<double>(error_count(tt, h));
   }
 }
 
@@ -189,7 +192,7 @@ void add_fit(Results& r, const Eigen::VectorXd& t, const MeanFieldFit& fit) {
   r.vectors["cavity_mean"] = fit.cavity_mean;
   r.vectors["cavity_variance"] = fit.cavity_variance;
   r.scalars["loo_error"] = error_rate(t, fit.cavity_mean);  // eq 32
-  r.scalars["loo_errors"] = r.scalars["loo_error"] * static_cast<double>(t.size());
+  r.scalars["loo_errors"] = static_cast<double>(error_count(t, fit.cavity_mean));
   r.scalars["train_error"] = error_rate(t, fit.mean_field);
   r.scalars["iterations"] = fit.status.iterations;
   r.status = fit.status;

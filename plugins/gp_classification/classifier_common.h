@@ -93,6 +93,9 @@ struct MeanFieldFit {
   Status status;
 };
 
+/// sum_i Theta(-t_i h_i), a tie (h_i = 0) counting as an error: an exact count.
+Eigen::Index error_count(const Eigen::VectorXd& t, const Eigen::VectorXd& h);
+
 /// (1/N) sum_i Theta(-t_i h_i), a tie (h_i = 0) counting as an error (eq 32).
 double error_rate(const Eigen::VectorXd& t, const Eigen::VectorXd& h);
 

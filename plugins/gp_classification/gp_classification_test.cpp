@@ -290,6 +290,23 @@ TEST(Loo, BuiltInAgreesWithExactWithinOneError) {
   }
 }
 
+TEST(Loo, ErrorCountsAreExactIntegers) {
+  // N = 200 with 7, 14, 28, 29, 55-58, ... errors is where (errors / N) * N is not an
+  // integer in floating point: the counts must be counted, not recomputed from the rate.
+  int checked = 0;
+  for (const double gap : {1.45, 1.5, 1.55}) {  // 53 to 59 errors
+    const Dataset d = toy(200, 0, gap, 1);
+    const Problem p = problem_for(d, 0.5, 0.3);
+    for (const char* engine : {"tap", "naive_mean_field", "svm_limit"}) {
+      const Results r = run(engine, p);
+      const double errors = std::round(r.scalars.at("loo_error") * 200);
+      EXPECT_EQ(r.scalars.at("loo_errors"), errors) << engine << " gap " << gap;
+      checked += errors / 200 * 200 != errors;
+    }
+  }
+  EXPECT_GT(checked, 0) << "no case where the rate times N is inexact";
+}
+
 TEST(Loo, ExactLooDoesNotDependOnThreads) {
   const Dataset d = toy(20, 0, 1.2, 5);
   Problem p = problem_for(d, 0.5, 0.3);

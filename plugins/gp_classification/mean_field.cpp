@@ -394,7 +394,7 @@ Results NaiveMeanFieldEngine::run(const Problem& problem) const {
   r.vectors["cavity_mean"] = loo_mean;
   r.vectors["naive_cavity_mean"] = fit.cavity_mean;  // eq 35 cavity, lambda_i = C_ii
   r.scalars["loo_error"] = error_rate(t, loo_mean);
-  r.scalars["loo_errors"] = r.scalars["loo_error"] * static_cast<double>(t.size());
+  r.scalars["loo_errors"] = static_cast<double>(error_count(t, loo_mean));
   add_predictions(r, problem, t, fit.alpha, nullptr);  // naive: lambda(x) = C(x, x)
   r.info["method"] = "naive mean field, 001 Sec. 6 (eq 35), LOO of App. D (eqs 47-51)";
   r.timings["fit"] = seconds_since(start);

@@ -108,7 +108,7 @@ SvmFit solve_svm(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, double tol,
     if (alpha(i) > 0) sv.push_back(i);
   fit.support_vectors = static_cast<int>(sv.size());
   fit.loo_mean = h;
-  int errors = 0;
+  int& errors = fit.loo_errors;
   if (!sv.empty()) {
     const auto k = static_cast<Eigen::Index>(sv.size());
     Eigen::MatrixXd Csv(k, k);
@@ -149,7 +149,7 @@ Results SvmLimitEngine::run(const Problem& problem) const {
   r.vectors["stability"] = t.cwiseProduct(fit.mean_field);  // t_i <h_i> (001 Fig. 3)
   r.vectors["cavity_mean"] = fit.loo_mean;
   r.scalars["loo_error"] = fit.loo_error;  // eq 38
-  r.scalars["loo_errors"] = fit.loo_error * static_cast<double>(t.size());
+  r.scalars["loo_errors"] = fit.loo_errors;
   r.scalars["kkt_violation"] = fit.kkt_violation;
   r.scalars["support_vectors"] = fit.support_vectors;
   r.scalars["train_error"] = error_rate(t, fit.mean_field);

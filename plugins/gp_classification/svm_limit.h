@@ -13,6 +13,7 @@ struct SvmFit {
   Eigen::VectorXd loo_mean;    ///< h_i - t_i alpha_i / [C_SV^{-1}]_ii on SVs, h_i otherwise
   double kkt_violation = 0.0;  ///< max violation of eq 37
   double loo_error = 0.0;      ///< eq 38
+  int loo_errors = 0;          ///< the count behind loo_error (exact)
   int support_vectors = 0;
   Status status;
 };

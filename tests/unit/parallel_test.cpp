@@ -1,11 +1,13 @@
 // parallel_for: every index runs once, errors propagate, and per-index RNG streams make the
 // outcome independent of the thread count.
 #include <atomic>
+#include <csignal>
 #include <stdexcept>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "quench/cancellation.h"
 #include "quench/parallel.h"
 #include "quench/rng.h"
 
@@ -37,6 +39,23 @@ TEST(Parallel, RethrowsTheTaskError) {
                               if (i == 37) throw std::runtime_error("boom");
                             }),
                std::runtime_error);
+}
+
+TEST(Parallel, AStopRequestStartsNoFurtherTaskAndThrowsInterrupted) {
+  std::atomic<int> started{0};
+  try {
+    parallel_for(1000, 1, [&](std::size_t i) {
+      started++;
+      if (i == 10) request_stop(SIGINT);  // as the CLI's signal handler does
+    });
+    ADD_FAILURE() << "expected Interrupted";
+  } catch (const Interrupted& e) {
+    EXPECT_EQ(e.signal(), SIGINT);
+  }
+  clear_stop_request();
+  // One worker: task 10 was the last to start.
+  EXPECT_EQ(started.load(), 11);
+  EXPECT_EQ(stop_requested(), 0);
 }
 
 TEST(Rng, NormalDrawsHaveUnitVariance) {

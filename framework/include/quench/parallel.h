@@ -15,6 +15,8 @@ QUENCH_API int resolve_threads(int requested);
 
 /// Runs task(i) for i in [0, count) on `threads` workers (0 = all cores). Tasks are handed
 /// out dynamically. The first exception thrown by a task is rethrown after all workers stop.
+/// A pending stop request (quench/cancellation.h) is checked before each task: no task
+/// starts after it, and Interrupted is thrown once the running ones have finished.
 /// `progress`, if set, is called from the calling thread with the fraction done.
 QUENCH_API void parallel_for(std::size_t count, int threads,
                              const std::function<void(std::size_t)>& task,

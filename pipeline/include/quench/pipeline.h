@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "quench/export.h"
+#include "quench/provenance.h"
 #include "quench/results.h"
 
 namespace quench {
@@ -53,6 +54,10 @@ class QUENCH_API Pipeline {
   /// Validates, loads the data and runs every engine for every sweep point. A failing
   /// engine yields Results with status failed (the others still run).
   std::vector<Results> run(const Registry& registry, const RunOptions& options = {}) const;
+  /// The same, also recording in `provenance` the plugins (every parameter, defaults
+  /// included), the data files (SHA-256), rows and columns used, seed and threads.
+  std::vector<Results> run(const Registry& registry, const RunOptions& options,
+                           Provenance& provenance) const;
 
   const PipelineSpec& spec() const;
 

@@ -1,0 +1,176 @@
+// End-to-end: `quench run` stopped by SIGINT or SIGTERM exits 130 / 143 with one line, writes
+// nothing and leaves the previous report and no staging directory; a finished run's
+// results.json holds the provenance, whose data SHA-256 matches sha256sum's.
+// The run gets a pseudo-terminal (forkpty) as a user's would, so its progress bar shows that
+// the draws have started before the signal is sent. No shell anywhere.
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <boost/process.hpp>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kBoston = std::string(QUENCH_TEST_DATA) + "/boston.csv";
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A pipeline whose draws take far longer than any test: it is always stopped mid-way.
+std::string long_pipeline(int samples) {
+  return "name: long\nseed: 1\ndata: {file: " + kBoston +
+         ", target: y, standardize_target: true}\n"
+         "components:\n"
+         "  kernel: {plugin: gaussian, l2: 73.54, scaling: sqrt_variance}\n"
+         "  likelihood: {plugin: gaussian, noise: 0.01}\n"
+         "  resampler: {plugin: poisson_bootstrap, ratio: 1}\n"
+         "engines:\n"
+         "  - {name: mc, plugin: mc_bootstrap, samples: " +
+         std::to_string(samples) + ", inner: exact_gp_regression}\n";
+}
+
+struct Finished {
+  int exit_code = -1;
+  std::string output;  ///< stdout and stderr (one terminal)
+};
+
+class Interrupt : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::unsetenv("QUENCH_PLUGIN_PATH");
+    std::string pattern = (fs::temp_directory_path() / "quench-interrupt-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+    out_ = root_ / "out";
+    // The previous report, which an interrupted run must leave as it is.
+    fs::create_directories(out_ / "tables");
+    std::ofstream(out_ / "results.json") << R"({"schema": "quench.results/1", "runs": []})";
+    std::ofstream(out_ / "tables" / "scalars.csv") << "engine,status\n";
+    std::ofstream(root_ / "long.yaml") << long_pipeline(1000000);
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(root_, ignored);
+  }
+
+  // Runs quench on a pseudo-terminal, sends `signal` once the progress bar shows, and
+  // collects everything it printed until it exits.
+  Finished run_and_signal(int signal) const {
+    const std::string pipeline = (root_ / "long.yaml").string(), out = out_.string();
+    std::vector<const char*> argv{QUENCH_CLI,  "run", pipeline.c_str(), "--out", out.c_str(),
+                                  "--threads", "2",   nullptr};
+    int master = -1;
+    const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
+    if (pid == 0) {
+      ::execv(QUENCH_CLI, const_cast<char* const*>(argv.data()));
+      ::_exit(127);
+    }
+    Finished result;
+    if (pid < 0) return result;
+    bool signalled = false;
+    char buffer[4096];
+    for (;;) {
+      const ssize_t n = ::read(master, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // EIO: the child closed the terminal (it exited)
+      result.output.append(buffer, static_cast<std::size_t>(n));
+      if (!signalled && result.output.find("%") != std::string::npos) {
+        ::kill(pid, signal);
+        signalled = true;
+      }
+    }
+    ::close(master);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+    EXPECT_TRUE(signalled) << "no progress shown: " << result.output;
+    return result;
+  }
+
+  void expect_nothing_written(const std::string& before_json) const {
+    EXPECT_EQ(read(out_ / "results.json"), before_json);
+    EXPECT_EQ(read(out_ / "tables" / "scalars.csv"), "engine,status\n");
+    std::vector<std::string> entries;
+    for (const auto& e : fs::directory_iterator(root_))
+      entries.push_back(e.path().filename().string());
+    std::sort(entries.begin(), entries.end());
+    EXPECT_EQ(entries, (std::vector<std::string>{"long.yaml", "out"}));  // no staging left
+  }
+
+  fs::path root_, out_;
+};
+
+TEST_F(Interrupt, SigintStopsTheDrawsExits130AndWritesNothing) {
+  const std::string before = read(out_ / "results.json");
+  const Finished f = run_and_signal(SIGINT);
+  EXPECT_EQ(f.exit_code, 130) << f.output;
+  EXPECT_NE(f.output.find("quench: interrupted by SIGINT; nothing written"), std::string::npos)
+      << f.output;
+  expect_nothing_written(before);
+}
+
+TEST_F(Interrupt, SigtermStopsTheDrawsExits143AndWritesNothing) {
+  const std::string before = read(out_ / "results.json");
+  const Finished f = run_and_signal(SIGTERM);
+  EXPECT_EQ(f.exit_code, 143) << f.output;
+  EXPECT_NE(f.output.find("quench: interrupted by SIGTERM; nothing written"), std::string::npos)
+      << f.output;
+  expect_nothing_written(before);
+}
+
+TEST_F(Interrupt, AFinishedRunRecordsItsProvenance) {
+  std::ofstream(root_ / "short.yaml") << long_pipeline(4);
+  namespace bp = boost::process;
+  bp::ipstream quench_out, digest_out;
+  const int code = bp::system(QUENCH_CLI, "run", (root_ / "short.yaml").string(), "--out",
+                              out_.string(), "--threads", "1", "--no-progress",
+                              bp::std_out > quench_out, bp::std_err > bp::null);
+  ASSERT_EQ(code, 0);
+  bp::system(bp::search_path("sha256sum"), kBoston, bp::std_out > digest_out);
+  std::string digest;
+  digest_out >> digest;
+  ASSERT_EQ(digest.size(), 64u);
+
+  const auto doc = nlohmann::json::parse(read(out_ / "results.json"));
+  const auto& p = doc.at("provenance");
+  EXPECT_EQ(p.at("data").at("files")[0].at("sha256"), digest);
+  EXPECT_EQ(p.at("data").at("files")[0].at("path"), kBoston);
+  EXPECT_EQ(p.at("data").at("train_rows"), 506);
+  EXPECT_EQ(p.at("data").at("inputs").size(), 13u);
+  EXPECT_EQ(p.at("data").at("target"), "y");
+  EXPECT_EQ(p.at("seed"), 1);
+  EXPECT_EQ(p.at("threads"), 1);
+  EXPECT_EQ(p.at("command_line")[1], "run");
+  EXPECT_EQ(p.at("command_line").back(), "--no-progress");
+  EXPECT_LE(p.at("started").get<std::string>(), p.at("finished").get<std::string>());
+  EXPECT_EQ(p.at("quench_version"), QUENCH_VERSION);
+  // Every plugin, with its defaults: the mc engine's epsilon and the inner engine it names.
+  std::map<std::string, nlohmann::json> by_role;
+  for (const auto& plugin : p.at("plugins")) by_role[plugin.at("role")] = plugin;
+  ASSERT_TRUE(by_role.count("mc") && by_role.count("mc.inner") && by_role.count("kernel"));
+  EXPECT_EQ(by_role["mc"].at("parameters").at("samples"), 4);
+  EXPECT_TRUE(by_role["mc"].at("parameters").contains("epsilon"));
+  EXPECT_EQ(by_role["mc.inner"].at("plugin"), "exact_gp_regression");
+  EXPECT_EQ(by_role["kernel"].at("parameters").at("l2"), 73.54);
+  EXPECT_NE(by_role["kernel"].at("library_path").get<std::string>().find(".so"), std::string::npos);
+  EXPECT_FALSE(by_role["kernel"].at("library_version").get<std::string>().empty());
+}
+
+}  // namespace
