@@ -239,6 +239,12 @@ ReportFiles write_report(const std::vector<Results>& runs, const std::string& di
   moved(files.results_json);
   for (auto& path : files.tables) moved(path);
   for (auto& path : files.plots) moved(path);
+  // Warnings name files by their final paths too.
+  const std::string staged = staging.path().string();
+  for (auto& warning : files.warnings)
+    for (auto at = warning.find(staged); at != std::string::npos;
+         at = warning.find(staged, at + directory.size()))
+      warning.replace(at, staged.size(), directory);
   return files;
 }
 
