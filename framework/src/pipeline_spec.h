@@ -52,6 +52,9 @@ struct PipelineSpec {
   std::vector<std::string> plugin_paths;
   DataSpec data;                            ///< paths resolved against base_dir
   std::map<Family, PluginSpec> components;  ///< kernel, likelihood, resampler, optimizer
+  /// Families whose definition was present but broken (already reported): an engine needing
+  /// one is not reported again as missing it.
+  std::vector<Family> broken_components;
   std::vector<EngineSpec> engines;
   OutputSpec outputs;
   /// Problems found while parsing a spec that is still usable (parse_pipeline with
