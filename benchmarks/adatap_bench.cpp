@@ -34,6 +34,7 @@
 #include "quench/inference_engine.h"
 #include "quench/registry.h"
 #include "quench/rng.h"
+#include "quench/tool_main.h"
 
 namespace {
 
@@ -73,7 +74,7 @@ std::string spread(std::vector<double> v) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int main_body(int argc, char** argv) {
   using namespace quench;
   bool quick = false;
   int repeat = 1;
@@ -191,4 +192,10 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return quench::tool_main(
+      argc, argv, "[--quick] [--repeat R]\nADATAP cost in Cholesky and Monte-Carlo-retrain units.",
+      [&] { return main_body(argc, argv); });
 }

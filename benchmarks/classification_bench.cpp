@@ -36,6 +36,7 @@
 #include "quench/cholesky.h"
 #include "quench/dataset.h"
 #include "svm_limit.h"
+#include "quench/tool_main.h"
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -120,7 +121,7 @@ int svm_loo_analysis(const std::string& path) {
 }
 }  // namespace
 
-int main(int argc, char** argv) {
+static int main_body(int argc, char** argv) {
   std::string path = "examples/data/letter.csv";
   bool quick = false, paper = false, ep_too = true;
   int only = 0;
@@ -213,4 +214,11 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return quench::tool_main(argc, argv,
+                           "[--quick] [--paper] [--no-ep] [--n N] [--svm-loo FILE] "
+                           "[letter.csv]\nTAP / EP GP classification cost in Cholesky units.",
+                           [&] { return main_body(argc, argv); });
 }

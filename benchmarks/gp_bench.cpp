@@ -18,6 +18,7 @@
 #include "quench/inference_engine.h"
 #include "quench/registry.h"
 #include "quench/rng.h"
+#include "quench/tool_main.h"
 
 namespace {
 
@@ -82,7 +83,7 @@ std::unique_ptr<GpSetup> make_setup(const quench::Registry& registry, int n, std
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int main_body(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const auto registry = quench::Registry::discover();
   for (const auto& f : registry.failures())
@@ -116,4 +117,11 @@ int main(int argc, char** argv) {
       "efficiency %.0f%%)\n",
       n, fit * 1e3, fit / chol, rate / 1e9, 100 * chol / fit);
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return quench::tool_main(argc, argv,
+                           "[--quick]\nGP regression cost in Cholesky units: retrain after a "
+                           "Poisson bootstrap draw, exact fit.",
+                           [&] { return main_body(argc, argv); });
 }

@@ -18,6 +18,7 @@
 #include "quench/rng.h"
 #include "rff_particles.h"
 #include "vboot.h"
+#include "quench/tool_main.h"
 
 namespace {
 
@@ -58,7 +59,7 @@ double engine_seconds(const quench::Dataset& data, const quench::Problem& base,
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int main_body(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const int n = quick ? 1000 : 3000, D = quick ? 300 : 1000, K = 50;
 
@@ -128,4 +129,11 @@ int main(int argc, char** argv) {
         row.particles / t2, t1 / t2);
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return quench::tool_main(argc, argv,
+                           "[--quick]\nVariational bootstrap: shared factorization vs "
+                           "refactorizing; particles/s, 1 vs 2 threads.",
+                           [&] { return main_body(argc, argv); });
 }

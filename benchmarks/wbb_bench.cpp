@@ -16,6 +16,7 @@
 #include "quench/rng.h"
 #include "trend_filter_admm.h"
 #include "wbb_linear.h"
+#include "quench/tool_main.h"
 
 using namespace quench;
 
@@ -62,7 +63,7 @@ std::pair<double, double> worst_draw_gap(const Eigen::MatrixXd& X, const Eigen::
 
 }  // namespace
 
-int main() {
+static int main_body() {
   DataSpec spec;
   spec.train_file = std::string(QUENCH_EXAMPLE_DATA) + "/diabetes.csv";
   spec.standardize_inputs = true;
@@ -299,4 +300,10 @@ int main() {
       1e3 * t_tw / T2, tw.iterations.mean(), 1e3 * t_tc / T2, tc.iterations.mean(), threads,
       1e3 * t_tN / T2);
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return quench::tool_main(argc, argv,
+                           "\nWBB: warm-started draws against cold fits; trend filtering per draw.",
+                           [] { return main_body(); });
 }

@@ -2,8 +2,10 @@
 //   quench run FILE [--out DIR] [--threads N] [--plugin-path DIR]... [--allow-pipeline-plugins]
 //   quench validate FILE [--plugin-path DIR]...
 //   quench plugins [--plugin-path DIR]...
-// Exit codes: 0 success; 1 data, plugin or I/O error; 2 invalid pipeline; 3 a run finished
-// with a failed or non-converged status (results are still written); 130 / 143 interrupted by
+// Exit codes: 0 success (also --help, --version); 1 data, plugin or I/O error (also an output
+// directory that is not a quench report); 2 invalid pipeline (its data included) or
+// command-line usage (CLI11's own parse-error codes are mapped to it); 3 a run finished with a
+// failed or non-converged status (results are still written); 130 / 143 interrupted by
 // SIGINT / SIGTERM (nothing written).
 #include <chrono>
 #include <csignal>
@@ -16,6 +18,7 @@
 #include "quench/cancellation.h"
 #include "quench/errors.h"
 #include "quench/pipeline.h"
+#include "quench/printable.h"
 #include "quench/registry.h"
 #include "quench/report.h"
 #include "quench/version.h"
@@ -139,7 +142,7 @@ int main(int argc, char** argv) {
   run->add_option("file", file, "pipeline YAML file")->required();
   run->add_option("--out", out, "output directory (default: the pipeline's outputs.dir)");
   run->add_option("--threads", threads, "worker threads (0 = all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096));
   run->add_flag("--no-progress", no_progress, "no progress bar");
   bool allow_pipeline_plugins = false;
   run->add_flag("--allow-pipeline-plugins", allow_pipeline_plugins,
@@ -156,7 +159,14 @@ int main(int argc, char** argv) {
   plugins->add_option("--plugin-path", plugin_paths,
                       "plugin directory searched first (repeatable)");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "quench: " << quench::printable(e.what())
+              << "\nRun with --help for more information.\n";
+    return 2;
+  }
   try {
     if (*run) {
       stop_on_signals();
@@ -186,7 +196,10 @@ int main(int argc, char** argv) {
     if (e.diagnostics().empty()) std::cerr << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "quench: error: " << e.what() << "\n";
+    std::cerr << "quench: error: " << quench::printable(e.what(), 1000) << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << "quench: error: unknown exception\n";
     return 1;
   }
   return 0;

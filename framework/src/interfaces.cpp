@@ -3,6 +3,7 @@
 // implementations of the interfaces.
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "quench/component.h"
 #include "quench/errors.h"
@@ -55,6 +56,40 @@ FeatureMap::~FeatureMap() = default;
 Kernel::~Kernel() = default;
 Likelihood::~Likelihood() = default;
 Resampler::~Resampler() = default;
+
+void Resampler::prepare(Eigen::Index n) {
+  if (n < 1)
+    throw ConfigError(
+        {}, "Resampler::prepare: the data set size must be >= 1, got " + std::to_string(n));
+  do_prepare(n);
+  prepared_ = true;
+}
+
+void Resampler::require_prepared(const char* method) const {
+  if (!prepared_)
+    throw ConfigError({}, std::string("Resampler::") + method +
+                              " called before Resampler::prepare(n) fixed the data set size");
+}
+
+double Resampler::occupation_pmf(int k) const {
+  require_prepared("occupation_pmf");
+  return do_occupation_pmf(k);
+}
+
+int Resampler::max_occupation(double tail) const {
+  require_prepared("max_occupation");
+  return do_max_occupation(tail);
+}
+
+Eigen::VectorXd Resampler::sample(RngStream& rng) const {
+  require_prepared("sample");
+  return do_sample(rng);
+}
+
+double Resampler::expected_size() const {
+  require_prepared("expected_size");
+  return do_expected_size();
+}
 
 Perturbation Resampler::perturb(const RegressionTargets& /*targets*/, Eigen::Index /*rows*/,
                                 Eigen::Index /*cols*/, double /*prior_variance*/,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pipeline_spec.h"
+#include "quench/printable.h"
 
 namespace quench {
 
@@ -59,8 +60,9 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
 }
 
 std::string describe(const YAML::Node& node) {
-  if (node.IsScalar() && node.Tag() == "!") return "quoted string \"" + node.Scalar() + "\"";
-  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  if (node.IsScalar() && node.Tag() == "!")
+    return "quoted string \"" + printable(node.Scalar()) + "\"";
+  if (node.IsScalar()) return "'" + printable(node.Scalar()) + "'";
   if (node.IsSequence()) return "a list";
   if (node.IsMap()) return "a mapping";
   return "nothing";

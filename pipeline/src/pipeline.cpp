@@ -18,9 +18,12 @@ Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
 Pipeline::~Pipeline() = default;
 
 Pipeline Pipeline::from_file(const std::string& path) {
+  if (std::filesystem::is_directory(path))
+    throw ConfigError(SourceLocation{printable(path, 4096), 0, 0},
+                      "cannot read: it is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw ConfigError(SourceLocation{path, 0, 0},
+    throw ConfigError(SourceLocation{printable(path, 4096), 0, 0},
                       std::string("cannot read: ") + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <yaml-cpp/depthguard.h>
+
 #include "pipeline_spec.h"
 #include "quench/printable.h"
 
@@ -93,6 +95,35 @@ std::string outputs_dir_problem(const std::string& dir) {
   return {};
 }
 
+/// Where a quoted scalar of `root` opens whose closing quote is missing from `yaml` (yaml-cpp
+/// accepts such a string when it runs to the end of the file).
+std::optional<YAML::Mark> unterminated_quote(const std::string& yaml, const YAML::Node& node) {
+  if (node.IsMap() || node.IsSequence()) {
+    for (auto it = node.begin(); it != node.end(); ++it)
+      for (const YAML::Node& child : node.IsMap() ? std::vector<YAML::Node>{it->first, it->second}
+                                                  : std::vector<YAML::Node>{*it})
+        if (auto open = unterminated_quote(yaml, child)) return open;
+    return std::nullopt;
+  }
+  const auto start = static_cast<std::size_t>(node.Mark().pos);
+  if (!node.IsScalar() || node.Tag() != "!" || node.Mark().pos < 0 || start >= yaml.size())
+    return std::nullopt;
+  const char quote = yaml[start];
+  if (quote != '"' && quote != '\'') return std::nullopt;
+  for (std::size_t i = start + 1; i < yaml.size(); ++i) {
+    if (quote == '"' && yaml[i] == '\\') {
+      ++i;
+    } else if (yaml[i] == quote) {
+      if (quote == '\'' && i + 1 < yaml.size() && yaml[i + 1] == '\'') {
+        ++i;  // '' inside a single-quoted string
+      } else {
+        return std::nullopt;
+      }
+    }
+  }
+  return node.Mark();
+}
+
 class Parser {
  public:
   Parser(const std::string& file, const std::string& base_dir, bool keep_going)
@@ -105,9 +136,14 @@ class Parser {
     YAML::Node root;
     try {
       root = YAML::Load(yaml);
+    } catch (const YAML::DeepRecursion& e) {
+      throw ConfigError({{at(e.mark), "YAML nested too deeply: the parser's nesting limit (depth " +
+                                          std::to_string(e.depth()) + ") is reached here"}});
     } catch (const YAML::Exception& e) {
-      throw ConfigError({{at(e.mark), e.msg}});
+      throw ConfigError({{at(e.mark), printable(e.msg)}});
     }
+    if (const auto open = unterminated_quote(yaml, root))
+      throw ConfigError({{at(*open), "end of string not found (a quoted string is not closed)"}});
     spec_.name = name_from_stem(fs::path(spec_.file).stem().string());
     const SourceLocation root_at = root.IsNull() ? SourceLocation{spec_.file, 1, 1} : at(root);
     if (!root.IsMap()) {
@@ -191,11 +227,11 @@ class Parser {
       const std::string key = it->first.Scalar();
       auto same = [&](const Entry& e) { return e.key == key; };
       if (std::find_if(out.begin(), out.end(), same) != out.end()) {
-        error(key_at, "duplicate key '" + key + "'");
+        error(key_at, "duplicate key '" + printable(key) + "'");
         continue;
       }
       if (!known.empty() && std::find(known.begin(), known.end(), key) == known.end()) {
-        error(key_at, unknown + key + "'" + where + suggestion(key, known));
+        error(key_at, unknown + printable(key) + "'" + where + suggestion(key, known));
         continue;
       }
       out.push_back({key, key_at, it->second});
@@ -457,14 +493,17 @@ class Parser {
   }
 
   void parse_components(const Entry& components) {
-    if (!expect_map(components, "components")) return;
+    if (!expect_map(components, "components")) {
+      spec_.broken_components = kComponentFamilies;
+      return;
+    }
     if (!components.value.IsMap()) return;
     std::vector<std::string> families;
     for (Family f : kComponentFamilies) families.push_back(to_string(f));
     for (const auto& e : entries(components.value, {}, "")) {
       const auto family = family_from_string(e.key);
       if (!family || *family == Family::engine) {
-        error(e.at, "unknown component family '" + e.key + "'" +
+        error(e.at, "unknown component family '" + printable(e.key) + "'" +
                         (e.key == "engine" ? " (engines go in the top-level 'engines' list)"
                                            : suggestion(e.key, families)));
         continue;
@@ -472,6 +511,8 @@ class Parser {
       const SourceLocation block_at = e.value.IsMap() ? at(e.value) : value_at(e);
       if (auto spec = parse_block(e.value, block_at, "components." + e.key, nullptr, nullptr))
         spec_.components[*family] = std::move(*spec);
+      else
+        spec_.broken_components.push_back(*family);
     }
   }
 

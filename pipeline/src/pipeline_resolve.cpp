@@ -309,8 +309,8 @@ class Resolver {
     }
     std::vector<Family> reported;
     for (const auto& [family, why] : needs) {
-      if (spec_.components.count(family) ||
-          std::find(reported.begin(), reported.end(), family) != reported.end())
+      if (spec_.components.count(family) || std::ranges::count(spec_.broken_components, family) ||
+          std::ranges::count(reported, family))
         continue;
       reported.push_back(family);
       const std::string f = to_string(family);

@@ -55,6 +55,9 @@ struct PipelineSpec {
   DataSpec data;                                  ///< paths resolved against base_dir
   std::map<std::string, SourceLocation> data_at;  ///< `data` ("data") and its keys, for messages
   std::map<Family, PluginSpec> components;        ///< kernel, likelihood, resampler, optimizer
+  /// Families whose definition was present but broken (already reported): an engine needing
+  /// one is not reported again as missing it.
+  std::vector<Family> broken_components;
   std::vector<EngineSpec> engines;
   OutputSpec outputs;
   /// Problems found while parsing a spec that is still usable (parse_pipeline with

@@ -28,6 +28,7 @@
 #include "quench/pipeline.h"
 #include "quench/registry.h"
 #include "quench/results.h"
+#include "quench/tool_main.h"
 
 namespace {
 
@@ -225,56 +226,54 @@ void equal_cost(const std::string& path, const std::vector<Results>& runs, int r
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::cerr << "usage: " << argv[0] << " <pipeline.yaml> [--equal-cost R] [plugin_dir ...]\n";
-    return 64;
+static int main_body(int argc, char** argv) {
+  if (argc < 2)
+    throw quench::ConfigError(quench::SourceLocation{},
+                              "adatap_compare: no pipeline file given (see --help)");
+  const auto pipeline = quench::Pipeline::from_file(argv[1]);
+  int equal_cost_reps = 0, first_dir = 2;
+  if (argc > 3 && std::string(argv[2]) == "--equal-cost")
+    equal_cost_reps = std::stoi(argv[3]), first_dir = 4;
+  const std::vector<std::string> dirs(argv + first_dir, argv + argc);
+  const auto registry = quench::Registry::discover(dirs, pipeline.plugin_paths());
+  quench::RunOptions options;
+  options.threads = 2;
+  const auto runs = pipeline.run(registry, options);
+  // Group by sweep point; in each, compare every adatap engine with the mc_bootstrap one.
+  std::map<std::string, std::vector<const Results*>> groups;
+  std::vector<std::string> order;
+  for (const auto& r : runs) {
+    const auto key = sweep_label(r);
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(&r);
   }
-  try {
-    const auto pipeline = quench::Pipeline::from_file(argv[1]);
-    int equal_cost_reps = 0, first_dir = 2;
-    if (argc > 3 && std::string(argv[2]) == "--equal-cost")
-      equal_cost_reps = std::stoi(argv[3]), first_dir = 4;
-    const std::vector<std::string> dirs(argv + first_dir, argv + argc);
-    const auto registry = quench::Registry::discover(dirs, pipeline.plugin_paths());
-    quench::RunOptions options;
-    options.threads = 2;
-    const auto runs = pipeline.run(registry, options);
-    // Group by sweep point; in each, compare every adatap engine with the mc_bootstrap one.
-    std::map<std::string, std::vector<const Results*>> groups;
-    std::vector<std::string> order;
-    for (const auto& r : runs) {
-      const auto key = sweep_label(r);
-      if (!groups.count(key)) order.push_back(key);
-      groups[key].push_back(&r);
+  for (const auto& key : order) {
+    std::printf("== %s\n", key.c_str());
+    const Results* mc = nullptr;
+    for (const auto* r : groups[key]) {
+      std::printf("  %s (%s): %s %s", r->engine.c_str(), r->plugin.c_str(),
+                  status_name(r->status.code), r->status.message.c_str());
+      if (r->scalars.count("iterations"))
+        std::printf(" iterations %g, exact G %g, solve %.3f s", r->scalars.at("iterations"),
+                    r->scalars.at("exact_g_computations"), r->timings.at("solve"));
+      std::printf("\n");
+      if (r->plugin == "mc_bootstrap") mc = r;
     }
-    for (const auto& key : order) {
-      std::printf("== %s\n", key.c_str());
-      const Results* mc = nullptr;
-      for (const auto* r : groups[key]) {
-        std::printf("  %s (%s): %s %s", r->engine.c_str(), r->plugin.c_str(),
-                    status_name(r->status.code), r->status.message.c_str());
-        if (r->scalars.count("iterations"))
-          std::printf(" iterations %g, exact G %g, solve %.3f s", r->scalars.at("iterations"),
-                      r->scalars.at("exact_g_computations"), r->timings.at("solve"));
-        std::printf("\n");
-        if (r->plugin == "mc_bootstrap") mc = r;
+    if (!mc) continue;
+    for (const auto* r : groups[key])
+      if (r->plugin == "adatap_bootstrap") {
+        compare_errors(*r, *mc);
+        compare_predictions(*r, *mc);
+        compare_density(*r, *mc);
       }
-      if (!mc) continue;
-      for (const auto* r : groups[key])
-        if (r->plugin == "adatap_bootstrap") {
-          compare_errors(*r, *mc);
-          compare_predictions(*r, *mc);
-          compare_density(*r, *mc);
-        }
-    }
-    if (equal_cost_reps > 0) equal_cost(argv[1], runs, equal_cost_reps, registry, options);
-    return 0;
-  } catch (const quench::ConfigError& e) {
-    for (const auto& d : e.diagnostics()) std::cerr << d.str() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "adatap_compare: error: " << e.what() << "\n";
-    return 1;
   }
+  if (equal_cost_reps > 0) equal_cost(argv[1], runs, equal_cost_reps, registry, options);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  return quench::tool_main(argc, argv,
+                           "<pipeline.yaml> [--equal-cost R] [plugin_dir ...]\nRuns the pipeline "
+                           "and compares every adatap engine with the mc_bootstrap one.",
+                           [&] { return main_body(argc, argv); });
 }

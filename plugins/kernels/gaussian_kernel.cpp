@@ -1,8 +1,10 @@
 #include <cmath>
 #include <memory>
+#include <string>
 
 #include "input_weights.h"
 #include "kernels.h"
+#include "quench/memory_budget.h"
 #include "quench/rng.h"
 
 namespace quench::kernels {
@@ -27,6 +29,9 @@ class RandomFourierFeatures final : public FeatureMap {
   }
   Eigen::Index dimension() const override { return omega_.cols() + (bias_ > 0 ? 1 : 0); }
   Eigen::MatrixXd features(const Eigen::MatrixXd& X) const override {
+    require_memory(8.0 * double(X.rows()) * double(dimension()),
+                   "random_features: the " + std::to_string(X.rows()) + " x " +
+                       std::to_string(dimension()) + " feature matrix");
     Eigen::MatrixXd F(X.rows(), dimension());
     auto cosines = F.leftCols(omega_.cols());
     cosines.noalias() = X * omega_;
@@ -87,7 +92,9 @@ ParamSchema gaussian_schema() {
   InputWeights::declare(s);
   declare_amplitude_bias_noise(s);
   s.integer("random_features",
-            "D random Fourier features offered as feature_map() (0 = none; 002 Sec. 5)", 0, 0)
+            "D random Fourier features offered as feature_map() (0 = none; 002 Sec. 5); the map "
+            "holds rows x D doubles",
+            0, 0, 100000)
       .integer("feature_seed", "seed of the random Fourier features", 0, 0);
   return s;
 }

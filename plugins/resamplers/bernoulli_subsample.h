@@ -11,13 +11,13 @@ class BernoulliSubsample final : public Resampler {
  public:
   static ParamSchema schema();
   explicit BernoulliSubsample(const Params& params);
-  void prepare(Eigen::Index n) override { n_ = n; }
+  void do_prepare(Eigen::Index n) override { n_ = n; }
   /// p(1) = p, p(0) = 1 - p.
-  double occupation_pmf(int k) const override;
-  int max_occupation(double tail) const override;
+  double do_occupation_pmf(int k) const override;
+  int do_max_occupation(double tail) const override;
   /// A 0/1 vector with independent Bernoulli(p) entries.
-  Eigen::VectorXd sample(RngStream& rng) const override;
-  double expected_size() const override { return p_ * static_cast<double>(n_); }
+  Eigen::VectorXd do_sample(RngStream& rng) const override;
+  double do_expected_size() const override { return p_ * static_cast<double>(n_); }
 
  private:
   double p_;

@@ -41,17 +41,17 @@ ParamSchema PoissonBootstrap::schema() {
 PoissonBootstrap::PoissonBootstrap(const Params& params) : nu_(params.real("ratio")) {}
 
 // 000 eq 15: p(s = k) = nu^k e^{-nu} / k!, in log space.
-double PoissonBootstrap::occupation_pmf(int k) const {
+double PoissonBootstrap::do_occupation_pmf(int k) const {
   if (k < 0) return 0.0;
   return std::exp(k * std::log(nu_) - nu_ - std::lgamma(k + 1.0));
 }
 
-int PoissonBootstrap::max_occupation(double tail) const {
+int PoissonBootstrap::do_max_occupation(double tail) const {
   return tail_cutoff([this](int k) { return occupation_pmf(k); }, tail,
                      static_cast<int>(nu_ + 40 * std::sqrt(nu_) + 60));
 }
 
-Eigen::VectorXd PoissonBootstrap::sample(RngStream& rng) const {
+Eigen::VectorXd PoissonBootstrap::do_sample(RngStream& rng) const {
   Eigen::VectorXd counts(n_);
   for (Eigen::Index i = 0; i < n_; ++i) counts(i) = sample_poisson(nu_, rng);
   return counts;
@@ -68,7 +68,7 @@ ParamSchema MultinomialBootstrap::schema() {
 MultinomialBootstrap::MultinomialBootstrap(const Params& params)
     : ratio_(params.real("ratio")), fixed_size_(params.has("size") ? params.integer("size") : 0) {}
 
-void MultinomialBootstrap::prepare(Eigen::Index n) {
+void MultinomialBootstrap::do_prepare(Eigen::Index n) {
   n_ = n;
   size_ = fixed_size_ > 0
               ? fixed_size_
@@ -76,19 +76,19 @@ void MultinomialBootstrap::prepare(Eigen::Index n) {
 }
 
 // s ~ Binomial(S, 1/N).
-double MultinomialBootstrap::occupation_pmf(int k) const {
+double MultinomialBootstrap::do_occupation_pmf(int k) const {
   if (k < 0 || k > size_ || n_ == 0) return 0.0;
   const double S = static_cast<double>(size_), p = 1.0 / static_cast<double>(n_);
   const double log_choose = std::lgamma(S + 1) - std::lgamma(k + 1.0) - std::lgamma(S - k + 1);
   return std::exp(log_choose + k * std::log(p) + (S - k) * std::log1p(-p));
 }
 
-int MultinomialBootstrap::max_occupation(double tail) const {
+int MultinomialBootstrap::do_max_occupation(double tail) const {
   return tail_cutoff([this](int k) { return occupation_pmf(k); }, tail,
                      static_cast<int>(std::min<std::int64_t>(size_, 10000)));
 }
 
-Eigen::VectorXd MultinomialBootstrap::sample(RngStream& rng) const {
+Eigen::VectorXd MultinomialBootstrap::do_sample(RngStream& rng) const {
   if (n_ == 0) throw NumericalError("multinomial_bootstrap", "prepare() was not called");
   Eigen::VectorXd counts = Eigen::VectorXd::Zero(n_);
   for (std::int64_t draw = 0; draw < size_; ++draw) {

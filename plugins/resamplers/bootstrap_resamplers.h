@@ -13,11 +13,11 @@ class PoissonBootstrap final : public Resampler {
  public:
   static ParamSchema schema();
   explicit PoissonBootstrap(const Params& params);
-  void prepare(Eigen::Index n) override { n_ = n; }
-  double occupation_pmf(int k) const override;
-  int max_occupation(double tail) const override;
-  Eigen::VectorXd sample(RngStream& rng) const override;
-  double expected_size() const override { return nu_ * static_cast<double>(n_); }
+  void do_prepare(Eigen::Index n) override { n_ = n; }
+  double do_occupation_pmf(int k) const override;
+  int do_max_occupation(double tail) const override;
+  Eigen::VectorXd do_sample(RngStream& rng) const override;
+  double do_expected_size() const override { return nu_ * static_cast<double>(n_); }
 
  private:
   double nu_;
@@ -30,11 +30,11 @@ class MultinomialBootstrap final : public Resampler {
  public:
   static ParamSchema schema();
   explicit MultinomialBootstrap(const Params& params);
-  void prepare(Eigen::Index n) override;
-  double occupation_pmf(int k) const override;
-  int max_occupation(double tail) const override;
-  Eigen::VectorXd sample(RngStream& rng) const override;
-  double expected_size() const override { return static_cast<double>(size_); }
+  void do_prepare(Eigen::Index n) override;
+  double do_occupation_pmf(int k) const override;
+  int do_max_occupation(double tail) const override;
+  Eigen::VectorXd do_sample(RngStream& rng) const override;
+  double do_expected_size() const override { return static_cast<double>(size_); }
 
  private:
   double ratio_;

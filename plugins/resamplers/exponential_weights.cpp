@@ -19,18 +19,18 @@ ParamSchema ExponentialWeights::schema() {
 ExponentialWeights::ExponentialWeights(const Params& p)
     : normalize_(p.boolean("normalize")), ziggurat_(p.string("method") == "ziggurat") {}
 
-double ExponentialWeights::occupation_pmf(int) const {
+double ExponentialWeights::do_occupation_pmf(int) const {
   throw ConfigError({},
                     "exponential_weights are continuous: analytical engines that sum over "
                     "integer occupation numbers cannot use them");
 }
 
-int ExponentialWeights::max_occupation(double) const {
+int ExponentialWeights::do_max_occupation(double) const {
   (void)occupation_pmf(0);  // throws
   return 0;
 }
 
-Eigen::VectorXd ExponentialWeights::sample(RngStream& rng) const {
+Eigen::VectorXd ExponentialWeights::do_sample(RngStream& rng) const {
   if (n_ == 0) throw NumericalError("exponential_weights", "prepare() was not called");
   Eigen::VectorXd w(n_);
   if (ziggurat_)

@@ -12,12 +12,12 @@ class ExponentialWeights final : public Resampler {
  public:
   static ParamSchema schema();
   explicit ExponentialWeights(const Params& params);
-  void prepare(Eigen::Index n) override { n_ = n; }
+  void do_prepare(Eigen::Index n) override { n_ = n; }
   /// The weights are continuous: no integer occupation distribution (throws ConfigError).
-  double occupation_pmf(int k) const override;
-  int max_occupation(double tail) const override;
-  Eigen::VectorXd sample(RngStream& rng) const override;
-  double expected_size() const override { return static_cast<double>(n_); }
+  double do_occupation_pmf(int k) const override;
+  int do_max_occupation(double tail) const override;
+  Eigen::VectorXd do_sample(RngStream& rng) const override;
+  double do_expected_size() const override { return static_cast<double>(n_); }
 
  private:
   bool normalize_;

@@ -13,11 +13,11 @@ class PerturbationResampler final : public Resampler {
  public:
   static ParamSchema schema();
   explicit PerturbationResampler(const Params& params);
-  void prepare(Eigen::Index n) override { n_ = n; }
-  double occupation_pmf(int k) const override { return k == 1 ? 1.0 : 0.0; }
-  int max_occupation(double /*tail*/) const override { return 1; }
-  Eigen::VectorXd sample(RngStream& /*rng*/) const override { return Eigen::VectorXd::Ones(n_); }
-  double expected_size() const override { return double(n_); }
+  void do_prepare(Eigen::Index n) override { n_ = n; }
+  double do_occupation_pmf(int k) const override { return k == 1 ? 1.0 : 0.0; }
+  int do_max_occupation(double /*tail*/) const override { return 1; }
+  Eigen::VectorXd do_sample(RngStream& /*rng*/) const override { return Eigen::VectorXd::Ones(n_); }
+  double do_expected_size() const override { return double(n_); }
   /// Draws the targets (row-major over points, then classes) before the prior mean
   /// (column-major), all from rng.
   Perturbation perturb(const RegressionTargets& targets, Eigen::Index prior_rows,

@@ -44,15 +44,15 @@ Eigen::Index class_count(const Eigen::VectorXd& train, const Eigen::VectorXd& te
 
 ParamSchema VBoot::schema() {
   ParamSchema s;
-  s.integer("particles", "number of particles K", 50, 1)
+  s.integer("particles", "number of particles K", 50, 1, 1000000)
       .string("model",
               "rff: linear model on the kernel's random Fourier features, closed form "
               "(eq 8); mlp: 2 hidden ReLU layers trained by the optimizer (eq 2, eq 7)",
               "rff", {"rff", "mlp"})
       .real("prior_variance", "alpha^2 of the prior N(0, alpha^2 I) on the weights (eq 4)", 1.0,
             1e-12)
-      .integer("classes", "number of classes C (0 = largest label + 1)", 0, 0)
-      .integer("hidden_units", "width of both hidden layers of the mlp model", 512, 1)
+      .integer("classes", "number of classes C (0 = largest label + 1)", 0, 0, 100000)
+      .integer("hidden_units", "width of both hidden layers of the mlp model", 512, 1, 100000)
       .boolean("share_factorization",
                "rff: factorize A_c once per class for all particles (false: per particle, for "
                "benchmarks)",

@@ -19,6 +19,7 @@
 #include "quench/draw_summary.h"
 #include "quench/parallel.h"
 #include "quench/rng.h"
+#include "quench/tool_main.h"
 #include "wbb_linear.h"
 
 namespace {
@@ -249,7 +250,7 @@ int trend_data(std::uint64_t seed) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int main_body(int argc, char** argv) {
   const std::string cmd = argc > 1 ? argv[1] : "";
   auto arg = [&](int i, long def) { return argc > i ? std::atol(argv[i]) : def; };
   if (cmd == "normal_means") return normal_means(arg(2, 100000));
@@ -265,4 +266,13 @@ int main(int argc, char** argv) {
                "[threads] [setting -1 all | 0 | 1 | 2] [n, 50] | lambda_rule "
                "[datasets] [draws] [threads] [n] | trend_data [seed]\n");
   return 2;
+}
+
+int main(int argc, char** argv) {
+  return quench::tool_main(
+      argc, argv,
+      "normal_means [draws] | simulation [datasets] [draws] [threads] [setting -1 all | 0 | 1 | 2] "
+      "[n, 50] | lambda_rule [datasets] [draws] [threads] [n] | trend_data [seed]\nReproduces the "
+      "experiments of the WBB paper.",
+      [&] { return main_body(argc, argv); });
 }

@@ -114,6 +114,27 @@ TEST_F(Cli, ValidateReportsEveryErrorAtOnce) {
   EXPECT_EQ(r.err, read_file(golden / "validate_errors.expected"));
 }
 
+// A broken section is reported once, as the cause: engines needing a component of a broken
+// components section are not reported again as missing it.
+TEST_F(Cli, BrokenSectionHasNoFollowOnErrors) {
+  const std::string engines =
+      "engines:\n"
+      "  - {name: gp, plugin: exact_gp_regression}\n";
+  write_file(work_ / "list.yaml",
+             "data: {file: '" + kBoston + "', target: y}\ncomponents: [gaussian]\n" + engines);
+  const Outcome list = quench({"validate", "list.yaml"});
+  EXPECT_EQ(list.exit_code, 2);
+  EXPECT_EQ(list.err, "list.yaml:2:13: 'components' expects a mapping, got a list\n");
+  write_file(work_ / "block.yaml", "data: {file: '" + kBoston +
+                                       "', target: y}\ncomponents:\n"
+                                       "  kernel: {plugin: gaussian, l2: 1}\n"
+                                       "  likelihood: {noise: 0.1}\n" +
+                                       engines);
+  const Outcome block = quench({"validate", "block.yaml"});
+  EXPECT_EQ(block.exit_code, 2);
+  EXPECT_EQ(block.err, "block.yaml:4:15: missing 'plugin' in components.likelihood\n");
+}
+
 TEST_F(Cli, ValidateAcceptsAValidPipeline) {
   write_file(work_ / "ok.yaml", "data: {file: '" + kBoston + "'}\n" +
                                     "components:\n"

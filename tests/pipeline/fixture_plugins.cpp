@@ -22,11 +22,11 @@ struct InertLikelihood final : quench::Likelihood {
   double d2_log_likelihood(double, double) const override { return 0; }
 };
 struct InertResampler final : quench::Resampler {
-  void prepare(Eigen::Index) override {}
-  double occupation_pmf(int k) const override { return k == 1 ? 1.0 : 0.0; }
-  int max_occupation(double) const override { return 1; }
-  Eigen::VectorXd sample(quench::RngStream&) const override { return {}; }
-  double expected_size() const override { return 0; }
+  void do_prepare(Eigen::Index) override {}
+  double do_occupation_pmf(int k) const override { return k == 1 ? 1.0 : 0.0; }
+  int do_max_occupation(double) const override { return 1; }
+  Eigen::VectorXd do_sample(quench::RngStream&) const override { return {}; }
+  double do_expected_size() const override { return 0; }
 };
 struct InertOptimizer final : quench::Optimizer {
   quench::OptimizerReport minimize(const quench::SmoothObjective&,

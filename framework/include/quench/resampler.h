@@ -23,26 +23,39 @@ class QUENCH_API Resampler : public Component {
  public:
   ~Resampler() override;
 
-  /// Fixes the data set size N; called before any other method.
-  virtual void prepare(Eigen::Index n) = 0;
+  /// Fixes the data set size N (>= 1); called before any other method, which otherwise throw
+  /// ConfigError.
+  void prepare(Eigen::Index n);
 
   /// p(s_i = k) for one site (the factorizing approximation W(s) = prod_j p(s_j) of 000 eq 15).
-  virtual double occupation_pmf(int k) const = 0;
+  double occupation_pmf(int k) const;
 
   /// The largest k worth summing: sum_{k > max} p(k) < tail (analytical engines truncate here).
-  virtual int max_occupation(double tail = 1e-12) const = 0;
+  int max_occupation(double tail = 1e-12) const;
 
   /// One weight vector (length N): counts for bootstraps, real weights for Bayesian bootstraps.
-  virtual Eigen::VectorXd sample(RngStream& rng) const = 0;
+  Eigen::VectorXd sample(RngStream& rng) const;
 
   /// Expected sample size S = E[sum_i s_i].
-  virtual double expected_size() const = 0;
+  double expected_size() const;
   /// Perturbs regression targets and draws a prior mean of prior_rows x prior_cols with
   /// variance prior_variance (the perturbation resampler of 002); the default throws
   /// ConfigError: weight resamplers do not perturb.
   virtual Perturbation perturb(const RegressionTargets& targets, Eigen::Index prior_rows,
                                Eigen::Index prior_cols, double prior_variance,
                                RngStream& rng) const;
+
+ protected:
+  /// The scheme's implementation of the methods above; called only after prepare.
+  virtual void do_prepare(Eigen::Index n) = 0;
+  virtual double do_occupation_pmf(int k) const = 0;
+  virtual int do_max_occupation(double tail) const = 0;
+  virtual Eigen::VectorXd do_sample(RngStream& rng) const = 0;
+  virtual double do_expected_size() const = 0;
+
+ private:
+  void require_prepared(const char* method) const;
+  bool prepared_ = false;
 };
 
 }  // namespace quench
