@@ -32,6 +32,8 @@ function(quench_add_plugin target)
       LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${QUENCH_PLUGIN_SUBDIR}
       INSTALL_RPATH "$ORIGIN/../..")
     install(TARGETS ${target} LIBRARY DESTINATION ${QUENCH_PLUGIN_SUBDIR})
+    # For targets that need every plugin of the build (tests/fuzz).
+    set_property(GLOBAL APPEND PROPERTY QUENCH_PLUGIN_TARGETS ${target})
   elseif(TARGET quench::framework)
     target_link_libraries(${target} PRIVATE quench::framework ${ARG_LIBRARIES})
   else()

@@ -8,6 +8,8 @@ packages=(
   libyaml-cpp-dev libceres-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
   gnuplot-nox                            # plots
+  clang-14 libfuzzer-14-dev              # sanitizer and fuzzing stage (scripts/test_sanitized.sh)
+  ccache                                 # faster rebuilds (scripts/build.sh uses it when present)
 )
 missing=()
 for p in "${packages[@]}"; do
