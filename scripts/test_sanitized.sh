@@ -40,6 +40,6 @@ ctest --test-dir build-sanitize -LE 'install|fuzz' --output-on-failure -j"$(npro
 echo "sanitize: tests $(grep -E 'tests passed' "$log" | tail -1) ($((SECONDS - start)) s)"
 
 start=$SECONDS
-ctest --test-dir build-sanitize -L fuzz --output-on-failure >> "$log" 2>&1 || fail fuzzing
-grep -E '^stat::number_of_executed_units|^Done [0-9]+ runs' "$log" | sed 's/^/sanitize: fuzz /' || true
+ctest --test-dir build-sanitize -L fuzz -V >> "$log" 2>&1 || fail fuzzing
+grep -E 'Test +#[0-9]+: fuzz\.|number_of_executed_units' "$log" | sed 's/^/sanitize: fuzz /'
 echo "sanitize: fuzz $(grep -E 'tests passed' "$log" | tail -1) ($((SECONDS - start)) s)"
