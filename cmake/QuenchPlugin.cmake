@@ -34,6 +34,8 @@ function(quench_add_plugin target)
       INSTALL_RPATH "$ORIGIN/../.."
       BUILD_WITH_INSTALL_RPATH ON)
     install(TARGETS ${target} LIBRARY DESTINATION ${QUENCH_PLUGIN_SUBDIR})
+    # For targets that need every plugin of the build (tests/fuzz).
+    set_property(GLOBAL APPEND PROPERTY QUENCH_PLUGIN_TARGETS ${target})
   elseif(TARGET quench::framework)
     target_link_libraries(${target} PRIVATE quench::framework ${ARG_LIBRARIES})
   else()

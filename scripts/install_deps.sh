@@ -10,6 +10,8 @@ packages=(
   gnuplot-nox                            # plots
   libcsv-dev                             # CSV parsing (RFC 4180)
   libssl-dev                             # SHA-256 of data files (libcrypto) in results.json
+  clang-14 libfuzzer-14-dev              # sanitizer and fuzzing stage (scripts/test_sanitized.sh)
+  ccache                                 # faster rebuilds (scripts/build.sh uses it when present)
 )
 missing=()
 for p in "${packages[@]}"; do
