@@ -35,8 +35,8 @@
 #include "probit_likelihood.h"
 #include "quench/cholesky.h"
 #include "quench/dataset.h"
-#include "svm_limit.h"
 #include "quench/tool_main.h"
+#include "svm_limit.h"
 
 namespace {
 using Clock = std::chrono::steady_clock;

@@ -16,9 +16,9 @@
 #include "kernels.h"
 #include "perturbation.h"
 #include "quench/rng.h"
+#include "quench/tool_main.h"
 #include "rff_particles.h"
 #include "vboot.h"
-#include "quench/tool_main.h"
 
 namespace {
 

@@ -14,9 +14,9 @@
 #include "quench/draw_summary.h"
 #include "quench/parallel.h"
 #include "quench/rng.h"
+#include "quench/tool_main.h"
 #include "trend_filter_admm.h"
 #include "wbb_linear.h"
-#include "quench/tool_main.h"
 
 using namespace quench;
 
