@@ -21,6 +21,8 @@
 
 #include <gtest/gtest.h>
 
+#include "run_program.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -95,32 +97,8 @@ struct Outcome {
 /// Runs QUENCH_CLI with `args` in `cwd`; stdout and stderr go to files in `scratch`.
 Outcome run_quench(const std::vector<std::string>& args, const fs::path& cwd,
                    const fs::path& scratch) {
-  const std::string out_file = (scratch / "stdout").string(),
-                    err_file = (scratch / "stderr").string(), dir = cwd.string();
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(QUENCH_CLI));
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int in = ::open("/dev/null", O_RDONLY);
-    const int out = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (in < 0 || out < 0 || err < 0 || ::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 ||
-        ::dup2(err, 2) < 0 || ::chdir(dir.c_str()))
-      ::_exit(126);
-    ::alarm(kTimeoutSeconds);  // kept across exec
-    ::execv(QUENCH_CLI, argv.data());
-    ::_exit(127);
-  }
-  Outcome outcome;
-  int status = 0;
-  if (pid < 0 || ::waitpid(pid, &status, 0) != pid) return outcome;
-  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
-  outcome.output = read_file(err_file) + read_file(out_file);
-  return outcome;
+  const auto r = quench_test::run_program(QUENCH_CLI, args, cwd, scratch, kTimeoutSeconds);
+  return {r.exit_code, r.signal, r.err + r.out};
 }
 
 class BadInput : public ::testing::TestWithParam<Case> {

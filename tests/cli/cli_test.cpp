@@ -18,6 +18,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "run_program.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -73,31 +75,8 @@ class Cli : public ::testing::Test {
 
   /// Runs `quench args...` in work_; stdout and stderr go to files outside work_.
   Outcome quench(const std::vector<std::string>& args) const {
-    const std::string out_file = (root_ / "stdout").string(),
-                      err_file = (root_ / "stderr").string();
-    const std::string cwd = work_.string();
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(QUENCH_CLI));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      const int out = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      const int err = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0 || ::chdir(cwd.c_str()))
-        ::_exit(126);
-      ::alarm(60);  // a hung binary is killed by SIGALRM (kept across exec): exit_code -1
-      ::execv(QUENCH_CLI, argv.data());
-      ::_exit(127);
-    }
-    Outcome outcome;
-    int status = 0;
-    if (pid < 0 || ::waitpid(pid, &status, 0) != pid) return outcome;
-    if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
-    outcome.out = read_file(out_file);
-    outcome.err = read_file(err_file);
-    return outcome;
+    const auto r = quench_test::run_program(QUENCH_CLI, args, work_, root_);
+    return {r.exit_code, r.out, r.err};
   }
 
   fs::path root_;  ///< fresh per test, removed afterwards
