@@ -15,7 +15,11 @@ fail() {
   exit 1
 }
 launcher=()
-if command -v ccache > /dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+if command -v ccache > /dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  # Paths below the checkout are hashed relative to it, so another clone reuses the cache.
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+fi
 
 start=$SECONDS
 # CXX is read on the first configure only (the compiler of a build directory is fixed).
