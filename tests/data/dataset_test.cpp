@@ -170,6 +170,35 @@ TEST(Dataset, SonarTrainColumnSplit) {
   EXPECT_EQ(d.y_test.sum(), 62.0 - 42.0);
 }
 
+// The R write.csv export of Crabs (examples/data/make_crabs_r_export.sh: row-name column,
+// quoted header, "F"/"M" target, CRLF, NA in four test rows) loads as the plain file does:
+// the same standardized training inputs and labels bit for bit, the test rows without the four.
+TEST(Dataset, RExportOfCrabsLoadsLikeThePlainFile) {
+  DataSpec plain = spec_for("crabs_spread.csv");
+  plain.split = SplitRule::column;
+  plain.standardize_inputs = true;
+  plain.target = "y";
+  plain.inputs = {"sp", "FL", "RW", "CL", "CW", "BD"};
+  DataSpec r_export = plain;
+  r_export.train_file = data_file("crabs_r_export.csv");
+  r_export.target = "sex";
+  r_export.missing = MissingRule::drop_rows;
+  const Dataset a = load_dataset(plain), b = load_dataset(r_export);
+  EXPECT_EQ(b.X_train, a.X_train);
+  EXPECT_EQ(b.y_train, a.y_train);
+  EXPECT_EQ(b.dropped_rows, 4);
+  ASSERT_EQ(b.X_test.rows(), a.X_test.rows() - 4);
+  EXPECT_EQ(b.notes.at("data.label_mapping"), "F -> -1, M -> +1");
+  // The dropped test crabs are file rows 12, 61, 114, 164: test positions 6, 35, 67, 97.
+  Eigen::Index j = 0;
+  for (Eigen::Index i = 0; i < a.X_test.rows(); ++i) {
+    if (i == 6 || i == 35 || i == 67 || i == 97) continue;
+    EXPECT_EQ(b.X_test.row(j), a.X_test.row(i)) << "test row " << i;
+    EXPECT_EQ(b.y_test(j), a.y_test(i));
+    ++j;
+  }
+}
+
 TEST(Dataset, CrabsColumnSplit) {
   DataSpec spec = spec_for("crabs.csv");
   spec.split = SplitRule::column;
