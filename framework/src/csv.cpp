@@ -1,6 +1,7 @@
 // CSV reader on libcsv (RFC 4180: quoted fields, embedded commas, quotes and newlines, CRLF),
 // with the file's line numbers kept for messages, and the numeric reading of cells.
 #include <csv.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -28,6 +29,10 @@ std::string read_file(const std::string& path) {
   if (!file) {
     throw DataError(path, 0, "", std::string("cannot open file: ") + std::strerror(errno));
   }
+  // A device or FIFO (/dev/zero, /dev/stdin) would be read without end: only regular files.
+  struct stat info {};
+  if (::fstat(::fileno(file.get()), &info) != 0 || !S_ISREG(info.st_mode))
+    throw DataError(path, 0, "", "cannot read: not a regular file");
   std::string text;
   char buffer[1 << 16];
   std::size_t got = 0;
