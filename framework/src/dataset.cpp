@@ -46,13 +46,6 @@ void moments(const Eigen::Ref<const Eigen::VectorXd>& x, double& mean, double& s
   scale = std::sqrt((x.array() - mean).square().sum() / static_cast<double>(n - 1));
 }
 
-/// Shortest text that reads back as v.
-std::string format_number(double v) {
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, v);
-  return std::string(buffer, result.ptr);
-}
-
 std::string split_name(SplitRule rule) {
   switch (rule) {
     case SplitRule::none:

@@ -1,5 +1,7 @@
 #include "quench/printable.h"
 
+#include <charconv>
+
 namespace quench {
 
 std::string printable(std::string_view text, std::size_t max_length) {
@@ -35,6 +37,12 @@ std::string printable(std::string_view text, std::size_t max_length) {
   }
   if (cut) out += "...";
   return out;
+}
+
+std::string format_number(double x) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, x).ptr;
+  return std::string(text, end);
 }
 
 }  // namespace quench

@@ -17,12 +17,6 @@ extern "C" char* openblas_get_config(void);
 
 namespace quench {
 
-std::string format_number(double x) {
-  char text[32];
-  const auto end = std::to_chars(text, text + sizeof text, x).ptr;
-  return std::string(text, end);
-}
-
 std::string run_label(const Results& r) {
   std::string label = r.engine;
   for (const auto& [key, value] : r.sweep) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "quench/printable.h"
 #include "quench/report.h"
 
 namespace quench {
@@ -15,9 +16,6 @@ std::string run_label(const Results& r);
 /// Writes the plots for `runs` into directory/plots; returns the files written and warnings.
 void write_plots(const std::vector<Results>& runs, const std::string& directory,
                  ReportFiles& files);
-
-/// The shortest text that reads back as exactly x (std::to_chars).
-std::string format_number(double x);
 
 /// Every results.json schema id starts with this.
 inline constexpr const char* kResultsSchemaFamily = "quench.results/";
