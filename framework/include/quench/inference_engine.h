@@ -6,11 +6,13 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
 #include "quench/component.h"
 #include "quench/dataset.h"
+#include "quench/hyperparameter_objective.h"
 #include "quench/kernel.h"
 #include "quench/likelihood.h"
 #include "quench/optimizer.h"
@@ -63,6 +65,15 @@ class QUENCH_API InferenceEngine : public Component {
   /// A model to retrain on weighted data, or nullptr if the engine cannot be retrained
   /// this way (the default).
   virtual std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const;
+
+  /// Names of the hyperparameter objectives the engine offers ("evidence", "loo"); empty
+  /// (the default) when it offers none.
+  virtual std::vector<std::string> hyperparameter_objectives() const { return {}; }
+  /// The objective `name` (one of hyperparameter_objectives()) on the problem's training data;
+  /// the kernel and likelihood it is evaluated with are passed to evaluate(). Throws
+  /// ConfigError for a name the engine does not offer.
+  virtual std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
+      const Problem& problem, const std::string& name) const;
 };
 
 }  // namespace quench

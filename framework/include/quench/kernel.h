@@ -3,7 +3,11 @@
 
 #include <Eigen/Core>
 
+#include <string>
+#include <vector>
+
 #include "quench/component.h"
+#include "quench/hyperparameter.h"
 
 namespace quench {
 
@@ -39,6 +43,32 @@ class QUENCH_API Kernel : public Component {
 
   /// Explicit feature map, when the kernel has one; nullptr otherwise.
   virtual const FeatureMap* feature_map() const { return nullptr; }
+
+  // --- Learnable hyperparameters (valid after prepare()) ---
+
+  /// The learnable hyperparameters at their current values, in flat-vector order. A block
+  /// named "noise" is diagonal_noise(). The default: none.
+  virtual std::vector<Hyperparameter> hyperparameters() const { return {}; }
+  /// Sets the block `name` (natural scale, the size hyperparameters() reports); later
+  /// evaluations, the feature map included, use it. Throws ConfigError for an unknown name or
+  /// a wrong size. Not thread-safe: call before sharing the kernel.
+  virtual void set_hyperparameter(const std::string& name, const Eigen::VectorXd& value);
+  /// dK(A, B)/dtheta_j for entry j of the flat vector (0 for "noise": cross() has none).
+  /// Throws ConfigError when the kernel has no hyperparameters.
+  virtual Eigen::MatrixXd cross_derivative(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
+                                           Eigen::Index j) const;
+  /// g_j = sum_ab W_ab dK(A, B)_ab / dtheta_j for every entry j, e.g. tr(W dK/dtheta_j) for a
+  /// symmetric W. The default forms each derivative with cross_derivative(); kernels override
+  /// it with an O(|A| |B| d) pass that never stores a derivative matrix.
+  virtual Eigen::VectorXd cross_derivative_contractions(const Eigen::MatrixXd& A,
+                                                        const Eigen::MatrixXd& B,
+                                                        const Eigen::MatrixXd& W) const;
+
+  /// d gram(X) / dtheta_j: cross_derivative(X, X, j) plus I for the "noise" entry.
+  Eigen::MatrixXd gram_derivative(const Eigen::MatrixXd& X, Eigen::Index j) const;
+  /// sum_ab W_ab d gram(X)_ab / dtheta_j for every j (the "noise" entry adds trace W).
+  Eigen::VectorXd gram_derivative_contractions(const Eigen::MatrixXd& X,
+                                               const Eigen::MatrixXd& W) const;
 };
 
 }  // namespace quench

@@ -2,10 +2,13 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
 #include "quench/component.h"
+#include "quench/hyperparameter.h"
 
 namespace quench {
 
@@ -51,6 +54,19 @@ class QUENCH_API Likelihood : public Component {
                                                               Eigen::Index /*classes*/) const {
     return std::nullopt;
   }
+
+  // --- Learnable hyperparameters ---
+
+  /// The learnable parameters at their current values, in flat-vector order (e.g. the
+  /// Gaussian noise variance "noise", the probit label noise "kappa"). The default: none.
+  virtual std::vector<Hyperparameter> hyperparameters() const { return {}; }
+  /// Sets the block `name`; throws ConfigError for an unknown name or a wrong size. Not
+  /// thread-safe: call before sharing the likelihood.
+  virtual void set_hyperparameter(const std::string& name, const Eigen::VectorXd& value);
+  /// d log Z / dtheta_j of the tilted normalizer Z = \int p(y|f) N(f; m, v) df for every
+  /// entry j of the flat vector, at fixed m and v (the likelihood part of the gradient of an
+  /// EP/TAP log evidence). Throws ConfigError when the likelihood has no hyperparameters.
+  virtual Eigen::VectorXd d_log_tilted_normalizer(double y, double m, double v) const;
 };
 
 }  // namespace quench

@@ -30,7 +30,8 @@ namespace quench {
 
 /// Bumped on any change of the plugin ABI (this header, the interfaces, Params).
 /// 3: the descriptor carries an AbiFingerprint after descriptor_size.
-inline constexpr std::uint32_t kPluginApiVersion = 3;
+/// 4: learnable hyperparameters (Kernel, Likelihood) and hyperparameter objectives of engines.
+inline constexpr std::uint32_t kPluginApiVersion = 4;
 
 using PluginFactory = std::function<std::unique_ptr<Component>(const Params&)>;
 

@@ -1,0 +1,72 @@
+// Learning hyperparameters: maximizes a HyperparameterObjective over chosen blocks of the
+// kernel's and the likelihood's hyperparameters with an Optimizer (Ceres L-BFGS in pipelines),
+// in log-transformed coordinates, within bounds, from the current values and from seeded
+// random restarts. Non-convergence is a status, never a silent value.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "quench/export.h"
+#include "quench/hyperparameter_objective.h"
+#include "quench/kernel.h"
+#include "quench/likelihood.h"
+#include "quench/optimizer.h"
+#include "quench/results.h"
+
+namespace quench {
+
+struct LearningOptions {
+  /// What to learn, as "kernel.<block>" or "likelihood.<block>" (Hyperparameter::name).
+  std::vector<std::string> parameters;
+  /// Bounds replacing the component's own, natural scale, by the same keys.
+  std::map<std::string, std::pair<double, double>> bounds;
+  /// Random restarts after the run from the current values. Restart r starts every learned
+  /// entry at a log-uniform draw (RngStream(seed, r)) within the bounds and within a factor
+  /// `restart_spread` of the entry's start value.
+  int restarts = 0;
+  double restart_spread = 100.0;
+  std::uint64_t seed = 0;
+};
+
+/// One learned block, keyed as in LearningOptions::parameters.
+struct LearnedValue {
+  std::string key;
+  Eigen::VectorXd value;
+  bool is_list = false;
+  bool at_bound = false;  ///< some entry ended within 1e-6 (relative) of a bound
+};
+
+struct LearningReport {
+  std::string quantity;  ///< HyperparameterObjective::quantity(), e.g. "log_evidence"
+  double value = 0.0;    ///< the objective at the learned values (maximized)
+  /// |d value / d log theta| (2-norm) over the learned entries not at a bound.
+  double gradient_norm = 0.0;
+  int iterations = 0;   ///< optimizer iterations over all starts
+  int evaluations = 0;  ///< objective evaluations over all starts
+  int restarts = 0;
+  double start_value = 0.0;           ///< the objective at the start values
+  std::vector<double> start_results;  ///< final value of each start (NaN when it failed)
+  std::vector<LearnedValue> learned;
+  Status status;
+};
+
+/// Throws ConfigError listing every problem of the request: unknown keys (naming the blocks
+/// that exist), bounds with lower >= upper or outside the component's own, start values
+/// outside the bounds, a parameter named twice.
+QUENCH_API void check_learning_request(const Kernel& kernel, const Likelihood& likelihood,
+                                       const LearningOptions& options);
+
+/// Maximizes the objective over the requested blocks, leaving the best values found set in
+/// the kernel and the likelihood (both prepared on the training inputs).
+QUENCH_API LearningReport learn_hyperparameters(Kernel& kernel, Likelihood& likelihood,
+                                                HyperparameterObjective& objective,
+                                                const Optimizer& optimizer,
+                                                const LearningOptions& options);
+
+}  // namespace quench

@@ -1,0 +1,330 @@
+#include "quench/hyperparameter_learning.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "quench/errors.h"
+#include "quench/printable.h"
+#include "quench/rng.h"
+
+namespace quench {
+namespace {
+
+// One requested block: where it lives and how it is transformed. With u = log theta (or theta
+// when not log-scaled) and bounds [a, b] on u, the optimizer's coordinate is
+//   z = logit((u - a)/(b - a))  when a and b are finite,   z = u  otherwise,
+// so every z is feasible and the optimizer needs no bound handling.
+struct Block {
+  std::string key;
+  bool in_kernel = true;
+  std::string name;
+  Eigen::Index offset = 0;       // in the component's flat vector
+  Eigen::Index grad_offset = 0;  // in the objective's gradient (kernel entries, then likelihood)
+  Eigen::Index size = 0;
+  double lower = 0, upper = 0;  // natural scale
+  bool log_scale = true, is_list = false;
+  Eigen::VectorXd start;
+
+  double a() const { return log_scale ? std::log(lower) : lower; }
+  double b() const { return log_scale ? std::log(upper) : upper; }
+  bool bounded() const { return std::isfinite(a()) && std::isfinite(b()); }
+  double to_u(double theta) const { return log_scale ? std::log(theta) : theta; }
+  double from_u(double u) const { return log_scale ? std::exp(u) : u; }
+  double to_z(double theta) const {
+    const double u = to_u(theta);
+    if (!bounded()) return u;
+    const double p = std::clamp((u - a()) / (b() - a()), 1e-15, 1 - 1e-15);
+    return std::log(p / (1 - p));
+  }
+  double u_of_z(double z) const {
+    if (!bounded()) return z;
+    return a() + (b() - a()) / (1 + std::exp(-z));
+  }
+  double du_dz(double z) const {
+    if (!bounded()) return 1.0;
+    const double s = 1 / (1 + std::exp(-z));
+    return (b() - a()) * s * (1 - s);
+  }
+};
+
+struct Split {
+  bool in_kernel = true;
+  std::string name;
+  bool ok = false;
+};
+
+Split split_key(const std::string& key) {
+  const auto dot = key.find('.');
+  if (dot == std::string::npos) return {};
+  const std::string owner = key.substr(0, dot);
+  if (owner != "kernel" && owner != "likelihood") return {};
+  return {owner == "kernel", key.substr(dot + 1), true};
+}
+
+std::string block_names(const std::vector<Hyperparameter>& blocks, const char* owner) {
+  std::string s;
+  for (const Hyperparameter& h : blocks)
+    s += (s.empty() ? "" : ", ") + std::string(owner) + "." + h.name;
+  return s.empty() ? std::string("none") : s;
+}
+
+// Resolves the requested keys into blocks; collects every problem.
+std::vector<Block> resolve(const Kernel& kernel, const Likelihood& likelihood,
+                           const LearningOptions& options, std::vector<std::string>& problems) {
+  const auto kb = kernel.hyperparameters();
+  const auto lb = likelihood.hyperparameters();
+  const Eigen::Index kernel_size = flat_size(kb);
+  std::vector<Block> blocks;
+  for (const std::string& key : options.parameters) {
+    const Split s = split_key(key);
+    if (!s.ok) {
+      problems.push_back("'" + key + "' is not kernel.<name> or likelihood.<name>");
+      continue;
+    }
+    const auto& owner = s.in_kernel ? kb : lb;
+    const Hyperparameter* h = find_hyperparameter(owner, s.name);
+    if (!h) {
+      problems.push_back("unknown hyperparameter '" + key + "'; the " +
+                         (s.in_kernel ? "kernel" : "likelihood") +
+                         " has: " + block_names(owner, s.in_kernel ? "kernel" : "likelihood"));
+      continue;
+    }
+    if (std::any_of(blocks.begin(), blocks.end(), [&](const Block& b) { return b.key == key; })) {
+      problems.push_back("'" + key + "' is named twice");
+      continue;
+    }
+    Block b;
+    b.key = key;
+    b.in_kernel = s.in_kernel;
+    b.name = s.name;
+    b.offset = flat_offset(owner, s.name);
+    b.grad_offset = b.offset + (s.in_kernel ? 0 : kernel_size);
+    b.size = h->value.size();
+    b.lower = h->lower;
+    b.upper = h->upper;
+    b.log_scale = h->log_scale;
+    b.is_list = h->is_list;
+    b.start = h->value;
+    if (auto it = options.bounds.find(key); it != options.bounds.end()) {
+      const auto [lo, hi] = it->second;
+      if (!(lo < hi)) {
+        problems.push_back("bounds of '" + key + "': lower " + format_number(lo) +
+                           " must be below upper " + format_number(hi));
+        continue;
+      }
+      if (lo < h->lower || hi > h->upper) {
+        problems.push_back("bounds of '" + key + "' [" + format_number(lo) + ", " +
+                           format_number(hi) + "] leave the allowed range [" +
+                           format_number(h->lower) + ", " + format_number(h->upper) + "]");
+        continue;
+      }
+      b.lower = lo;
+      b.upper = hi;
+    }
+    if (b.log_scale && !(b.lower > 0)) b.lower = std::numeric_limits<double>::min();
+    const double first_out = [&] {
+      for (Eigen::Index i = 0; i < b.size; ++i)
+        if (!(b.start(i) >= b.lower && b.start(i) <= b.upper)) return b.start(i);
+      return std::numeric_limits<double>::quiet_NaN();
+    }();
+    if (!std::isnan(first_out)) {
+      problems.push_back("the start value " + format_number(first_out) + " of '" + key +
+                         "' is outside its bounds [" + format_number(b.lower) + ", " +
+                         format_number(b.upper) + "]");
+      continue;
+    }
+    blocks.push_back(std::move(b));
+  }
+  if (options.parameters.empty()) problems.push_back("no hyperparameter to learn");
+  if (options.restarts < 0) problems.push_back("restarts must be >= 0");
+  if (!(options.restart_spread >= 1.0)) problems.push_back("restart_spread must be >= 1");
+  return blocks;
+}
+
+// -objective as a function of the optimizer's coordinates z.
+class TransformedObjective final : public SmoothObjective {
+ public:
+  TransformedObjective(Kernel& kernel, Likelihood& likelihood, HyperparameterObjective& objective,
+                       const std::vector<Block>& blocks)
+      : kernel_(kernel), likelihood_(likelihood), objective_(objective), blocks_(blocks) {
+    for (const Block& b : blocks) n_ += b.size;
+  }
+  Eigen::Index dimension() const override { return n_; }
+
+  // Sets the components to the point z.
+  void apply(const Eigen::VectorXd& z) const {
+    Eigen::Index k = 0;
+    for (const Block& b : blocks_) {
+      Eigen::VectorXd theta(b.size);
+      for (Eigen::Index i = 0; i < b.size; ++i, ++k) theta(i) = b.from_u(b.u_of_z(z(k)));
+      if (b.in_kernel)
+        kernel_.set_hyperparameter(b.name, theta);
+      else
+        likelihood_.set_hyperparameter(b.name, theta);
+    }
+  }
+
+  Eigen::VectorXd start() const {
+    Eigen::VectorXd z(n_);
+    Eigen::Index k = 0;
+    for (const Block& b : blocks_)
+      for (Eigen::Index i = 0; i < b.size; ++i) z(k++) = b.to_z(b.start(i));
+    return z;
+  }
+
+  bool evaluate(const Eigen::VectorXd& z, double* value, Eigen::VectorXd* gradient) const override {
+    if (!z.allFinite()) return false;
+    apply(z);
+    ++evaluations_;
+    const ObjectiveValue v = objective_.evaluate(kernel_, likelihood_);
+    if (v.status.code != RunStatus::ok || !std::isfinite(v.value) || !v.gradient.allFinite())
+      return false;
+    if (value) *value = -v.value;
+    if (gradient) {
+      gradient->resize(n_);
+      Eigen::Index k = 0;
+      for (const Block& b : blocks_)
+        for (Eigen::Index i = 0; i < b.size; ++i, ++k) {
+          const double theta = b.from_u(b.u_of_z(z(k)));
+          const double dv_du = v.gradient(b.grad_offset + i) * (b.log_scale ? theta : 1.0);
+          (*gradient)(k) = -dv_du * b.du_dz(z(k));
+        }
+    }
+    return true;
+  }
+
+  // The objective at z with its gradient in u = log theta, and which entries sit at a bound.
+  ObjectiveValue at(const Eigen::VectorXd& z, Eigen::VectorXd& du_gradient,
+                    std::vector<bool>& at_bound) const {
+    apply(z);
+    ++evaluations_;
+    ObjectiveValue v = objective_.evaluate(kernel_, likelihood_);
+    du_gradient.resize(n_);
+    at_bound.assign(static_cast<std::size_t>(n_), false);
+    Eigen::Index k = 0;
+    for (const Block& b : blocks_)
+      for (Eigen::Index i = 0; i < b.size; ++i, ++k) {
+        const double theta = b.from_u(b.u_of_z(z(k)));
+        du_gradient(k) = v.gradient.size()
+                             ? v.gradient(b.grad_offset + i) * (b.log_scale ? theta : 1.0)
+                             : std::numeric_limits<double>::quiet_NaN();
+        const double tol = 1e-6 * std::max(1.0, std::fabs(b.to_u(theta)));
+        at_bound[static_cast<std::size_t>(k)] =
+            b.bounded() && (b.to_u(theta) - b.a() < tol || b.b() - b.to_u(theta) < tol);
+      }
+    return v;
+  }
+
+  int evaluations() const { return evaluations_; }
+
+ private:
+  Kernel& kernel_;
+  Likelihood& likelihood_;
+  HyperparameterObjective& objective_;
+  const std::vector<Block>& blocks_;
+  Eigen::Index n_ = 0;
+  mutable int evaluations_ = 0;
+};
+
+}  // namespace
+
+void check_learning_request(const Kernel& kernel, const Likelihood& likelihood,
+                            const LearningOptions& options) {
+  std::vector<std::string> problems;
+  resolve(kernel, likelihood, options, problems);
+  if (problems.empty()) return;
+  std::vector<Diagnostic> diagnostics;
+  for (const std::string& p : problems) {
+    Diagnostic d;
+    d.message = "learn: " + p;
+    diagnostics.push_back(std::move(d));
+  }
+  throw ConfigError(std::move(diagnostics));
+}
+
+LearningReport learn_hyperparameters(Kernel& kernel, Likelihood& likelihood,
+                                     HyperparameterObjective& objective, const Optimizer& optimizer,
+                                     const LearningOptions& options) {
+  check_learning_request(kernel, likelihood, options);
+  std::vector<std::string> ignored;
+  const std::vector<Block> blocks = resolve(kernel, likelihood, options, ignored);
+  const TransformedObjective f(kernel, likelihood, objective, blocks);
+  LearningReport report;
+  report.quantity = objective.quantity();
+  report.restarts = options.restarts;
+
+  const Eigen::VectorXd z0 = f.start();
+  double start_value = 0.0;
+  const bool start_ok = f.evaluate(z0, &start_value, nullptr);
+  report.start_value = start_ok ? -start_value : std::numeric_limits<double>::quiet_NaN();
+
+  Eigen::VectorXd best_z = z0;
+  double best = start_ok ? start_value : std::numeric_limits<double>::infinity();
+  bool best_converged = false;
+  std::string best_message = start_ok ? "no start improved on the start values"
+                                      : "the objective could not be evaluated at the start";
+  for (int r = 0; r <= options.restarts; ++r) {
+    Eigen::VectorXd z = z0;
+    if (r > 0) {
+      RngStream rng(options.seed, static_cast<std::uint64_t>(r));
+      Eigen::Index k = 0;
+      for (const Block& b : blocks)
+        for (Eigen::Index i = 0; i < b.size; ++i, ++k) {
+          const double centre = b.to_u(b.start(i));
+          const double spread = b.log_scale
+                                    ? std::log(options.restart_spread)
+                                    : (options.restart_spread - 1.0) * std::fabs(b.start(i));
+          const double lo = std::max(b.a(), centre - spread), hi = std::min(b.b(), centre + spread);
+          z(k) = b.to_z(b.from_u(lo + (hi - lo) * rng.uniform()));
+        }
+    }
+    double value = 0.0;
+    OptimizerReport run;
+    if (f.evaluate(z, &value, nullptr)) {
+      run = optimizer.minimize(f, z);
+      report.iterations += run.iterations;
+    }
+    const bool ok = f.evaluate(z, &value, nullptr);
+    report.start_results.push_back(ok ? -value : std::numeric_limits<double>::quiet_NaN());
+    if (ok && value < best) {
+      best = value;
+      best_z = z;
+      best_converged = run.converged;
+      best_message = run.message;
+    }
+  }
+
+  Eigen::VectorXd du;
+  std::vector<bool> at_bound;
+  const ObjectiveValue final_value = f.at(best_z, du, at_bound);
+  report.evaluations = f.evaluations();
+  report.value = final_value.value;
+  double g2 = 0.0;
+  for (Eigen::Index k = 0; k < du.size(); ++k)
+    if (!at_bound[static_cast<std::size_t>(k)]) g2 += du(k) * du(k);
+  report.gradient_norm = std::sqrt(g2);
+  Eigen::Index k = 0;
+  for (const Block& b : blocks) {
+    LearnedValue lv{b.key, Eigen::VectorXd(b.size), b.is_list, false};
+    for (Eigen::Index i = 0; i < b.size; ++i, ++k) {
+      lv.value(i) = b.from_u(b.u_of_z(best_z(k)));
+      lv.at_bound = lv.at_bound || at_bound[static_cast<std::size_t>(k)];
+    }
+    report.learned.push_back(std::move(lv));
+  }
+  if (final_value.status.code != RunStatus::ok || !std::isfinite(final_value.value)) {
+    report.status = {
+        RunStatus::failed,
+        "the objective could not be evaluated at the learned values: " + final_value.status.message,
+        report.iterations};
+  } else if (!best_converged) {
+    report.status = {RunStatus::not_converged, "optimizer: " + best_message, report.iterations};
+  } else {
+    report.status = {RunStatus::ok, "", report.iterations};
+  }
+  return report;
+}
+
+}  // namespace quench
