@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <string>
 
 #include "quench/errors.h"
@@ -77,6 +78,7 @@ std::vector<Block> resolve(const Kernel& kernel, const Likelihood& likelihood,
   const auto lb = likelihood.hyperparameters();
   const Eigen::Index kernel_size = flat_size(kb);
   std::vector<Block> blocks;
+  std::set<std::string> seen;
   for (const std::string& key : options.parameters) {
     const Split s = split_key(key);
     if (!s.ok) {
@@ -91,7 +93,7 @@ std::vector<Block> resolve(const Kernel& kernel, const Likelihood& likelihood,
                          " has: " + block_names(owner, s.in_kernel ? "kernel" : "likelihood"));
       continue;
     }
-    if (std::any_of(blocks.begin(), blocks.end(), [&](const Block& b) { return b.key == key; })) {
+    if (!seen.insert(key).second) {
       problems.push_back("'" + key + "' is named twice");
       continue;
     }
@@ -210,9 +212,11 @@ class TransformedObjective final : public SmoothObjective {
         du_gradient(k) = v.gradient.size()
                              ? v.gradient(b.grad_offset + i) * (b.log_scale ? theta : 1.0)
                              : std::numeric_limits<double>::quiet_NaN();
-        const double tol = 1e-6 * std::max(1.0, std::fabs(b.to_u(theta)));
+        // The logistic map flattens near a bound, so an optimum on a bound is approached,
+        // never reached: an entry within 1e-3 of the way from the bound in z's slope
+        // (u within ~2.5e-4 (b - a) of it) counts as at the bound.
         at_bound[static_cast<std::size_t>(k)] =
-            b.bounded() && (b.to_u(theta) - b.a() < tol || b.b() - b.to_u(theta) < tol);
+            b.bounded() && b.du_dz(z(k)) < 1e-3 * 0.25 * (b.b() - b.a());
       }
     return v;
   }

@@ -6,6 +6,7 @@
 
 #include "quench/cholesky.h"
 #include "quench/errors.h"
+#include "regression_objectives.h"
 
 namespace quench::gp_regression {
 
@@ -120,6 +121,11 @@ class ResampledGp final : public ResampledModel {
 std::unique_ptr<ResampledModel> ExactGpRegression::prepare_resampling(
     const Problem& problem) const {
   return std::make_unique<ResampledGp>(problem, observation_noise(problem, "exact_gp_regression"));
+}
+
+std::unique_ptr<HyperparameterObjective> ExactGpRegression::hyperparameter_objective(
+    const Problem& problem, const std::string& name) const {
+  return make_regression_objective(problem, name);
 }
 
 }  // namespace quench::gp_regression

@@ -39,7 +39,7 @@ struct LearnedValue {
   std::string key;
   Eigen::VectorXd value;
   bool is_list = false;
-  bool at_bound = false;  ///< some entry ended within 1e-6 (relative) of a bound
+  bool at_bound = false;  ///< some entry ended on a bound (within ~2.5e-4 of the log range)
 };
 
 struct LearningReport {
