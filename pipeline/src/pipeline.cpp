@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "pipeline_spec.h"
@@ -91,12 +92,25 @@ std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec) {
 
 void Pipeline::validate(const Registry& registry) const {
   std::vector<Diagnostic> all;
+  std::optional<ResolvedPipeline> resolved;
   try {
-    resolve_pipeline(*spec_, registry);
+    resolved = resolve_pipeline(*spec_, registry);
   } catch (const ConfigError& e) {
     all = e.diagnostics();
   }
-  for (auto& d : data_diagnostics(*spec_)) all.push_back(std::move(d));
+  auto data_problems = data_diagnostics(*spec_);
+  // learn.parameters are checked against the kernel and likelihood prepared on the data.
+  if (resolved && data_problems.empty() && spec_->learn) {
+    try {
+      data_problems =
+          learning_diagnostics(*spec_, *resolved, registry, load_dataset(data_spec_for(*spec_)));
+    } catch (const ConfigError& e) {
+      data_problems = e.diagnostics();
+    } catch (const Error& e) {
+      data_problems.push_back({spec_->learn->at, std::string("learn: ") + e.what()});
+    }
+  }
+  for (auto& d : data_problems) all.push_back(std::move(d));
   if (all.empty()) return;
   sort_diagnostics(all);
   throw ConfigError(std::move(all));

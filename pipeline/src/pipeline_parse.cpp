@@ -4,6 +4,7 @@
 // collected and thrown as one ConfigError, sorted by position.
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -23,7 +24,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kTopKeys = {"name",       "seed",    "plugin_paths", "data",
-                                           "components", "engines", "outputs"};
+                                           "components", "engines", "outputs",      "learn"};
+const std::vector<std::string> kLearnKeys = {"objective", "engine",         "parameters", "bounds",
+                                             "restarts",  "restart_spread", "optimizer"};
 const std::vector<std::string> kDataKeys = {
     "file",   "test_file", "target", "inputs", "split", "standardize_inputs", "standardize_target",
     "missing"};
@@ -177,6 +180,8 @@ class Parser {
         parse_engines(e);
       } else if (e.key == "outputs") {
         parse_outputs(e);
+      } else if (e.key == "learn") {
+        parse_learn(e);
       }
     }
     if (!have_data) error(root_at, "missing required key 'data'");
@@ -573,6 +578,92 @@ class Parser {
         if (auto b = bool_value(e, what)) spec_.outputs.tables = *b;
       }
     }
+  }
+
+  void parse_learn(const Entry& learn) {
+    if (!learn.value.IsMap()) {
+      error(value_at(learn),
+            "'learn' expects a mapping (objective, parameters, ...), got " + describe(learn.value));
+      return;
+    }
+    LearnSpec l;
+    l.at = learn.at;
+    l.objective_at = l.engine_at = l.optimizer_at = learn.at;
+    bool have_parameters = false;
+    for (const auto& e : entries(learn.value, kLearnKeys, "unknown key '", " in learn")) {
+      const std::string what = "learn." + e.key;
+      if (e.key == "objective" || e.key == "engine" || e.key == "optimizer") {
+        auto s = string_value(e, what);
+        if (!s) continue;
+        if (s->empty()) {
+          error(value_at(e), "'" + what + "' must not be empty");
+          continue;
+        }
+        if (e.key == "objective") l.objective = *s, l.objective_at = value_at(e);
+        if (e.key == "engine") l.engine = *s, l.engine_at = value_at(e);
+        if (e.key == "optimizer") l.optimizer = *s, l.optimizer_at = value_at(e);
+      } else if (e.key == "parameters") {
+        have_parameters = true;
+        if (e.value.IsScalar()) {
+          l.parameters.emplace_back(e.value.Scalar(), value_at(e));
+        } else if (!e.value.IsSequence() || e.value.size() == 0) {
+          error(value_at(e),
+                "'learn.parameters' expects a non-empty list such as "
+                "[kernel.length_scales, likelihood.noise], got " +
+                    describe(e.value));
+        } else {
+          for (const auto& item : e.value) {
+            if (item.IsScalar())
+              l.parameters.emplace_back(item.Scalar(), at(item));
+            else
+              error(at(item),
+                    "'learn.parameters' items must be names such as kernel.amplitude, "
+                    "got " +
+                        describe(item));
+          }
+        }
+      } else if (e.key == "bounds") {
+        if (!e.value.IsMap()) {
+          error(value_at(e),
+                "'learn.bounds' expects a mapping such as {kernel.amplitude: [0.01, "
+                "100]}, got " +
+                    describe(e.value));
+          continue;
+        }
+        for (const auto& b : entries(e.value, {}, "")) {
+          const std::string bwhat = "learn.bounds." + b.key;
+          if (!b.value.IsSequence() || b.value.size() != 2) {
+            error(value_at(b), "'" + bwhat + "' expects [lower, upper], got " + describe(b.value));
+            continue;
+          }
+          auto lo = real_value({b.key, at(b.value[0]), b.value[0]}, bwhat + "[0]");
+          auto hi = real_value({b.key, at(b.value[1]), b.value[1]}, bwhat + "[1]");
+          if (!lo || !hi) continue;
+          l.bounds[b.key] = {*lo, *hi};
+          l.bounds_at[b.key] = b.at;
+        }
+      } else if (e.key == "restarts") {
+        if (auto r = unsigned_value(e, what)) {
+          if (*r > 1000)
+            error(value_at(e), "'learn.restarts' must be <= 1000, got " + std::to_string(*r));
+          else
+            l.restarts = *r;
+        }
+      } else if (e.key == "restart_spread") {
+        if (auto x = real_value(e, what)) {
+          if (!(*x >= 1.0 && std::isfinite(*x)))
+            error(value_at(e),
+                  "'learn.restart_spread' must be a finite factor >= 1, got " + e.value.Scalar());
+          else
+            l.restart_spread = *x;
+        }
+      }
+    }
+    if (!have_parameters)
+      error(learn.at,
+            "'learn' needs 'parameters', the hyperparameters to learn, e.g. "
+            "[kernel.length_scales, kernel.amplitude, likelihood.noise]");
+    spec_.learn = std::move(l);
   }
 
   bool keep_going_;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pipeline_spec.h"
+#include "quench/inference_engine.h"
 #include "quench/registry.h"
 
 namespace quench {
@@ -92,6 +93,7 @@ class Resolver {
       check_needs(engine, *r);
       out.engines.emplace_back(engine.name, std::move(*r));
     }
+    if (spec_.learn) out.learning = resolve_learning(*spec_.learn, out);
     if (!diagnostics_.empty()) {
       sort_diagnostics(diagnostics_);
       throw ConfigError(std::move(diagnostics_));
@@ -317,6 +319,104 @@ class Resolver {
       error(engine.spec.at, "engine '" + engine.name + "' (" + engine.spec.plugin + ") needs " +
                                 with_article(f) + why + "; add components." + f);
     }
+  }
+
+  /// `learn:`: the optimizer plugin, the engine offering the objective (a pipeline engine by
+  /// name, else an engine plugin; by default the first pipeline engine offering it, else
+  /// exact_gp_regression for a Gaussian likelihood and ep otherwise), the objective among
+  /// those it offers, and the owners of the parameters. Names of kernel and likelihood
+  /// hyperparameters are checked against the prepared components when the data is loaded.
+  std::optional<ResolvedLearning> resolve_learning(const LearnSpec& l,
+                                                   const ResolvedPipeline& out) {
+    ResolvedLearning learning;
+    learning.optimizer = find(Family::optimizer, l.optimizer, l.optimizer_at, " (learn.optimizer)");
+    for (const auto& [key, where] : l.parameters) {
+      const auto dot = key.find('.');
+      const std::string owner = key.substr(0, dot);
+      const auto family = family_from_string(owner);
+      if (dot == std::string::npos || (owner != "kernel" && owner != "likelihood")) {
+        error(where, "learn.parameters: '" + key +
+                         "' must name kernel.<parameter> or likelihood.<parameter>" +
+                         suggestion(key, {"kernel." + key, "likelihood." + key}));
+      } else if (!spec_.components.count(*family)) {
+        error(where, "learn.parameters: '" + key + "' names the " + owner +
+                         ", but the pipeline has no components." + owner);
+      }
+    }
+    // Learning runs once per pipeline run, so the components it tunes must not be swept.
+    for (Family f : {Family::kernel, Family::likelihood}) {
+      const auto c = out.components.find(f);
+      if (c != out.components.end() && !c->second.sweeps.empty())
+        error(l.at, std::string("learn: the ") + to_string(f) + " has swept parameters ('" +
+                        c->second.sweeps.front().key +
+                        "'); learning runs once per pipeline run, so learn or sweep");
+      if (!spec_.components.count(f))
+        error(l.at, std::string("learn needs components.") + to_string(f));
+    }
+    // The engine offering the objective.
+    const auto offers = [&](const PluginEntry* entry,
+                            const std::map<std::string, ParamValue>& fixed) {
+      try {
+        const auto engine = registry_.create_as<InferenceEngine>(
+            Family::engine, entry->info->name, Params(entry->info->schema, fixed));
+        return engine->hyperparameter_objectives();
+      } catch (const std::exception&) {
+        return std::vector<std::string>{};  // reported where the engine is resolved
+      }
+    };
+    std::vector<std::string> offered;
+    if (!l.engine.empty()) {
+      const auto named = std::find_if(out.engines.begin(), out.engines.end(),
+                                      [&](const auto& e) { return e.first == l.engine; });
+      if (named != out.engines.end()) {
+        learning.engine = named->second;
+      } else if (const PluginEntry* entry = find(Family::engine, l.engine, l.engine_at,
+                                                 " (learn.engine: an engine of the pipeline or "
+                                                 "an engine plugin)")) {
+        learning.engine.entry = entry;
+      } else {
+        return std::nullopt;
+      }
+      learning.engine_name = l.engine;
+      offered = offers(learning.engine.entry, learning.engine.fixed);
+      if (offered.empty()) {
+        error(l.engine_at, "learn.engine '" + l.engine + "' (" + learning.engine.entry->info->name +
+                               ") offers no hyperparameter objective");
+        return std::nullopt;
+      }
+    } else {
+      for (const auto& [name, plugin] : out.engines) {
+        offered = offers(plugin.entry, plugin.fixed);
+        if (std::count(offered.begin(), offered.end(), l.objective)) {
+          learning.engine_name = name;
+          learning.engine = plugin;
+          break;
+        }
+      }
+      if (!learning.engine.entry) {
+        const auto lik = spec_.components.find(Family::likelihood);
+        const std::string fallback =
+            lik != spec_.components.end() && lik->second.plugin == "gaussian"
+                ? "exact_gp_regression"
+                : "ep";
+        learning.engine.entry = find(Family::engine, fallback, l.at, " (learn's default engine)");
+        if (!learning.engine.entry) return std::nullopt;
+        learning.engine_name = fallback;
+        offered = offers(learning.engine.entry, {});
+      }
+    }
+    if (learning.engine.entry && !learning.engine.sweeps.empty())
+      error(l.engine_at, "learn.engine '" + learning.engine_name +
+                             "' has swept parameters; name an engine with fixed parameters");
+    if (!std::count(offered.begin(), offered.end(), l.objective)) {
+      std::string list;
+      for (const auto& o : offered) list += (list.empty() ? "'" : ", '") + o + "'";
+      error(l.objective_at, "learn.objective '" + l.objective + "' is not offered by engine '" +
+                                learning.engine_name + "' (it offers " + list + ")" +
+                                suggestion(l.objective, offered));
+    }
+    if (!learning.optimizer) return std::nullopt;
+    return learning;
   }
 
   const PipelineSpec& spec_;

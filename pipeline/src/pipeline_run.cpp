@@ -151,6 +151,16 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
   provenance.seed = spec.seed;
   provenance.threads = resolve_threads(options.threads);
 
+  // `learn:` runs once, on the training rows, before any engine; every run uses its values.
+  std::optional<LearningReport> learned;
+  if (resolved.learning) {
+    throw_if_stop_requested();
+    learned = learn_for_pipeline(spec, resolved, registry, data, options.threads);
+    std::fprintf(stderr, "learned hyperparameters by %s (%s): %s = %.10g [%s]\n",
+                 learned->objective.c_str(), learned->engine.c_str(), learned->quantity.c_str(),
+                 learned->value, to_string(learned->status.code));
+  }
+
   std::vector<const ResolvedPlugin*> component_owners;
   std::vector<Family> component_families;
   for (const auto& [family, plugin] : resolved.components) {
@@ -184,12 +194,16 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
           case Family::kernel: {
             auto k = registry.create_as<Kernel>(Family::kernel, name, params);
             k->prepare(data.X_train);
+            if (learned) apply_learned(*learned, k.get(), nullptr);
             problem.kernel = k;
             break;
           }
-          case Family::likelihood:
-            problem.likelihood = registry.create_as<Likelihood>(Family::likelihood, name, params);
+          case Family::likelihood: {
+            auto l = registry.create_as<Likelihood>(Family::likelihood, name, params);
+            if (learned) apply_learned(*learned, nullptr, l.get());
+            problem.likelihood = l;
             break;
+          }
           case Family::resampler: {
             auto r = registry.create_as<Resampler>(Family::resampler, name, params);
             r->prepare(data.X_train.rows());
@@ -244,6 +258,13 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
         r.timings["total"] =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         check_finite(r);
+        if (learned) {
+          r.learning = learned;
+          // Results computed with hyperparameters that are not a converged optimum say so.
+          if (learned->status.code != RunStatus::ok && r.status.code == RunStatus::ok)
+            r.status = {learned->status.code, "hyperparameter learning: " + learned->status.message,
+                        r.status.iterations};
+        }
         all.push_back(std::move(r));
       }
     }

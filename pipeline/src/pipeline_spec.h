@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
@@ -13,6 +15,9 @@
 #include "quench/component.h"
 #include "quench/dataset.h"
 #include "quench/errors.h"
+#include "quench/kernel.h"
+#include "quench/learning_report.h"
+#include "quench/likelihood.h"
 #include "quench/parameters.h"
 
 #include "did_you_mean.h"
@@ -46,6 +51,22 @@ struct OutputSpec {
   bool tables = true;
 };
 
+/// `learn:` — hyperparameters learned once per pipeline run, before the engines.
+struct LearnSpec {
+  SourceLocation at;  ///< the `learn` key
+  std::string objective = "evidence";
+  SourceLocation objective_at;
+  std::string engine;  ///< an engine name of the pipeline or an engine plugin; empty = default
+  SourceLocation engine_at;
+  std::vector<std::pair<std::string, SourceLocation>> parameters;  ///< "kernel.length_scales"
+  std::map<std::string, std::pair<double, double>> bounds;
+  std::map<std::string, SourceLocation> bounds_at;
+  std::uint64_t restarts = 0;
+  double restart_spread = 100.0;
+  std::string optimizer = "lbfgs";
+  SourceLocation optimizer_at;
+};
+
 struct PipelineSpec {
   std::string file;      ///< as given (for messages)
   std::string base_dir;  ///< directory relative paths resolve against
@@ -60,6 +81,7 @@ struct PipelineSpec {
   std::vector<Family> broken_components;
   std::vector<EngineSpec> engines;
   OutputSpec outputs;
+  std::optional<LearnSpec> learn;
   /// Problems found while parsing a spec that is still usable (parse_pipeline with
   /// keep_going); resolve_pipeline reports them together with its own.
   std::vector<Diagnostic> diagnostics;
@@ -88,9 +110,17 @@ struct ResolvedPlugin {
   std::vector<Sweep> sweeps;                ///< list values of scalar parameters
 };
 
+/// The engine whose objective `learn:` maximizes, and the optimizer doing it.
+struct ResolvedLearning {
+  std::string engine_name;  ///< as in the pipeline, or the plugin name
+  ResolvedPlugin engine;    ///< the pipeline engine's parameters, or the plugin's defaults
+  const PluginEntry* optimizer = nullptr;
+};
+
 struct ResolvedPipeline {
   std::map<Family, ResolvedPlugin> components;
   std::vector<std::pair<std::string, ResolvedPlugin>> engines;  ///< (engine name, plugin)
+  std::optional<ResolvedLearning> learning;
 };
 
 /// Checks the spec against the registry: unknown plugins (with did-you-mean among that
@@ -107,6 +137,23 @@ DataSpec data_spec_for(const PipelineSpec& spec);
 /// Data problems (check_dataset) as diagnostics at the YAML key naming the file or column,
 /// the data file, row and column in the message.
 std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec);
+
+/// Learns the hyperparameters `learn:` asks for on the training rows of `data` (kernel and
+/// likelihood built from their fixed parameters and prepared on the training inputs).
+/// Parameter names or bounds the prepared components reject are a ConfigError with the
+/// positions of the offending entries (all of them); numerical trouble is the report's status.
+LearningReport learn_for_pipeline(const PipelineSpec& spec, const ResolvedPipeline& resolved,
+                                  const Registry& registry, const Dataset& data, int threads);
+
+/// Diagnostics for learn.parameters and learn.bounds checked against the prepared kernel and
+/// likelihood (for validate, once the data loads); empty without `learn:`.
+std::vector<Diagnostic> learning_diagnostics(const PipelineSpec& spec,
+                                             const ResolvedPipeline& resolved,
+                                             const Registry& registry, const Dataset& data);
+
+/// Sets the learned kernel.* values in `kernel` and likelihood.* values in `likelihood`
+/// (either may be null), which must be prepared.
+void apply_learned(const LearningReport& report, Kernel* kernel, Likelihood* likelihood);
 
 /// Orders diagnostics by line, then column (stable).
 void sort_diagnostics(std::vector<Diagnostic>& diagnostics);

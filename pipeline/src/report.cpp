@@ -153,6 +153,39 @@ std::string results_to_json(const std::vector<Results>& runs, const ReportOption
       run["matrices"][k] = {{"rows", m.rows()},
                             {"cols", m.cols()},
                             {"file", "tables/" + run_label(r) + "__" + k + ".csv"}};
+    if (r.learning) {
+      const LearningReport& l = *r.learning;
+      run["hyperparameters"] = nlohmann::json::object();
+      for (const LearnedValue& v : l.learned) {
+        if (v.is_list) {
+          auto arr = nlohmann::json::array();
+          for (Eigen::Index i = 0; i < v.value.size(); ++i) arr.push_back(number(v.value(i)));
+          run["hyperparameters"][v.key] = arr;
+        } else {
+          run["hyperparameters"][v.key] = number(v.value(0));
+        }
+      }
+      auto at_bound = nlohmann::json::array();
+      for (const LearnedValue& v : l.learned)
+        if (v.at_bound) at_bound.push_back(v.key);
+      auto starts = nlohmann::json::array();
+      for (double x : l.start_results) starts.push_back(number(x));
+      run["learning"] = {{"objective", l.objective},
+                         {"engine", l.engine},
+                         {l.quantity, number(l.value)},
+                         {"start_" + l.quantity, number(l.start_value)},
+                         {"gradient_norm", number(l.gradient_norm)},
+                         {"iterations", l.iterations},
+                         {"evaluations", l.evaluations},
+                         {"restarts", l.restarts},
+                         {"start_results", starts},
+                         {"at_bound", at_bound},
+                         {"seconds", number(l.seconds)},
+                         {"status",
+                          {{"code", to_string(l.status.code)},
+                           {"message", l.status.message},
+                           {"iterations", l.status.iterations}}}};
+    }
     run["info"] = r.info;
     run["timings"] = nlohmann::json::object();
     for (const auto& [k, v] : r.timings) run["timings"][k] = number(v);

@@ -15,9 +15,9 @@
 #include "quench/export.h"
 #include "quench/hyperparameter_objective.h"
 #include "quench/kernel.h"
+#include "quench/learning_report.h"
 #include "quench/likelihood.h"
 #include "quench/optimizer.h"
-#include "quench/results.h"
 
 namespace quench {
 
@@ -32,28 +32,6 @@ struct LearningOptions {
   int restarts = 0;
   double restart_spread = 100.0;
   std::uint64_t seed = 0;
-};
-
-/// One learned block, keyed as in LearningOptions::parameters.
-struct LearnedValue {
-  std::string key;
-  Eigen::VectorXd value;
-  bool is_list = false;
-  bool at_bound = false;  ///< some entry ended on a bound (within ~2.5e-4 of the log range)
-};
-
-struct LearningReport {
-  std::string quantity;  ///< HyperparameterObjective::quantity(), e.g. "log_evidence"
-  double value = 0.0;    ///< the objective at the learned values (maximized)
-  /// |d value / d log theta| (2-norm) over the learned entries not at a bound.
-  double gradient_norm = 0.0;
-  int iterations = 0;   ///< optimizer iterations over all starts
-  int evaluations = 0;  ///< objective evaluations over all starts
-  int restarts = 0;
-  double start_value = 0.0;           ///< the objective at the start values
-  std::vector<double> start_results;  ///< final value of each start (NaN when it failed)
-  std::vector<LearnedValue> learned;
-  Status status;
 };
 
 /// Throws ConfigError listing every problem of the request: unknown keys (naming the blocks

@@ -12,7 +12,7 @@
 #include "quench/export.h"
 #include "quench/kernel.h"
 #include "quench/likelihood.h"
-#include "quench/results.h"
+#include "quench/status.h"
 
 namespace quench {
 

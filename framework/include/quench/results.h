@@ -4,22 +4,16 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include <Eigen/Core>
 
 #include "quench/export.h"
+#include "quench/learning_report.h"
+#include "quench/status.h"
 
 namespace quench {
-
-enum class RunStatus { ok, not_converged, failed };
-QUENCH_API const char* to_string(RunStatus status);
-
-struct Status {
-  RunStatus code = RunStatus::ok;
-  std::string message;  ///< why it is not ok; empty when ok
-  int iterations = 0;
-};
 
 struct Results {
   std::string engine;  ///< the engine's name in the pipeline
@@ -32,6 +26,8 @@ struct Results {
   std::map<std::string, std::string> info;  ///< free-form metadata (units, methods)
   std::map<std::string, double> timings;    ///< seconds
   Status status;
+  /// The hyperparameters learned before the run and how (pipelines with `learn:`).
+  std::optional<LearningReport> learning;
 };
 
 }  // namespace quench

@@ -1,0 +1,120 @@
+// `learn:` in a pipeline run: the kernel and likelihood built once on the training rows, the
+// engine's objective maximized by the learner (quench/hyperparameter_learning.h), and the
+// learned values applied to the components of every run.
+#include <chrono>
+#include <string>
+
+#include "pipeline_spec.h"
+#include "quench/hyperparameter_learning.h"
+#include "quench/inference_engine.h"
+#include "quench/registry.h"
+
+namespace quench {
+namespace {
+
+struct Components {
+  std::shared_ptr<Kernel> kernel;
+  std::shared_ptr<Likelihood> likelihood;
+};
+
+Components build(const ResolvedPipeline& resolved, const Registry& registry, const Dataset& data) {
+  Components c;
+  const auto& k = resolved.components.at(Family::kernel);
+  c.kernel = registry.create_as<Kernel>(Family::kernel, k.entry->info->name,
+                                        Params(k.entry->info->schema, k.fixed));
+  c.kernel->prepare(data.X_train);
+  const auto& l = resolved.components.at(Family::likelihood);
+  c.likelihood = registry.create_as<Likelihood>(Family::likelihood, l.entry->info->name,
+                                                Params(l.entry->info->schema, l.fixed));
+  return c;
+}
+
+LearningOptions options_for(const LearnSpec& l, std::uint64_t seed) {
+  LearningOptions o;
+  for (const auto& [key, where] : l.parameters) o.parameters.push_back(key);
+  o.bounds = l.bounds;
+  o.restarts = static_cast<int>(l.restarts);
+  o.restart_spread = l.restart_spread;
+  o.seed = seed;
+  return o;
+}
+
+// Each parameter checked on its own, so every problem is reported at its own entry.
+std::vector<Diagnostic> check(const LearnSpec& l, const Components& c) {
+  std::vector<Diagnostic> found;
+  for (const auto& [key, where] : l.parameters) {
+    LearningOptions one;
+    one.parameters = {key};
+    if (auto b = l.bounds.find(key); b != l.bounds.end()) one.bounds[key] = b->second;
+    try {
+      check_learning_request(*c.kernel, *c.likelihood, one);
+    } catch (const ConfigError& e) {
+      for (const Diagnostic& d : e.diagnostics()) {
+        std::string message = d.message;
+        const auto dot = key.find('.');
+        std::vector<std::string> names;
+        for (const auto& h : key.substr(0, dot) == "kernel" ? c.kernel->hyperparameters()
+                                                            : c.likelihood->hyperparameters())
+          names.push_back(key.substr(0, dot) + "." + h.name);
+        if (message.find("unknown hyperparameter") != std::string::npos)
+          message += suggestion(key, names);
+        const bool about_bounds =
+            message.find("bounds") != std::string::npos && l.bounds_at.count(key) != 0;
+        found.push_back({about_bounds ? l.bounds_at.at(key) : where, message});
+      }
+    }
+  }
+  for (const auto& [key, where] : l.bounds_at)
+    if (std::none_of(l.parameters.begin(), l.parameters.end(),
+                     [&](const auto& p) { return p.first == key; }))
+      found.push_back({where, "learn.bounds: '" + key + "' is not among learn.parameters"});
+  return found;
+}
+
+}  // namespace
+
+std::vector<Diagnostic> learning_diagnostics(const PipelineSpec& spec,
+                                             const ResolvedPipeline& resolved,
+                                             const Registry& registry, const Dataset& data) {
+  if (!spec.learn || !resolved.learning) return {};
+  return check(*spec.learn, build(resolved, registry, data));
+}
+
+LearningReport learn_for_pipeline(const PipelineSpec& spec, const ResolvedPipeline& resolved,
+                                  const Registry& registry, const Dataset& data, int threads) {
+  const auto start = std::chrono::steady_clock::now();
+  const LearnSpec& l = *spec.learn;
+  const ResolvedLearning& how = *resolved.learning;
+  Components c = build(resolved, registry, data);
+  if (auto problems = check(l, c); !problems.empty()) throw ConfigError(std::move(problems));
+
+  Problem problem;
+  problem.data = &data;
+  problem.kernel = c.kernel;
+  problem.likelihood = c.likelihood;
+  problem.seed = spec.seed;
+  problem.context.threads = threads;
+  const auto engine =
+      registry.create_as<InferenceEngine>(Family::engine, how.engine.entry->info->name,
+                                          Params(how.engine.entry->info->schema, how.engine.fixed));
+  const auto objective = engine->hyperparameter_objective(problem, l.objective);
+  const auto optimizer = registry.create_as<Optimizer>(Family::optimizer, how.optimizer->info->name,
+                                                       Params(how.optimizer->info->schema, {}));
+  LearningReport report = learn_hyperparameters(*c.kernel, *c.likelihood, *objective, *optimizer,
+                                                options_for(l, spec.seed));
+  report.objective = l.objective;
+  report.engine = how.engine_name;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+void apply_learned(const LearningReport& report, Kernel* kernel, Likelihood* likelihood) {
+  for (const LearnedValue& v : report.learned) {
+    const auto dot = v.key.find('.');
+    const std::string owner = v.key.substr(0, dot), name = v.key.substr(dot + 1);
+    if (owner == "kernel" && kernel) kernel->set_hyperparameter(name, v.value);
+    if (owner == "likelihood" && likelihood) likelihood->set_hyperparameter(name, v.value);
+  }
+}
+
+}  // namespace quench
