@@ -134,7 +134,11 @@ std::vector<Block> resolve(const Kernel& kernel, const Likelihood& likelihood,
     if (!std::isnan(first_out)) {
       problems.push_back("the start value " + format_number(first_out) + " of '" + key +
                          "' is outside its bounds [" + format_number(b.lower) + ", " +
-                         format_number(b.upper) + "]");
+                         format_number(b.upper) + "]" +
+                         (first_out <= 0 && b.log_scale
+                              ? "; it is learned on a log scale, so give it a positive value to "
+                                "start from"
+                              : ""));
       continue;
     }
     blocks.push_back(std::move(b));

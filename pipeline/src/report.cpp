@@ -277,6 +277,21 @@ ReportFiles write_report(const std::vector<Results>& runs, const std::string& di
 
 std::string summarize(const std::vector<Results>& runs) {
   std::ostringstream out;
+  // Every run carries the same learning report: print it once, first.
+  if (!runs.empty() && runs.front().learning) {
+    const LearningReport& l = *runs.front().learning;
+    out << "learned hyperparameters (" << l.objective << " of " << l.engine << ")  ["
+        << to_string(l.status.code) << ", " << l.iterations << " iterations, " << l.restarts
+        << " restarts]\n";
+    if (!l.status.message.empty()) out << "    " << l.status.message << "\n";
+    out << "    " << std::left << std::setw(34) << l.quantity << std::setprecision(10) << l.value
+        << "   (start " << l.start_value << ")\n";
+    for (const LearnedValue& v : l.learned) {
+      out << "    " << std::left << std::setw(34) << v.key << std::setprecision(6);
+      for (Eigen::Index i = 0; i < v.value.size(); ++i) out << (i ? " " : "") << v.value(i);
+      out << (v.at_bound ? "   (at a bound)" : "") << "\n";
+    }
+  }
   for (const auto& r : runs) {
     out << r.engine << " (" << r.plugin << ")";
     for (const auto& [k, v] : r.sweep) out << "  " << k << "=" << v;

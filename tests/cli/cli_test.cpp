@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -124,6 +125,55 @@ TEST_F(Cli, ValidateAcceptsAValidPipeline) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "ok.yaml: valid\n");
   EXPECT_EQ(r.err, "");
+}
+
+// `learn:` runs once before the engines; every run records the learned values, and the
+// engines use them: exact GP regression's own log marginal likelihood (computed by the engine,
+// not by the objective) equals the learned log evidence, at every sweep point.
+TEST_F(Cli, RunLearnsHyperparametersOnceAndEveryEngineUsesThem) {
+  write_file(work_ / "learn.yaml", R"(name: cli_learn
+seed: 3
+data:
+  file: ')" + kBoston + R"('
+  target: y
+  standardize_inputs: true
+  standardize_target: true
+components:
+  kernel: {plugin: gaussian}
+  likelihood: {plugin: gaussian, noise: 0.1}
+  resampler: {plugin: poisson_bootstrap, ratio: [0.5, 1]}
+learn:
+  parameters: [kernel.length_scales, kernel.amplitude, likelihood.noise]
+engines:
+  - {name: exact, plugin: exact_gp_regression}
+  - {name: adatap, plugin: adatap_bootstrap, density: false}
+outputs: {plots: false}
+)");
+  const Outcome r = quench({"run", "learn.yaml", "--out", "out", "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines_containing(r.err, "learned hyperparameters by evidence").size(), 1u) << r.err;
+  const json doc = json::parse(read_file(work_ / "out" / "results.json"));
+  const json& runs = doc.at("runs");
+  ASSERT_EQ(runs.size(), 4u);
+  const json& first = runs[0].at("learning");
+  EXPECT_EQ(first.at("objective"), "evidence");
+  EXPECT_EQ(first.at("engine"), "exact");
+  EXPECT_EQ(first.at("status").at("code"), "ok") << first.dump();
+  const double log_evidence = first.at("log_evidence");
+  EXPECT_GT(log_evidence, first.at("start_log_evidence").get<double>());
+  EXPECT_LT(first.at("gradient_norm").get<double>(), 1e-3);
+  for (const json& run : runs) {
+    SCOPED_TRACE(run.at("engine").get<std::string>());
+    EXPECT_EQ(run.at("learning"), first);
+    const json& h = run.at("hyperparameters");
+    ASSERT_EQ(h.at("kernel.length_scales").size(), 13u);
+    EXPECT_TRUE(h.at("kernel.amplitude").is_number());
+    EXPECT_TRUE(h.at("likelihood.noise").is_number());
+    if (run.at("engine") == "exact") {
+      const double engine_value = run.at("scalars").at("log_marginal_likelihood");
+      EXPECT_NEAR(engine_value, log_evidence, 1e-10 * std::fabs(log_evidence));
+    }
+  }
 }
 
 // Two engines, the resampler's ratio swept over two values: four runs, all ok.
