@@ -49,6 +49,11 @@ Eigen::VectorXd SiteSystem::solve_newton(const Eigen::VectorXd& r) const {
   return r - s_.cwiseProduct(chol_->solve(w));
 }
 
+Eigen::MatrixXd SiteSystem::inverse_omega_plus_c() const {
+  if (lu_) return tau_.asDiagonal() * lu_->inverse();
+  return s_.asDiagonal() * chol_->inverse() * s_.asDiagonal();
+}
+
 Eigen::VectorXd SiteSystem::quadratic_form(const Eigen::MatrixXd& K) const {
   if (lu_) return (K.array() * (tau_.asDiagonal() * lu_->solve(K)).array()).colwise().sum();
   const Eigen::MatrixXd V = chol_->solve_lower(s_.asDiagonal() * K);
@@ -133,13 +138,18 @@ double error_rate(const Eigen::VectorXd& t, const Eigen::VectorXd& h) {
   return static_cast<double>(error_count(t, h)) / static_cast<double>(t.size());
 }
 
-double log_evidence(const Likelihood& lik, const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
-                    const MeanFieldFit& fit) {
+Eigen::VectorXd site_nu(const Eigen::VectorXd& t, const MeanFieldFit& fit) {
+  const Eigen::ArrayXd lt = fit.cavity_variance.array() * fit.tau.array();
+  return (fit.tau.array() * fit.cavity_mean.array() + t.array() * fit.alpha.array() * (1.0 + lt))
+      .matrix();
+}
+
+double log_evidence(const Likelihood& lik, const Eigen::VectorXd& t, const MeanFieldFit& fit,
+                    const SiteSystem& sys) {
   // log Z_EP = sum log Zhat_i + 1/2 sum log(1 + lambda tau) - log|L_B|
   //            + sum alpha^2 (1 + lambda tau) / (2 tau) - 1/2 w^T B^{-1} w,
   // w_i = sqrt(tau_i) mu~_i with site means mu~_i = m_i + t_i alpha_i (lambda_i + Omega_i).
   const Eigen::Index n = t.size();
-  const SiteSystem sys(C, fit.tau);
   if (!sys.log_concave()) return std::numeric_limits<double>::quiet_NaN();
   double lz = -0.5 * sys.log_det_b();
   Eigen::VectorXd w = Eigen::VectorXd::Zero(n);

@@ -35,6 +35,8 @@ class SiteSystem {
   Eigen::VectorXd solve_b(const Eigen::VectorXd& w) const { return chol_->solve(w); }
   double log_det_b() const { return chol_->log_determinant(); }
   bool log_concave() const { return chol_.has_value(); }
+  /// (Omega + C)^{-1}: S B^{-1} S (dpotri on the factor), or T M^{-1} (LU form).
+  Eigen::MatrixXd inverse_omega_plus_c() const;
 
  private:
   const Eigen::MatrixXd& C_;
@@ -99,10 +101,15 @@ Eigen::Index error_count(const Eigen::VectorXd& t, const Eigen::VectorXd& h);
 /// (1/N) sum_i Theta(-t_i h_i), a tie (h_i = 0) counting as an error (eq 32).
 double error_rate(const Eigen::VectorXd& t, const Eigen::VectorXd& h);
 
+/// The site precision times the site mean, nu_i = tau_i mu~_i = tau_i m_i + t_i alpha_i
+/// (1 + lambda_i tau_i) (mu~_i = m_i + t_i alpha_i (lambda_i + Omega_i)), finite as tau_i -> 0.
+Eigen::VectorXd site_nu(const Eigen::VectorXd& t, const MeanFieldFit& fit);
+
 /// EP/TAP approximate log evidence log Z = log \int prod_i t~_i(h_i) N(h; 0, C) dh with the
-/// Gaussian sites matched at the fixed point (the TAP free energy of 003 eqs 11-13).
-double log_evidence(const Likelihood& lik, const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
-                    const MeanFieldFit& fit);
+/// Gaussian sites matched at the fixed point (the TAP free energy of 003 eqs 11-13); `sys` is
+/// SiteSystem(C, fit.tau). NaN when some tau_i < 0 (sys not log_concave()).
+double log_evidence(const Likelihood& lik, const Eigen::VectorXd& t, const MeanFieldFit& fit,
+                    const SiteSystem& sys);
 
 /// Predictions at the test inputs (eqs 12-13, 27): test_mean_field, test_variance (lambda(x),
 /// or C(x, x) when `naive`), test_probability p(t = +1 | x), test_class, and test_error when

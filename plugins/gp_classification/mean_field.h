@@ -28,15 +28,22 @@ struct MeanFieldOptions {
   int max_iterations = 200000;
 };
 
-/// The fixed point of eqs 19, 23, 26, 28-30 (C includes the diagonal noise).
+/// The fixed point of eqs 19, 23, 26, 28-30 (C includes the diagonal noise), from alpha = 0,
+/// lambda_i = C_ii (Sec. 4), or from alpha and lambda of `warm_start` (a fit on the same labels,
+/// e.g. at nearby hyperparameters; naive mean field keeps lambda_i = C_ii).
 MeanFieldFit solve_mean_field(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
-                              const Likelihood& lik, const MeanFieldOptions& options);
+                              const Likelihood& lik, const MeanFieldOptions& options,
+                              const MeanFieldFit* warm_start = nullptr);
 
 class TapEngine final : public InferenceEngine {
  public:
   static ParamSchema schema();
   explicit TapEngine(const Params& params);
   Results run(const Problem& problem) const override;
+  /// "evidence" and "loo" (hyperparameter_objectives.h), warm-started from the last fit.
+  std::vector<std::string> hyperparameter_objectives() const override;
+  std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
+      const Problem& problem, const std::string& name) const override;
 
  private:
   MeanFieldOptions options_;

@@ -1,0 +1,63 @@
+// Hyperparameter objectives of the EP/TAP classifiers (001, 003): the approximate log evidence
+// (the TAP free energy, 003 eqs 11-13; the model selection proposed in 001 Sec. 9) with its
+// analytic gradient at the fixed point. Each evaluation solves the fixed point warm-started
+// from the previous one (cold again when the warm solve fails).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "classifier_common.h"
+
+namespace quench::gp_classification {
+
+/// The fixed point of an engine on Gram matrix C, from `warm_start` when not null.
+using FixedPointSolver =
+    std::function<MeanFieldFit(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+                               const Likelihood& lik, const MeanFieldFit* warm_start)>;
+
+/// The fixed point warm-started from the last successful one; cold when there is none or the
+/// warm solve fails. A failed solve leaves the previous fixed point in place.
+class WarmStartedFixedPoint {
+ public:
+  explicit WarmStartedFixedPoint(FixedPointSolver solve) : solve_(std::move(solve)) {}
+  MeanFieldFit solve(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik);
+  const std::optional<MeanFieldFit>& last() const { return previous_; }
+
+ private:
+  FixedPointSolver solve_;
+  std::optional<MeanFieldFit> previous_;
+};
+
+/// "evidence": value log Z_EP (log_evidence()), quantity "log_evidence", with
+///   d/dtheta_kernel = 1/2 tr((u u^T - (Omega + C)^{-1}) dC/dtheta),  u = t o alpha,
+///   d/dtheta_lik    = sum_i d log Z_i / dtheta (t_i, cavity mean_i, cavity variance_i),
+/// exact at the fixed point because log Z_EP is stationary in the site parameters there
+/// (GPML's infEP; Rasmussen & Williams eq 5.27 with the site terms). One Cholesky of
+/// B = I + S C S and its inverse beyond the fixed point. Sites with tau_i < 0 (label noise)
+/// give a failed status: the evidence needs log-concave sites.
+class EvidenceObjective final : public HyperparameterObjective {
+ public:
+  EvidenceObjective(Eigen::MatrixXd X, Eigen::VectorXd t, FixedPointSolver solve);
+  std::string quantity() const override { return "log_evidence"; }
+  ObjectiveValue evaluate(const Kernel& kernel, const Likelihood& likelihood) override;
+  /// The fixed point of the last successful evaluation (the next warm start).
+  const std::optional<MeanFieldFit>& last_fit() const { return fixed_point_.last(); }
+
+ private:
+  Eigen::MatrixXd X_;
+  Eigen::VectorXd t_;
+  WarmStartedFixedPoint fixed_point_;
+};
+
+/// The objective `name` of engine `engine` ("evidence") on the problem's training data;
+/// throws ConfigError for another name.
+std::unique_ptr<HyperparameterObjective> make_fixed_point_objective(const Problem& problem,
+                                                                    const std::string& name,
+                                                                    const char* engine,
+                                                                    FixedPointSolver solve);
+
+}  // namespace quench::gp_classification
