@@ -109,7 +109,7 @@ Results EpEngine::run(const Problem& problem) const {
   return r;
 }
 
-std::vector<std::string> EpEngine::hyperparameter_objectives() const { return {"evidence"}; }
+std::vector<std::string> EpEngine::hyperparameter_objectives() const { return {"evidence", "loo"}; }
 
 std::unique_ptr<HyperparameterObjective> EpEngine::hyperparameter_objective(
     const Problem& problem, const std::string& name) const {

@@ -374,7 +374,9 @@ Results TapEngine::run(const Problem& problem) const {
   return r;
 }
 
-std::vector<std::string> TapEngine::hyperparameter_objectives() const { return {"evidence"}; }
+std::vector<std::string> TapEngine::hyperparameter_objectives() const {
+  return {"evidence", "loo"};
+}
 
 std::unique_ptr<HyperparameterObjective> TapEngine::hyperparameter_objective(
     const Problem& problem, const std::string& name) const {
