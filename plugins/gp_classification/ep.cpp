@@ -100,8 +100,10 @@ Results EpEngine::run(const Problem& problem) const {
   Results r;
   add_fit(r, t, fit);
   const SiteSystem sys(C, fit.tau);
-  if (fit.status.code == RunStatus::ok && sys.log_concave())
-    r.scalars["log_evidence"] = log_evidence(*problem.likelihood, t, fit, sys);
+  if (fit.status.code == RunStatus::ok) {
+    const double lz = log_evidence(*problem.likelihood, t, fit, sys);
+    if (std::isfinite(lz)) r.scalars["log_evidence"] = lz;
+  }
   add_predictions(r, problem, t, fit.alpha, &sys);
   r.info["method"] = "expectation propagation (parallel, damped)";
   r.timings["fit"] =

@@ -98,16 +98,14 @@ ObjectiveValue EvidenceObjective::evaluate(const Kernel& kernel, const Likelihoo
   const Eigen::MatrixXd C = kernel.gram(X_);
   const MeanFieldFit fit = fixed_point_.solve(C, t_, likelihood);
   if (fit.status.code != RunStatus::ok) return failure(fit.status);
-  const SiteSystem sys(C, fit.tau);  // one Cholesky of B = I + S C S
-  if (!sys.log_concave())
-    return failure({RunStatus::failed,
-                    "some site precisions tau_i are negative (label noise kappa > 0 with a "
-                    "cavity far on the wrong side): the EP/TAP evidence needs log-concave sites",
-                    fit.status.iterations});
+  const SiteSystem sys(C, fit.tau);  // one Cholesky of B = I + S C S (LU when some tau_i < 0)
   ObjectiveValue v;
   v.value = log_evidence(likelihood, t_, fit, sys);
   if (!std::isfinite(v.value))
-    return failure({RunStatus::failed, "the log evidence is not finite", fit.status.iterations});
+    return failure({RunStatus::failed,
+                    "the log evidence is not finite (with sites tau_i < 0 of label noise: the "
+                    "posterior covariance (C^{-1} + T)^{-1} is not positive definite)",
+                    fit.status.iterations});
   Eigen::VectorXd gk(0);
   if (flat_size(kernel.hyperparameters()) > 0) {
     // W = 1/2 (u u^T - (Omega + C)^{-1}), (Omega + C)^{-1} = S B^{-1} S (dpotri).

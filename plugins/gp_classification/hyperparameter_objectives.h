@@ -37,8 +37,9 @@ class WarmStartedFixedPoint {
 ///   d/dtheta_lik    = sum_i d log Z_i / dtheta (t_i, cavity mean_i, cavity variance_i),
 /// exact at the fixed point because log Z_EP is stationary in the site parameters there
 /// (GPML's infEP; Rasmussen & Williams eq 5.27 with the site terms). One Cholesky of
-/// B = I + S C S and its inverse beyond the fixed point. Sites with tau_i < 0 (label noise)
-/// give a failed status: the evidence needs log-concave sites.
+/// B = I + S C S and its inverse beyond the fixed point (an LU of I + C T and its inverse when
+/// label noise makes some tau_i < 0; failed status when (C^{-1} + T)^{-1} is then not positive
+/// definite).
 class EvidenceObjective final : public HyperparameterObjective {
  public:
   EvidenceObjective(Eigen::MatrixXd X, Eigen::VectorXd t, FixedPointSolver solve);

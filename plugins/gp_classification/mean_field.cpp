@@ -366,8 +366,10 @@ Results TapEngine::run(const Problem& problem) const {
   Results r;
   add_fit(r, t, fit);
   const SiteSystem sys(C, fit.tau);
-  if (evidence_ && fit.status.code == RunStatus::ok && sys.log_concave())
-    r.scalars["log_evidence"] = log_evidence(*problem.likelihood, t, fit, sys);
+  if (evidence_ && fit.status.code == RunStatus::ok) {
+    const double lz = log_evidence(*problem.likelihood, t, fit, sys);
+    if (std::isfinite(lz)) r.scalars["log_evidence"] = lz;
+  }
   add_predictions(r, problem, t, fit.alpha, &sys);
   r.info["method"] = "TAP mean field, 001 Secs. 3-4 (eqs 19, 23, 26, 28-30)";
   r.timings["fit"] = seconds_since(start);

@@ -50,6 +50,12 @@ class TapEngine final : public InferenceEngine {
   bool evidence_ = true;
 };
 
+/// Offers no hyperparameter objective. 001 Sec. 6 derives naive mean field from a Callen
+/// identity (eqs 34-35), not from a free energy. The function whose stationary point it is,
+/// sum_i log Z_i(m_i, C_ii) - 1/2 u^T (C - diag C) u (a Legendre construction in u = t o alpha),
+/// is no evidence approximation: for a Gaussian likelihood it equals the exact log evidence
+/// with log det(C + sigma^2 I) replaced by sum_i log(C_ii + sigma^2) (Hadamard), losing the
+/// Occam factor of the correlations that kernel learning relies on.
 class NaiveMeanFieldEngine final : public InferenceEngine {
  public:
   static ParamSchema schema();
