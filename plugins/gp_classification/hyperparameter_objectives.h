@@ -65,7 +65,8 @@ class EvidenceObjective final : public HyperparameterObjective {
 /// as one contraction W. The site Jacobian G_c needs d^3 and d^4 log Z / dm^3,4 (and
 /// dG/dtheta_lik needs d/dm and d^2/dm^2 of d log Z / dtheta): the Likelihood interface gives
 /// log Z and two m-derivatives in closed form, so the remaining m-derivatives of those closed
-/// forms are taken by 5-point stencils (step 0.02 sqrt(lambda_i), error ~1e-9 relative).
+/// forms are taken by 5-point stencils (step 0.005 sqrt(lambda_i) / max(1, |m_i| / sqrt(lambda_i)),
+/// error ~1e-8 relative).
 /// Works for any sign of tau (label noise). Cost beyond the fixed point: Sigma (~1 N^3), the
 /// LU of order 2N (~5.3 N^3), the contraction matrix (~2 N^3) flops.
 class LooObjective final : public HyperparameterObjective {
