@@ -290,6 +290,29 @@ TEST(LooObjective, WarmStartGivesTheColdStartValue) {
   }
 }
 
+TEST(WarmStartedFixedPoint, RetriesColdWhenTheWarmSolveFails) {
+  const Dataset d = toy(12, 2);
+  const likelihoods::ProbitLikelihood lik(0.0, 0.0);
+  const Eigen::MatrixXd C = TestKernel(1.0, 1.0, 0.1).gram(d.X_train);
+  int warm = 0, cold = 0;
+  WarmStartedFixedPoint fp([&](const Eigen::MatrixXd& c, const Eigen::VectorXd& t,
+                               const Likelihood& l, const MeanFieldFit* start) {
+    MeanFieldFit fit = solve_ep(c, t, l, EpOptions{}, start);
+    if (start) {
+      ++warm;
+      fit.status = {RunStatus::not_converged, "warm start refused", 1};
+    } else {
+      ++cold;
+    }
+    return fit;
+  });
+  EXPECT_EQ(fp.solve(C, d.y_train, lik).status.code, RunStatus::ok);
+  EXPECT_EQ(fp.solve(C, d.y_train, lik).status.code, RunStatus::ok);
+  EXPECT_EQ(warm, 1);
+  EXPECT_EQ(cold, 2);
+  ASSERT_TRUE(fp.last().has_value());
+}
+
 TEST(Engines, OfferTheirObjectives) {
   const Dataset d = toy(4, 1);
   const std::vector<std::string> both{"evidence", "loo"};
