@@ -1,7 +1,8 @@
-// Hyperparameter objectives of the EP/TAP classifiers (001, 003): the approximate log evidence
-// (the TAP free energy, 003 eqs 11-13; the model selection proposed in 001 Sec. 9) with its
-// analytic gradient at the fixed point. Each evaluation solves the fixed point warm-started
-// from the previous one (cold again when the warm solve fails).
+// Hyperparameter objectives of the EP/TAP classifiers (001, 003), both proposed for model
+// selection in 001 Sec. 9 and 003: the approximate log evidence (the TAP free energy, 003 eqs
+// 11-13) and the built-in leave-one-out log predictive probability, with exact gradients at the
+// fixed point. Each evaluation solves the fixed point warm-started from the previous one (cold
+// again when the warm solve fails); a fixed point that is not reached is a status, not a value.
 #pragma once
 
 #include <functional>
@@ -35,8 +36,8 @@ class WarmStartedFixedPoint {
 /// "evidence": value log Z_EP (log_evidence()), quantity "log_evidence", with
 ///   d/dtheta_kernel = 1/2 tr((u u^T - (Omega + C)^{-1}) dC/dtheta),  u = t o alpha,
 ///   d/dtheta_lik    = sum_i d log Z_i / dtheta (t_i, cavity mean_i, cavity variance_i),
-/// exact at the fixed point because log Z_EP is stationary in the site parameters there
-/// (GPML's infEP; Rasmussen & Williams eq 5.27 with the site terms). One Cholesky of
+/// exact at the fixed point because log Z_EP is stationary in the site parameters there (the
+/// EP evidence gradient of GPML's infEP). One Cholesky of
 /// B = I + S C S and its inverse beyond the fixed point (an LU of I + C T and its inverse when
 /// label noise makes some tau_i < 0; failed status when (C^{-1} + T)^{-1} is then not positive
 /// definite).
