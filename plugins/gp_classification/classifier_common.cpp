@@ -49,6 +49,28 @@ Eigen::VectorXd SiteSystem::solve_newton(const Eigen::VectorXd& r) const {
   return r - s_.cwiseProduct(chol_->solve(w));
 }
 
+double SiteSystem::log_det() const {
+  if (chol_) return chol_->log_determinant();
+  const Eigen::MatrixXd& lu = lu_->matrixLU();
+  double log_det = 0.0, sign = lu_->permutationP().determinant();
+  for (Eigen::Index i = 0; i < lu.rows(); ++i) {
+    if (lu(i, i) < 0) sign = -sign;
+    log_det += std::log(std::fabs(lu(i, i)));
+  }
+  return sign > 0 ? log_det : std::numeric_limits<double>::quiet_NaN();
+}
+
+Eigen::VectorXd SiteSystem::sigma_times(const Eigen::VectorXd& v) const {
+  const Eigen::VectorXd cv = C_ * v;
+  if (lu_) return lu_->solve(cv);
+  return cv - C_ * s_.cwiseProduct(chol_->solve(Eigen::VectorXd(s_.cwiseProduct(cv))));
+}
+
+Eigen::MatrixXd SiteSystem::inverse_omega_plus_c() const {
+  if (lu_) return tau_.asDiagonal() * lu_->inverse();
+  return s_.asDiagonal() * chol_->inverse() * s_.asDiagonal();
+}
+
 Eigen::VectorXd SiteSystem::quadratic_form(const Eigen::MatrixXd& K) const {
   if (lu_) return (K.array() * (tau_.asDiagonal() * lu_->solve(K)).array()).colwise().sum();
   const Eigen::MatrixXd V = chol_->solve_lower(s_.asDiagonal() * K);
@@ -133,15 +155,34 @@ double error_rate(const Eigen::VectorXd& t, const Eigen::VectorXd& h) {
   return static_cast<double>(error_count(t, h)) / static_cast<double>(t.size());
 }
 
-double log_evidence(const Likelihood& lik, const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
-                    const MeanFieldFit& fit) {
+Eigen::VectorXd site_nu(const Eigen::VectorXd& t, const MeanFieldFit& fit) {
+  const Eigen::ArrayXd lt = fit.cavity_variance.array() * fit.tau.array();
+  return (fit.tau.array() * fit.cavity_mean.array() + t.array() * fit.alpha.array() * (1.0 + lt))
+      .matrix();
+}
+
+double log_evidence(const Likelihood& lik, const Eigen::VectorXd& t, const MeanFieldFit& fit,
+                    const SiteSystem& sys) {
   // log Z_EP = sum log Zhat_i + 1/2 sum log(1 + lambda tau) - log|L_B|
   //            + sum alpha^2 (1 + lambda tau) / (2 tau) - 1/2 w^T B^{-1} w,
   // w_i = sqrt(tau_i) mu~_i with site means mu~_i = m_i + t_i alpha_i (lambda_i + Omega_i).
   const Eigen::Index n = t.size();
-  const SiteSystem sys(C, fit.tau);
-  if (!sys.log_concave()) return std::numeric_limits<double>::quiet_NaN();
-  double lz = -0.5 * sys.log_det_b();
+  if (!sys.log_concave()) {
+    // Sites of either sign, from the definition: log Z = sum_i (log Zhat_i - log c_i)
+    //   - 1/2 log det(I + C T) + 1/2 nu^T Sigma nu,  c_i = \int exp(-tau_i h^2/2 + nu_i h)
+    //   N(h; m_i, lambda_i) dh = exp((nu_i + m_i/lambda_i)^2 / (2 (tau_i + 1/lambda_i))
+    //   - m_i^2 / (2 lambda_i)) / sqrt(1 + lambda_i tau_i)   (1 + lambda tau = lambda/Var > 0).
+    const Eigen::VectorXd nu = site_nu(t, fit);
+    double lz = -0.5 * sys.log_det() + 0.5 * nu.dot(sys.sigma_times(nu));
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double lam = fit.cavity_variance(i), tau = fit.tau(i), m = fit.cavity_mean(i);
+      const double q = nu(i) + m / lam;
+      lz += site_moments(lik, t(i), m, lam).log_z + 0.5 * std::log1p(lam * tau) -
+            q * q / (2.0 * (tau + 1.0 / lam)) + m * m / (2.0 * lam);
+    }
+    return lz;
+  }
+  double lz = -0.5 * sys.log_det();
   Eigen::VectorXd w = Eigen::VectorXd::Zero(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const double lam = fit.cavity_variance(i), tau = fit.tau(i), a = fit.alpha(i);

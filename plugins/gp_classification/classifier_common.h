@@ -31,10 +31,16 @@ class SiteSystem {
   /// (I + T C)^{-1} r, T = diag(tau): the Newton system of the alpha equations at fixed lambda
   /// (mean_field.cpp). Cholesky form r - S B^{-1} S C r; LU form r - T M^{-1} C r.
   Eigen::VectorXd solve_newton(const Eigen::VectorXd& r) const;
-  /// B^{-1} w and log det B (Cholesky form only: every tau_i >= 0).
+  /// B^{-1} w (Cholesky form only: every tau_i >= 0).
   Eigen::VectorXd solve_b(const Eigen::VectorXd& w) const { return chol_->solve(w); }
-  double log_det_b() const { return chol_->log_determinant(); }
+  /// log det(I + C T) (= log det B in the Cholesky form); NaN when the determinant is not
+  /// positive (LU form: Sigma = (C^{-1} + T)^{-1} is then not positive definite).
+  double log_det() const;
+  /// Sigma v = (I + C T)^{-1} C v: C v - C S B^{-1} S C v, or M^{-1} C v (LU form).
+  Eigen::VectorXd sigma_times(const Eigen::VectorXd& v) const;
   bool log_concave() const { return chol_.has_value(); }
+  /// (Omega + C)^{-1}: S B^{-1} S (dpotri on the factor), or T M^{-1} (LU form).
+  Eigen::MatrixXd inverse_omega_plus_c() const;
 
  private:
   const Eigen::MatrixXd& C_;
@@ -99,10 +105,16 @@ Eigen::Index error_count(const Eigen::VectorXd& t, const Eigen::VectorXd& h);
 /// (1/N) sum_i Theta(-t_i h_i), a tie (h_i = 0) counting as an error (eq 32).
 double error_rate(const Eigen::VectorXd& t, const Eigen::VectorXd& h);
 
+/// The site precision times the site mean, nu_i = tau_i mu~_i = tau_i m_i + t_i alpha_i
+/// (1 + lambda_i tau_i) (mu~_i = m_i + t_i alpha_i (lambda_i + Omega_i)), finite as tau_i -> 0.
+Eigen::VectorXd site_nu(const Eigen::VectorXd& t, const MeanFieldFit& fit);
+
 /// EP/TAP approximate log evidence log Z = log \int prod_i t~_i(h_i) N(h; 0, C) dh with the
-/// Gaussian sites matched at the fixed point (the TAP free energy of 003 eqs 11-13).
-double log_evidence(const Likelihood& lik, const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
-                    const MeanFieldFit& fit);
+/// Gaussian sites matched at the fixed point (the TAP free energy of 003 eqs 11-13); `sys` is
+/// SiteSystem(C, fit.tau). Sites of either sign (label noise makes some tau_i < 0): NaN when
+/// Sigma = (C^{-1} + T)^{-1} is not positive definite.
+double log_evidence(const Likelihood& lik, const Eigen::VectorXd& t, const MeanFieldFit& fit,
+                    const SiteSystem& sys);
 
 /// Predictions at the test inputs (eqs 12-13, 27): test_mean_field, test_variance (lambda(x),
 /// or C(x, x) when `naive`), test_probability p(t = +1 | x), test_class, and test_error when

@@ -4,13 +4,22 @@
 #include <cmath>
 #include <string>
 
+#include "hyperparameter_objectives.h"
+
 namespace quench::gp_classification {
 
 MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
-                      const EpOptions& o) {
+                      const EpOptions& o, const MeanFieldFit* warm_start) {
   const Eigen::Index n = t.size();
   Eigen::VectorXd tau = Eigen::VectorXd::Zero(n), nu = Eigen::VectorXd::Zero(n);
   Eigen::VectorXd sigma = C.diagonal(), mu = Eigen::VectorXd::Zero(n);
+  if (warm_start) {
+    tau = warm_start->tau;
+    nu = site_nu(t, *warm_start);
+    const PosteriorCovariance post = posterior_covariance(C, tau);
+    sigma = post.sigma.diagonal();
+    mu = post.sigma * nu;
+  }
   Eigen::VectorXd lambda(n), m(n);
   MeanFieldFit fit;
   bool converged = false;
@@ -91,13 +100,26 @@ Results EpEngine::run(const Problem& problem) const {
   Results r;
   add_fit(r, t, fit);
   const SiteSystem sys(C, fit.tau);
-  if (fit.status.code == RunStatus::ok && sys.log_concave())
-    r.scalars["log_evidence"] = log_evidence(*problem.likelihood, C, t, fit);
+  if (fit.status.code == RunStatus::ok) {
+    const double lz = log_evidence(*problem.likelihood, t, fit, sys);
+    if (std::isfinite(lz)) r.scalars["log_evidence"] = lz;
+  }
   add_predictions(r, problem, t, fit.alpha, &sys);
   r.info["method"] = "expectation propagation (parallel, damped)";
   r.timings["fit"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+std::vector<std::string> EpEngine::hyperparameter_objectives() const { return {"evidence", "loo"}; }
+
+std::unique_ptr<HyperparameterObjective> EpEngine::hyperparameter_objective(
+    const Problem& problem, const std::string& name) const {
+  const EpOptions o = options_;
+  return make_fixed_point_objective(
+      problem, name, "ep",
+      [o](const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
+          const MeanFieldFit* warm) { return solve_ep(C, t, lik, o, warm); });
 }
 
 }  // namespace quench::gp_classification

@@ -13,14 +13,20 @@ struct EpOptions {
   int max_iterations = 2000;
 };
 
+/// Parallel damped EP from zero sites, or from the sites (tau, site_nu) of `warm_start` (a
+/// fit on the same labels, e.g. at nearby hyperparameters).
 MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
-                      const EpOptions& options);
+                      const EpOptions& options, const MeanFieldFit* warm_start = nullptr);
 
 class EpEngine final : public InferenceEngine {
  public:
   static ParamSchema schema();
   explicit EpEngine(const Params& params);
   Results run(const Problem& problem) const override;
+  /// "evidence" and "loo" (hyperparameter_objectives.h), warm-started from the last fit.
+  std::vector<std::string> hyperparameter_objectives() const override;
+  std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
+      const Problem& problem, const std::string& name) const override;
 
  private:
   EpOptions options_;

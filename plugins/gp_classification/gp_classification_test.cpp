@@ -9,7 +9,6 @@
 
 #include "classifier_common.h"
 #include "ep.h"
-#include "evidence_width.h"
 #include "exact_loo.h"
 #include "mean_field.h"
 #include "probit_likelihood.h"
@@ -206,43 +205,6 @@ TEST(PosteriorCovariance, MatchesTheDirectInverse) {
       EXPECT_NEAR(post.lambda(i), lambda, 1e-10 * lambda) << i << " negative " << negative;
       EXPECT_NEAR(post.b(i), 1.0 - tau(i) * ref(i, i), 1e-12) << i;
     }
-  }
-}
-
-// A 1-D minimizer independent of Ceres: bisection on the sign of the gradient in [-4, 4].
-class BisectionOptimizer final : public Optimizer {
- public:
-  OptimizerReport minimize(const SmoothObjective& f, Eigen::VectorXd& x) const override {
-    double lo = -4.0, hi = 4.0, v = 0.0;
-    Eigen::VectorXd g(1), p(1);
-    OptimizerReport r;
-    for (r.iterations = 0; r.iterations < 40; ++r.iterations) {
-      p(0) = 0.5 * (lo + hi);
-      if (!f.evaluate(p, &v, &g)) return r;
-      (g(0) > 0 ? hi : lo) = p(0);
-    }
-    x = p;
-    r.converged = true;
-    r.final_value = v;
-    return r;
-  }
-};
-
-TEST(EvidenceWidth, MaximizesTheTapEvidence) {
-  const Dataset d = toy(40, 20, 1.5, 5);
-  Problem p = problem_for(d, 1.0, 0.0);
-  p.optimizer = std::make_shared<BisectionOptimizer>();
-  const EvidenceWidthEngine engine(Params(EvidenceWidthEngine::schema(), {{"noise", 0.1}}));
-  const Results r = engine.run(p);
-  ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
-  const double width = r.scalars.at("width");
-  ASSERT_GT(width, std::exp(-3.9));  // an interior optimum of this toy set
-  ASSERT_LT(width, std::exp(3.9));
-  // The TAP engine itself at sigma^2 x 1.2 and / 1.2 has a lower evidence.
-  for (double f : {1.2, 1.0 / 1.2}) {
-    Problem q = p;
-    q.kernel = std::make_shared<GaussianWidthKernel>(width * f, 1.0, 0.1);
-    EXPECT_LT(run("tap", q).scalars.at("log_evidence"), r.scalars.at("log_evidence")) << f;
   }
 }
 

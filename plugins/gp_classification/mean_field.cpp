@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "hyperparameter_objectives.h"
 #include "quench/errors.h"
 
 namespace quench::gp_classification {
@@ -129,11 +130,9 @@ void joint_newton_step(const Eigen::VectorXd& t, const Likelihood& lik, const Ei
 // mean field: to ftol, the whole solve; TAP: to a loose 1e-4); phase 2 (TAP) takes joint
 // Newton steps in (alpha, lambda) (joint_newton_step), each with one factorization.
 MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
-                          const MeanFieldOptions& o) {
-  const Eigen::Index n = t.size();
+                          const MeanFieldOptions& o, Eigen::VectorXd alpha,
+                          Eigen::VectorXd lambda) {
   MeanFieldFit fit;
-  Eigen::VectorXd alpha = Eigen::VectorXd::Zero(n);
-  Eigen::VectorXd lambda = C.diagonal();
   Sweep s = sweep(C, t, lik, alpha, lambda);
   int steps = 0;
   // Newton converges in tens of steps; max_iterations (sized for the paper's iteration)
@@ -259,12 +258,14 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
 }  // namespace
 
 MeanFieldFit solve_mean_field(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
-                              const Likelihood& lik, const MeanFieldOptions& o) {
-  if (o.solver == MeanFieldSolver::newton) return solve_newton(C, t, lik, o);
-  const Eigen::Index n = t.size();
+                              const Likelihood& lik, const MeanFieldOptions& o,
+                              const MeanFieldFit* warm_start) {
+  // Sec. 4 start (lambda_i = C_ii is also eq 35 for naive mean field), or the warm start.
+  Eigen::VectorXd alpha = warm_start ? warm_start->alpha : Eigen::VectorXd::Zero(t.size());
+  Eigen::VectorXd lambda =
+      warm_start && o.refresh_lambda ? warm_start->cavity_variance : Eigen::VectorXd(C.diagonal());
+  if (o.solver == MeanFieldSolver::newton) return solve_newton(C, t, lik, o, alpha, lambda);
   MeanFieldFit fit;
-  Eigen::VectorXd alpha = Eigen::VectorXd::Zero(n);
-  Eigen::VectorXd lambda = C.diagonal();  // Sec. 4 start, eq 35 for naive mean field
   double eta = o.eta, previous = std::numeric_limits<double>::infinity();
   bool converged = false;
   int it = 0;
@@ -365,12 +366,27 @@ Results TapEngine::run(const Problem& problem) const {
   Results r;
   add_fit(r, t, fit);
   const SiteSystem sys(C, fit.tau);
-  if (evidence_ && fit.status.code == RunStatus::ok && sys.log_concave())
-    r.scalars["log_evidence"] = log_evidence(*problem.likelihood, C, t, fit);
+  if (evidence_ && fit.status.code == RunStatus::ok) {
+    const double lz = log_evidence(*problem.likelihood, t, fit, sys);
+    if (std::isfinite(lz)) r.scalars["log_evidence"] = lz;
+  }
   add_predictions(r, problem, t, fit.alpha, &sys);
   r.info["method"] = "TAP mean field, 001 Secs. 3-4 (eqs 19, 23, 26, 28-30)";
   r.timings["fit"] = seconds_since(start);
   return r;
+}
+
+std::vector<std::string> TapEngine::hyperparameter_objectives() const {
+  return {"evidence", "loo"};
+}
+
+std::unique_ptr<HyperparameterObjective> TapEngine::hyperparameter_objective(
+    const Problem& problem, const std::string& name) const {
+  const MeanFieldOptions o = options_;
+  return make_fixed_point_objective(
+      problem, name, "tap",
+      [o](const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
+          const MeanFieldFit* warm) { return solve_mean_field(C, t, lik, o, warm); });
 }
 
 ParamSchema NaiveMeanFieldEngine::schema() { return mean_field_schema(false); }

@@ -28,21 +28,34 @@ struct MeanFieldOptions {
   int max_iterations = 200000;
 };
 
-/// The fixed point of eqs 19, 23, 26, 28-30 (C includes the diagonal noise).
+/// The fixed point of eqs 19, 23, 26, 28-30 (C includes the diagonal noise), from alpha = 0,
+/// lambda_i = C_ii (Sec. 4), or from alpha and lambda of `warm_start` (a fit on the same labels,
+/// e.g. at nearby hyperparameters; naive mean field keeps lambda_i = C_ii).
 MeanFieldFit solve_mean_field(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
-                              const Likelihood& lik, const MeanFieldOptions& options);
+                              const Likelihood& lik, const MeanFieldOptions& options,
+                              const MeanFieldFit* warm_start = nullptr);
 
 class TapEngine final : public InferenceEngine {
  public:
   static ParamSchema schema();
   explicit TapEngine(const Params& params);
   Results run(const Problem& problem) const override;
+  /// "evidence" and "loo" (hyperparameter_objectives.h), warm-started from the last fit.
+  std::vector<std::string> hyperparameter_objectives() const override;
+  std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
+      const Problem& problem, const std::string& name) const override;
 
  private:
   MeanFieldOptions options_;
   bool evidence_ = true;
 };
 
+/// Offers no hyperparameter objective. 001 Sec. 6 derives naive mean field from a Callen
+/// identity (eqs 34-35), not from a free energy. The function whose stationary point it is,
+/// sum_i log Z_i(m_i, C_ii) - 1/2 u^T (C - diag C) u (a Legendre construction in u = t o alpha),
+/// is no evidence approximation: for a Gaussian likelihood it equals the exact log evidence
+/// with log det(C + sigma^2 I) replaced by sum_i log(C_ii + sigma^2) (Hadamard), losing the
+/// Occam factor of the correlations that kernel learning relies on.
 class NaiveMeanFieldEngine final : public InferenceEngine {
  public:
   static ParamSchema schema();

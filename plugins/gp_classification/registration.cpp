@@ -1,7 +1,6 @@
 // The GP classification library's descriptor: the mean-field classifiers of Opper & Winther
 // (001, 003), EP as their cross-check, and exact leave-one-out.
 #include "ep.h"
-#include "evidence_width.h"
 #include "exact_loo.h"
 #include "mean_field.h"
 #include "quench/plugin.h"
@@ -27,11 +26,8 @@ const LibraryDescriptor* describe() {
                              EpEngine::schema(), {Family::kernel, Family::likelihood}),
        make_plugin<ExactLooEngine>(Family::engine, "exact_loo", "0.1.0",
                                    "exact leave-one-out by N retrains of a classifier engine",
-                                   ExactLooEngine::schema(), {Family::kernel, Family::likelihood}),
-       make_plugin<EvidenceWidthEngine>(
-           Family::engine, "evidence_width", "0.1.0",
-           "Gaussian-covariance width by maximal TAP/EP evidence through an Optimizer (001 Sec. 9)",
-           EvidenceWidthEngine::schema(), {Family::likelihood, Family::optimizer})});
+                                   ExactLooEngine::schema(),
+                                   {Family::kernel, Family::likelihood})});
   return &descriptor;
 }
 

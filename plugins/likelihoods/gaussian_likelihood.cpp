@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "quench/errors.h"
+
 namespace quench::likelihoods {
 
 ParamSchema GaussianLikelihood::schema() {
@@ -27,6 +29,27 @@ TiltedMoments GaussianLikelihood::tilted_moments(double y, double m, double v) c
   t.mean = m + v * (y - m) / s;
   t.variance = v - v * v / s;
   return t;
+}
+
+std::vector<Hyperparameter> GaussianLikelihood::hyperparameters() const {
+  Hyperparameter h;
+  h.name = "noise";
+  h.value = Eigen::VectorXd::Constant(1, noise_);
+  h.lower = 1e-10;
+  h.upper = 1e6;
+  return {h};
+}
+
+void GaussianLikelihood::set_hyperparameter(const std::string& name, const Eigen::VectorXd& value) {
+  if (name != "noise") Likelihood::set_hyperparameter(name, value);  // throws
+  if (value.size() != 1 || !(value(0) > 0.0))
+    throw ConfigError({}, "gaussian likelihood: 'noise' takes one positive number");
+  noise_ = value(0);
+}
+
+Eigen::VectorXd GaussianLikelihood::d_log_tilted_normalizer(double y, double m, double v) const {
+  const double s = v + noise_;
+  return Eigen::VectorXd::Constant(1, 0.5 * ((y - m) * (y - m) / s - 1.0) / s);
 }
 
 }  // namespace quench::likelihoods

@@ -18,6 +18,12 @@ class GaussianLikelihood final : public Likelihood {
   TiltedMoments tilted_moments(double y, double m, double v) const override;
   std::optional<double> gaussian_noise_variance() const override { return noise_; }
 
+  /// One block, "noise" (sigma^2, log scale, bounds [1e-10, 1e6]).
+  std::vector<Hyperparameter> hyperparameters() const override;
+  void set_hyperparameter(const std::string& name, const Eigen::VectorXd& value) override;
+  /// d/dsigma^2 log N(y; m, v + sigma^2) = ((y - m)^2 / s - 1) / (2 s), s = v + sigma^2.
+  Eigen::VectorXd d_log_tilted_normalizer(double y, double m, double v) const override;
+
  private:
   double noise_;
 };

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "gaussian_likelihood.h"
+#include "quench/errors.h"
 
 namespace quench::likelihoods {
 namespace {
@@ -44,6 +45,26 @@ TEST(GaussianLikelihood, TiltedMomentsEqualGaussHermite) {
       EXPECT_NEAR(exact.mean, quad.mean, 1e-10);
       EXPECT_NEAR(exact.variance, quad.variance, 1e-10);
     }
+}
+
+TEST(GaussianLikelihood, NoiseDerivativeMatchesFiniteDifferences) {
+  GaussianLikelihood l(Params(GaussianLikelihood::schema(), {{"noise", 0.3}}));
+  ASSERT_EQ(l.hyperparameters().size(), 1u);
+  EXPECT_EQ(l.hyperparameters()[0].name, "noise");
+  for (double m : {-40.0, -1.0, 0.2, 3.0})
+    for (double v : {0.01, 0.5, 4.0}) {
+      const double y = 0.7, h = 0.3e-5;
+      auto log_z = [&](double noise) {
+        l.set_hyperparameter("noise", Eigen::VectorXd::Constant(1, noise));
+        return l.tilted_moments(y, m, v).log_z;
+      };
+      const double fd = (log_z(0.3 + h) - log_z(0.3 - h)) / (2 * h);
+      log_z(0.3);
+      const double g = l.d_log_tilted_normalizer(y, m, v)(0);
+      EXPECT_NEAR(g, fd, 1e-6 * std::fabs(fd)) << m << " " << v;
+    }
+  EXPECT_THROW(l.set_hyperparameter("kappa", Eigen::VectorXd::Constant(1, 0.1)), ConfigError);
+  EXPECT_THROW(l.set_hyperparameter("noise", Eigen::VectorXd::Constant(1, -1.0)), ConfigError);
 }
 
 }  // namespace

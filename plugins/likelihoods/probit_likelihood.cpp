@@ -52,7 +52,8 @@ ParamSchema ProbitLikelihood::schema() {
 ProbitLikelihood::ProbitLikelihood(const Params& params)
     : ProbitLikelihood(params.real("noise"), params.real("kappa")) {}
 
-ProbitLikelihood::ProbitLikelihood(double noise, double kappa) : noise_(noise), kappa_(kappa) {
+ProbitLikelihood::ProbitLikelihood(double noise, double kappa)
+    : noise_(noise), kappa_(kappa), learn_noise_(noise > 0), learn_kappa_(kappa > 0) {
   if (noise < 0 || kappa < 0 || kappa >= 0.5)
     throw ConfigError({}, "probit: need noise >= 0 and 0 <= kappa < 0.5");
 }
@@ -91,6 +92,44 @@ TiltedMoments ProbitLikelihood::tilted_moments(double y, double m, double v) con
   // v - v^2 a (z + a) / s^2 = v (noise + v * factor) / s^2, no cancellation.
   t.variance = v * (noise_ + v * p.factor) / s2;
   return t;
+}
+
+std::vector<Hyperparameter> ProbitLikelihood::hyperparameters() const {
+  std::vector<Hyperparameter> blocks;
+  auto block = [&](const char* name, double value, double lower, double upper) {
+    Hyperparameter h;
+    h.name = name;
+    h.value = Eigen::VectorXd::Constant(1, value);
+    h.lower = lower;
+    h.upper = upper;
+    blocks.push_back(h);
+  };
+  if (learn_noise_) block("noise", noise_, 1e-10, 1e6);
+  if (learn_kappa_) block("kappa", kappa_, 1e-8, 0.49);
+  return blocks;
+}
+
+void ProbitLikelihood::set_hyperparameter(const std::string& name, const Eigen::VectorXd& value) {
+  if (!find_hyperparameter(hyperparameters(), name))
+    Likelihood::set_hyperparameter(name, value);  // throws, naming the blocks
+  const bool noise = name == "noise";
+  if (value.size() != 1 || !(value(0) > 0.0) || (!noise && !(value(0) < 0.5)))
+    throw ConfigError({}, noise ? "probit: 'noise' takes one positive number"
+                                : "probit: 'kappa' takes one number in (0, 0.5)");
+  (noise ? noise_ : kappa_) = value(0);
+}
+
+Eigen::VectorXd ProbitLikelihood::d_log_tilted_normalizer(double y, double m, double v) const {
+  const auto blocks = hyperparameters();
+  if (blocks.empty()) Likelihood::d_log_tilted_normalizer(y, m, v);  // throws
+  const double s2 = v + noise_;
+  const double z = y * m / std::sqrt(s2);
+  const ProbitSite p = probit_site(z, kappa_);
+  Eigen::VectorXd g(static_cast<Eigen::Index>(blocks.size()));
+  Eigen::Index j = 0;
+  if (learn_noise_) g(j++) = -p.a * z / (2.0 * s2);
+  if (learn_kappa_) g(j++) = -std::erf(z / std::sqrt(2.0)) * std::exp(-p.log_z);
+  return g;
 }
 
 }  // namespace quench::likelihoods

@@ -27,9 +27,22 @@ class ProbitLikelihood final : public Likelihood {
   double noise() const { return noise_; }
   double kappa() const { return kappa_; }
 
+  /// "noise" (sigma^2, bounds [1e-10, 1e6]) when the noise was > 0 at construction (0 is the
+  /// step likelihood, another model), then "kappa" (bounds [1e-8, 0.49]) when kappa was > 0 at
+  /// construction (at kappa = 0, d log Z / d kappa = (1 - 2 Phi(z)) / Phi(z) is unbounded for
+  /// wrong-side cavities, and a log-scale coordinate cannot start there). Both log scale.
+  std::vector<Hyperparameter> hyperparameters() const override;
+  void set_hyperparameter(const std::string& name, const Eigen::VectorXd& value) override;
+  /// With Z = kappa + (1 - 2 kappa) Phi(z), z = y m / s, s^2 = v + sigma^2, a = (1 - 2 kappa)
+  /// D(z) / Z: d log Z / dsigma^2 = -a z / (2 s^2) and d log Z / dkappa = (1 - 2 Phi(z)) / Z =
+  /// -erf(z / sqrt 2) exp(-log Z), both finite for every z (Z >= kappa > 0, a from the stable
+  /// ratios of quench/normal.h).
+  Eigen::VectorXd d_log_tilted_normalizer(double y, double m, double v) const override;
+
  private:
   double noise_;
   double kappa_;
+  bool learn_noise_, learn_kappa_;  // the blocks hyperparameters() lists
 };
 
 }  // namespace quench::likelihoods

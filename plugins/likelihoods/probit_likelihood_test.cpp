@@ -1,10 +1,12 @@
 // The probit likelihood and the normal-cdf numerics against long-double quadrature, including
 // extreme arguments |z| > 30 where naive D/Phi ratios underflow or cancel.
+#include <algorithm>
 #include <cmath>
 
 #include <gtest/gtest.h>
 
 #include "probit_likelihood.h"
+#include "quench/errors.h"
 #include "quench/normal.h"
 
 namespace quench::likelihoods {
@@ -121,6 +123,54 @@ TEST(ProbitLikelihood, InputNoiseEqualsWiderCavity) {
               (l.log_likelihood(-1, f + h) - l.log_likelihood(-1, f - h)) / (2 * h), 1e-7);
   EXPECT_NEAR(l.d2_log_likelihood(-1, f),
               (l.d_log_likelihood(-1, f + h) - l.d_log_likelihood(-1, f - h)) / (2 * h), 1e-6);
+}
+
+// Central differences of log Z in sigma^2 (step 1e-5 relative) and kappa (step min(1e-3 kappa,
+// 1e-5): d^3 log Z / dkappa^3 reaches 1/kappa^3): truncation <~2e-7 relative, rounding
+// ~1e-16 |log Z| / step, both below the 1e-6 relative tolerance (plus 1e-9 absolute where the
+// derivative vanishes: z = 0 for the noise, z -> inf).
+TEST(ProbitLikelihood, HyperparameterDerivativesMatchFiniteDifferences) {
+  for (double noise : {0.05, 0.7, 3.0})
+    for (double kappa : {1e-6, 0.02, 0.3})
+      for (double z : {-1e3, -40.0, -7.0, -1.0, 0.0, 0.5, 4.0, 40.0})
+        for (double y : {1.0, -1.0}) {
+          const double v = 1.3;
+          const double m = y * z * std::sqrt(v + noise);  // y m / s = z
+          const ProbitLikelihood l(noise, kappa);
+          const Eigen::VectorXd g = l.d_log_tilted_normalizer(y, m, v);
+          ASSERT_EQ(g.size(), 2);
+          auto log_z = [&](double n, double k) {
+            return ProbitLikelihood(n, k).tilted_moments(y, m, v).log_z;
+          };
+          const double hn = 1e-5 * noise, hk = std::min(1e-3 * kappa, 1e-5);
+          const double fd_noise = (log_z(noise + hn, kappa) - log_z(noise - hn, kappa)) / (2 * hn);
+          const double fd_kappa = (log_z(noise, kappa + hk) - log_z(noise, kappa - hk)) / (2 * hk);
+          EXPECT_NEAR(g(0), fd_noise, 1e-6 * std::fabs(fd_noise) + 1e-9)
+              << noise << " " << kappa << " " << z;
+          EXPECT_NEAR(g(1), fd_kappa, 1e-6 * std::fabs(fd_kappa) + 1e-9)
+              << noise << " " << kappa << " " << z;
+          EXPECT_TRUE(g.allFinite());
+        }
+}
+
+TEST(ProbitLikelihood, BlocksExistOnlyForPositiveStartValues) {
+  EXPECT_TRUE(ProbitLikelihood(0.0, 0.0).hyperparameters().empty());
+  ProbitLikelihood l(0.0, 0.1);
+  const auto blocks = l.hyperparameters();
+  ASSERT_EQ(blocks.size(), 1u);
+  EXPECT_EQ(blocks[0].name, "kappa");
+  EXPECT_EQ(blocks[0].lower, 1e-8);
+  EXPECT_EQ(blocks[0].upper, 0.49);
+  EXPECT_THROW(l.set_hyperparameter("noise", Eigen::VectorXd::Constant(1, 0.5)), ConfigError);
+  EXPECT_THROW(l.set_hyperparameter("kappa", Eigen::VectorXd::Constant(1, 0.5)), ConfigError);
+  l.set_hyperparameter("kappa", Eigen::VectorXd::Constant(1, 0.2));
+  EXPECT_EQ(l.kappa(), 0.2);
+  ProbitLikelihood n(0.5, 0.0);
+  ASSERT_EQ(n.hyperparameters().size(), 1u);
+  EXPECT_EQ(n.hyperparameters()[0].name, "noise");
+  n.set_hyperparameter("noise", Eigen::VectorXd::Constant(1, 2.0));
+  EXPECT_EQ(n.noise(), 2.0);
+  EXPECT_EQ(n.d_log_tilted_normalizer(1.0, 0.3, 1.0).size(), 1);
 }
 
 }  // namespace
