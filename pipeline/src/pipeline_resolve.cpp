@@ -385,13 +385,17 @@ class Resolver {
         return std::nullopt;
       }
     } else {
-      for (const auto& [name, plugin] : out.engines) {
-        offered = offers(plugin.entry, plugin.fixed);
-        if (std::count(offered.begin(), offered.end(), l.objective)) {
-          learning.engine_name = name;
-          learning.engine = plugin;
-          break;
+      // The first engine offering the objective, else (for the message) the first offering any.
+      for (bool any : {false, true}) {
+        for (const auto& [name, plugin] : out.engines) {
+          offered = offers(plugin.entry, plugin.fixed);
+          if (any ? !offered.empty() : std::count(offered.begin(), offered.end(), l.objective)) {
+            learning.engine_name = name;
+            learning.engine = plugin;
+            break;
+          }
         }
+        if (learning.engine.entry) break;
       }
       if (!learning.engine.entry) {
         const auto lik = spec_.components.find(Family::likelihood);
