@@ -163,11 +163,10 @@ Eigen::MatrixXd squared_distances(const Eigen::MatrixXd& A, const Eigen::MatrixX
   D.rowwise() += nb.transpose();
   // Below the rounding level of the expansion the distance is 0: the diagonal of a Gram
   // matrix is exactly 0, which matters where the kernel is not smooth in D (matern 1/2).
-  Eigen::MatrixXd level = Eigen::MatrixXd::Zero(A.rows(), B.rows());
-  level.colwise() += na;
-  level.rowwise() += nb.transpose();
-  level *= 16.0 * std::numeric_limits<double>::epsilon();
-  return (D.array() > level.array()).select(D, 0.0);
+  const double level = 16.0 * std::numeric_limits<double>::epsilon();
+  for (Eigen::Index j = 0; j < D.cols(); ++j)
+    D.col(j) = (D.col(j).array() > level * (na.array() + nb(j))).select(D.col(j), 0.0);
+  return D;
 }
 
 Eigen::MatrixXd weighted_squared_differences(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
