@@ -64,9 +64,8 @@ class InfiniteNetKernel final : public WeightedKernel {
         (A * c.asDiagonal() * B.transpose()).array() * k.inverse_norms - 0.5 * k.r * half;
     return (slope(k.r) * dr).matrix();
   }
-  // With G = W o v0 dS/dr: sum_ab G_ab dr_ab/dw_l = [A^T (G o N) B]_ll
-  //   - 1/2 sum_a a_l^2 (G o r 1)_a / s_a - 1/2 sum_b b_l^2 (G o r)^T 1)_b / s_b, N = 1/sqrt(s_a
-  //   s_b).
+  // With G = W o v0 dS/dr, Q = G o r and N_ab = 1/sqrt(s_a s_b): sum_ab G_ab dr_ab/dw_l =
+  //   [A^T (G o N) B]_ll - 1/2 sum_a a_l^2 (Q 1)_a / s_a - 1/2 sum_b b_l^2 (Q^T 1)_b / s_b.
   Contractions contractions(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
                             const Eigen::MatrixXd& W, const Eigen::VectorXd& w) const override {
     const Correlation k = correlation(A, B, w);
