@@ -2,10 +2,10 @@
 #include <memory>
 #include <string>
 
-#include "input_weights.h"
 #include "kernels.h"
 #include "quench/memory_budget.h"
 #include "quench/rng.h"
+#include "stationary_kernel.h"
 
 namespace quench::kernels {
 namespace {
@@ -47,39 +47,40 @@ class RandomFourierFeatures final : public FeatureMap {
   double scale_, bias_;
 };
 
-class GaussianKernel final : public Kernel {
+class GaussianKernel final : public StationaryKernel {
  public:
   explicit GaussianKernel(const Params& p)
-      : weights_(p),
-        v0_(p.real("amplitude")),
-        v1_(p.real("bias")),
-        v2_(p.real("noise")),
+      : StationaryKernel(p),
         features_(p.integer("random_features")),
         feature_seed_(static_cast<std::uint64_t>(p.integer("feature_seed"))) {}
 
   void prepare(const Eigen::MatrixXd& X) override {
-    weights_.prepare(X);
-    if (features_ > 0)
-      map_ = std::make_unique<RandomFourierFeatures>(features_, feature_seed_,
-                                                     weights_.weights(X.cols()), v0_, v1_);
+    StationaryKernel::prepare(X);
+    build_feature_map();
   }
   const FeatureMap* feature_map() const override { return map_.get(); }
 
-  // 001 App. B: v0 exp(-1/2 sum_l w_l (x_l - x'_l)^2) + v1.
-  Eigen::MatrixXd cross(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) const override {
-    const Eigen::VectorXd& w = weights_.weights(A.cols());
-    Eigen::MatrixXd K = squared_distances(scale_inputs(A, w), scale_inputs(B, w));
-    K = (v0_ * (-0.5 * K.array()).exp() + v1_).matrix();
-    return K;
+  // A learned value reaches the random Fourier features too: same seed, new weights/scales.
+  void set_hyperparameter(const std::string& name, const Eigen::VectorXd& value) override {
+    StationaryKernel::set_hyperparameter(name, value);
+    if (map_) build_feature_map();
   }
-  Eigen::VectorXd diagonal(const Eigen::MatrixXd& X) const override {
-    return Eigen::VectorXd::Constant(X.rows(), v0_ + v1_);
-  }
-  double diagonal_noise() const override { return v2_; }
 
  private:
-  InputWeights weights_;
-  double v0_, v1_, v2_;
+  // 001 App. B: v0 exp(-1/2 sum_l w_l (x_l - x'_l)^2) + v1, i.e. g(D) = exp(-D/2).
+  Eigen::ArrayXXd profile(const Eigen::ArrayXXd& D, Eigen::ArrayXXd* slope) const override {
+    Eigen::ArrayXXd g = (-0.5 * D).exp();
+    if (slope) *slope = -0.5 * g;
+    return g;
+  }
+
+  void build_feature_map() {
+    if (features_ > 0)
+      map_ = std::make_unique<RandomFourierFeatures>(
+          features_, feature_seed_, input_weights().weights(input_weights().dimension()),
+          amplitude(), bias());
+  }
+
   Eigen::Index features_;
   std::uint64_t feature_seed_;
   std::unique_ptr<RandomFourierFeatures> map_;

@@ -1,31 +1,33 @@
-#include "input_weights.h"
 #include "kernels.h"
+#include "weighted_kernel.h"
 
 namespace quench::kernels {
 namespace {
 
-class LinearKernel final : public Kernel {
+class LinearKernel final : public WeightedKernel {
  public:
-  explicit LinearKernel(const Params& p) : weights_(p), v1_(p.real("bias")), v2_(p.real("noise")) {}
-
-  void prepare(const Eigen::MatrixXd& X) override { weights_.prepare(X); }
-
-  // 001 App. B: sum_l w_l x_l x'_l + v1.
-  Eigen::MatrixXd cross(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) const override {
-    const Eigen::VectorXd& w = weights_.weights(A.cols());
-    Eigen::MatrixXd K = A * w.asDiagonal() * B.transpose();
-    K.array() += v1_;
-    return K;
-  }
-  Eigen::VectorXd diagonal(const Eigen::MatrixXd& X) const override {
-    const Eigen::VectorXd& w = weights_.weights(X.cols());
-    return (X.array().square().matrix() * w).array() + v1_;
-  }
-  double diagonal_noise() const override { return v2_; }
+  explicit LinearKernel(const Params& p) : WeightedKernel(p, false) {}
 
  private:
-  InputWeights weights_;
-  double v1_, v2_;
+  // 001 App. B: sum_l w_l x_l x'_l + v1 (no amplitude: it would duplicate the weights).
+  Eigen::MatrixXd shape(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
+                        const Eigen::VectorXd& w) const override {
+    return A * w.asDiagonal() * B.transpose();
+  }
+  Eigen::VectorXd shape_diagonal(const Eigen::MatrixXd& X,
+                                 const Eigen::VectorXd& w) const override {
+    return X.array().square().matrix() * w;
+  }
+  // dK/dw_l = a_l b_l.
+  Eigen::MatrixXd weight_derivative(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
+                                    const Eigen::VectorXd& /*w*/,
+                                    const Eigen::VectorXd& c) const override {
+    return shape(A, B, c);
+  }
+  Contractions contractions(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
+                            const Eigen::MatrixXd& W, const Eigen::VectorXd& /*w*/) const override {
+    return {product_contractions(A, B, W), 0.0};  // no amplitude block
+  }
 };
 
 }  // namespace

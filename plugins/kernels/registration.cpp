@@ -30,7 +30,11 @@ const LibraryDescriptor* describe() {
               infinite_net_schema(), make_infinite_net),
        kernel("cauchy",
               "rational quadratic v0 / (1 + sum w_l (x_l - x'_l)^2)^beta + v1 (001 App. B)",
-              cauchy_schema(), make_cauchy)});
+              cauchy_schema(), make_cauchy),
+       kernel("matern",
+              "Matern v0 f_nu(r) + v1, nu = 0.5, 1.5, 2.5, r^2 = sum w_l (x_l - x'_l)^2 (R&W eq "
+              "4.17)",
+              matern_schema(), make_matern)});
   return &descriptor;
 }
 
