@@ -24,17 +24,24 @@ Eigen::VectorXd class_labels(const Dataset& d, DataPart part, const char* engine
 }
 
 namespace {
-Eigen::MatrixXd scaled(const Eigen::MatrixXd& C, const Eigen::VectorXd& s) {
-  Eigen::MatrixXd B = s.asDiagonal() * C * s.asDiagonal();
-  B.diagonal().array() += 1.0;
+// B = I + S C S in double or single precision.
+template <class Scalar = double>
+Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> scaled(const Eigen::MatrixXd& C,
+                                                             const Eigen::VectorXd& s) {
+  Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> B =
+      (s.asDiagonal() * C * s.asDiagonal()).template cast<Scalar>();
+  B.diagonal().array() += Scalar(1);
   return B;
 }
 }  // namespace
 
-SiteSystem::SiteSystem(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau)
+SiteSystem::SiteSystem(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau, Precision precision)
     : C_(C), tau_(tau), s_(tau.cwiseMax(0.0).cwiseSqrt()) {
   if (tau.size() == 0 || tau.minCoeff() >= 0.0) {
-    chol_.emplace(scaled(C, s_), JitterPolicy{}, "I + S C S");
+    if (precision == Precision::single)
+      inv_lower_single_.emplace(inverse_lower_single(scaled<float>(C, s_), "I + S C S"));
+    else
+      chol_.emplace(scaled(C, s_), JitterPolicy{}, "I + S C S");
   } else {
     Eigen::MatrixXd M = C * tau.asDiagonal();
     M.diagonal().array() += 1.0;
@@ -42,20 +49,38 @@ SiteSystem::SiteSystem(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau)
   }
 }
 
+Eigen::VectorXd SiteSystem::solve_b(const Eigen::VectorXd& w) const {
+  if (chol_) return chol_->solve(w);
+  const Eigen::MatrixXf& inv = *inv_lower_single_;  // B^{-1} = L^{-T} L^{-1}
+  const Eigen::VectorXf v = inv.triangularView<Eigen::Lower>() * w.cast<float>();
+  return (inv.transpose().triangularView<Eigen::Upper>() * v).cast<double>();
+}
+
+double SiteSystem::log_det_b() const {
+  if (chol_) return chol_->log_determinant();
+  return -2.0 * inv_lower_single_->diagonal().cast<double>().array().log().sum();
+}
+
 Eigen::VectorXd SiteSystem::solve_newton(const Eigen::VectorXd& r) const {
   const Eigen::VectorXd cr = C_ * r;
   if (lu_) return r - tau_.cwiseProduct(lu_->solve(cr));
-  const Eigen::VectorXd w = s_.cwiseProduct(cr);
-  return r - s_.cwiseProduct(chol_->solve(w));
+  return r - s_.cwiseProduct(solve_b(s_.cwiseProduct(cr)));
 }
 
 Eigen::VectorXd SiteSystem::quadratic_form(const Eigen::MatrixXd& K) const {
   if (lu_) return (K.array() * (tau_.asDiagonal() * lu_->solve(K)).array()).colwise().sum();
+  if (inv_lower_single_)
+    return (inv_lower_single_->triangularView<Eigen::Lower>() * (s_.asDiagonal() * K).cast<float>())
+        .colwise()
+        .squaredNorm()
+        .transpose()
+        .cast<double>();
   const Eigen::MatrixXd V = chol_->solve_lower(s_.asDiagonal() * K);
   return V.colwise().squaredNorm().transpose();
 }
 
-PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau) {
+PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau,
+                                         Precision precision) {
   const Eigen::Index n = tau.size();
   PosteriorCovariance p;
   p.b.resize(n);
@@ -63,7 +88,15 @@ PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::
   Eigen::VectorXd diag(n);
   if (n == 0 || tau.minCoeff() >= 0.0) {
     const Eigen::VectorXd s = tau.cwiseMax(1e-200).cwiseSqrt();
-    p.sigma = Cholesky(scaled(C, s), JitterPolicy{}, "I + S C S").inverse();  // B^{-1}
+    if (precision == Precision::single) {
+      Eigen::MatrixXf inv = inverse_lower_single(scaled<float>(C, s), "I + S C S");
+      inverse_from_lower_inverse_in_place(inv);
+      p.sigma = inv.cast<double>();
+    } else {
+      p.sigma = inverse_lower_double(scaled(C, s), "I + S C S");
+      inverse_from_lower_inverse_in_place(p.sigma);
+    }
+    p.sigma.triangularView<Eigen::StrictlyUpper>() = p.sigma.transpose();  // B^{-1}
     for (Eigen::Index i = 0; i < n; ++i) {
       const double b = p.sigma(i, i), q = 1.0 - b;
       p.b(i) = b;
