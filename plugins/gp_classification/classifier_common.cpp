@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "quench/errors.h"
 
@@ -79,6 +80,28 @@ Eigen::VectorXd SiteSystem::quadratic_form(const Eigen::MatrixXd& K) const {
   return V.colwise().squaredNorm().transpose();
 }
 
+namespace {
+// Below this q_i = 1 - b_i, Sigma_ii comes from the column i of B^{-1} (no cancellation).
+constexpr double kWeakSite = 1e-3;
+
+// Sigma_ii = (1/s_i) sum_k [B^{-1}]_ik s_k C_ki from the column i of B^{-1}.
+double weak_site_variance(const Eigen::MatrixXd& C, const Eigen::VectorXd& s, Eigen::Index i,
+                          const Eigen::VectorXd& b_inverse_column) {
+  return b_inverse_column.cwiseProduct(C.col(i)).cwiseProduct(s).sum() / s(i);
+}
+
+// Eq 28 with the floors of posterior_covariance; clamps `diag` at 0.
+void cavity_from_diagonal(const Eigen::MatrixXd& C, Eigen::VectorXd& diag, PosteriorCovariance& p) {
+  for (Eigen::Index i = 0; i < diag.size(); ++i) {
+    diag(i) = std::max(diag(i), 0.0);
+    // Floor against total cancellation in Sigma_ii for a nearly singular C (noise-free Gaussian
+    // kernel): a zero cavity variance would make the tilted variance 0 and tau infinite.
+    // 1e-12 C_ii is far below any variance that changes a result.
+    p.lambda(i) = std::max(diag(i) / std::max(p.b(i), 1e-300), 1e-12 * C(i, i));
+  }
+}
+}  // namespace
+
 PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau,
                                          Precision precision) {
   const Eigen::Index n = tau.size();
@@ -100,8 +123,7 @@ PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::
     for (Eigen::Index i = 0; i < n; ++i) {
       const double b = p.sigma(i, i), q = 1.0 - b;
       p.b(i) = b;
-      diag(i) = q >= 1e-3 ? q / (s(i) * s(i))
-                          : p.sigma.col(i).cwiseProduct(C.col(i)).cwiseProduct(s).sum() / s(i);
+      diag(i) = q >= kWeakSite ? q / (s(i) * s(i)) : weak_site_variance(C, s, i, p.sigma.col(i));
     }
     const Eigen::VectorXd r = s.cwiseInverse();
     p.sigma = -(r.asDiagonal() * p.sigma * r.asDiagonal());
@@ -113,14 +135,48 @@ PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::
     diag = p.sigma.diagonal();
     p.b = (1.0 - tau.array() * diag.array()).matrix();
   }
-  for (Eigen::Index i = 0; i < n; ++i) {
-    diag(i) = std::max(diag(i), 0.0);
-    p.sigma(i, i) = diag(i);
-    // Floor against total cancellation in Sigma_ii for a nearly singular C (noise-free Gaussian
-    // kernel): a zero cavity variance would make the tilted variance 0 and tau infinite.
-    // 1e-12 C_ii is far below any variance that changes a result.
-    p.lambda(i) = std::max(diag(i) / std::max(p.b(i), 1e-300), 1e-12 * C(i, i));
+  cavity_from_diagonal(C, diag, p);
+  p.sigma.diagonal() = diag;
+  return p;
+}
+
+PosteriorCovariance cavity_variances(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau,
+                                     Precision precision) {
+  const Eigen::Index n = tau.size();
+  if (n > 0 && tau.minCoeff() < 0.0) {
+    PosteriorCovariance p = posterior_covariance(C, tau);
+    p.sigma.resize(0, 0);
+    return p;
   }
+  const Eigen::VectorXd s = tau.cwiseMax(1e-200).cwiseSqrt();
+  // L^{-1} with B = L L^T, so [B^{-1}]_ii = |L^{-1} e_i|^2 and B^{-1} e_i = L^{-T} L^{-1} e_i.
+  const Eigen::MatrixXd inv =
+      precision == Precision::single
+          ? Eigen::MatrixXd(inverse_lower_single(scaled<float>(C, s), "I + S C S").cast<double>())
+          : inverse_lower_double(scaled(C, s), "I + S C S");
+  PosteriorCovariance p;
+  p.b.resize(n);
+  p.lambda.resize(n);
+  Eigen::VectorXd diag(n);
+  std::vector<Eigen::Index> weak;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    p.b(i) = inv.col(i).tail(n - i).squaredNorm();
+    const double q = 1.0 - p.b(i);
+    if (q >= kWeakSite)
+      diag(i) = q / (s(i) * s(i));
+    else
+      weak.push_back(i);
+  }
+  if (!weak.empty()) {
+    Eigen::MatrixXd columns(n, static_cast<Eigen::Index>(weak.size()));
+    for (std::size_t j = 0; j < weak.size(); ++j)
+      columns.col(static_cast<Eigen::Index>(j)) = inv.col(weak[j]);
+    const Eigen::MatrixXd b_inverse = inv.transpose().triangularView<Eigen::Upper>() * columns;
+    for (std::size_t j = 0; j < weak.size(); ++j)
+      diag(weak[j]) =
+          weak_site_variance(C, s, weak[j], b_inverse.col(static_cast<Eigen::Index>(j)));
+  }
+  cavity_from_diagonal(C, diag, p);
   return p;
 }
 

@@ -70,6 +70,14 @@ struct PosteriorCovariance {
 PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau,
                                          Precision precision = Precision::full);
 
+/// b and lambda of posterior_covariance only (sigma left empty), from L^{-1} (B = L L^T) without
+/// the dlauum of the full B^{-1}: [B^{-1}]_ii = |L^{-1} e_i|^2, and the columns of B^{-1} that
+/// the weakly constrained sites need (q_i < 1e-3) as L^{-T} L^{-1} e_i. 2/3 of the flops of
+/// posterior_covariance while those sites are few; for a refresh whose Sigma may not be needed.
+/// Some tau_i < 0: the full computation.
+PosteriorCovariance cavity_variances(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau,
+                                     Precision precision = Precision::full);
+
 /// One site's TAP/EP quantities at cavity mean m and variance lambda (001 eqs 23, 29-30):
 /// t alpha = d log Z / dm, tau = 1/Omega = 1/Var_tilted - 1/lambda (clamped at 0).
 struct SiteMoments {

@@ -178,7 +178,7 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
     ++steps;
     ++fit.lambda_refreshes;
     lambda = factorized(Precision::single, [&](Precision p) {
-               return posterior_covariance(C, s.tau, p);
+               return cavity_variances(C, s.tau, p);
              }).lambda;
     s = sweep(C, t, lik, alpha, lambda);
   }
@@ -244,8 +244,13 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
     // The merit of a single-precision refresh is not comparable with a double one.
     if (precision == Precision::full && single) previous = std::numeric_limits<double>::infinity();
     single = precision == Precision::single;
-    const PosteriorCovariance post =
-        factorized(precision, [&](Precision p) { return posterior_covariance(C, s.tau, p); });
+    // Newton squares max|G| (with a factor ~0.1-0.5 on letter): once max|G|^2 < lambda_tol the
+    // next refresh is expected to confirm the fixed point: lambda only (cavity_variances),
+    // Sigma below only if it does not.
+    PosteriorCovariance post =
+        gmax * gmax < o.lambda_tol
+            ? cavity_variances(C, s.tau)
+            : factorized(precision, [&](Precision p) { return posterior_covariance(C, s.tau, p); });
     ++fit.lambda_refreshes;
     F = residual(s, alpha);
     const Eigen::VectorXd G = (lambda.array() / post.lambda.array()).log().matrix();
@@ -279,6 +284,7 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
       continue;
     }
     previous = m;
+    if (post.sigma.size() == 0) post = posterior_covariance(C, s.tau);
     Eigen::VectorXd du;
     joint_newton_step(t, lik, t.cwiseProduct(alpha), lambda, s.m, s.tau, post, F, G,
                       std::clamp(std::sqrt(m), 1e-12, 1e-3), du, dl);
