@@ -63,7 +63,7 @@ double SiteSystem::log_det_b() const {
 }
 
 Eigen::VectorXd SiteSystem::solve_newton(const Eigen::VectorXd& r) const {
-  const Eigen::VectorXd cr = C_ * r;
+  const Eigen::VectorXd cr = C_.selfadjointView<Eigen::Lower>() * r;
   if (lu_) return r - tau_.cwiseProduct(lu_->solve(cr));
   return r - s_.cwiseProduct(solve_b(s_.cwiseProduct(cr)));
 }

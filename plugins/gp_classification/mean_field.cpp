@@ -23,8 +23,8 @@ struct Sweep {
 Sweep sweep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
             const Eigen::VectorXd& alpha, const Eigen::VectorXd& lambda) {
   Sweep s;
-  s.h = C * t.cwiseProduct(alpha);                         // eq 19
-  s.m = s.h - lambda.cwiseProduct(t).cwiseProduct(alpha);  // eq 26
+  s.h = C.selfadjointView<Eigen::Lower>() * t.cwiseProduct(alpha);  // eq 19 (symv)
+  s.m = s.h - lambda.cwiseProduct(t).cwiseProduct(alpha);           // eq 26
   s.target.resize(t.size());
   s.tau.resize(t.size());
   for (Eigen::Index i = 0; i < t.size(); ++i) {
