@@ -197,10 +197,11 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
   auto solve_alpha = [&](double tol) {
     F = residual(s, alpha);
     double merit = F.squaredNorm();
+    Precision precision = tol >= kSingleTol ? Precision::single : Precision::full;
     while (F.cwiseAbs2().maxCoeff() >= tol * rel()) {
       if (++steps > max_steps) return;
-      const SiteSystem sys = factorized(tol >= kSingleTol ? Precision::single : Precision::full,
-                                        [&](Precision p) { return SiteSystem(C, s.tau, p); });
+      const SiteSystem sys =
+          factorized(precision, [&](Precision p) { return SiteSystem(C, s.tau, p); });
       const Eigen::VectorXd r = -(1.0 + lambda.array() * s.tau.array()).matrix().cwiseProduct(F);
       const Eigen::VectorXd da = t.cwiseProduct(sys.solve_newton(r));
       bool accepted = false;
@@ -217,6 +218,10 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
           merit = mt;
           accepted = true;
         }
+      }
+      if (!accepted && precision == Precision::single) {
+        precision = Precision::full;  // a direction too inexact (ill-conditioned B): in double
+        continue;
       }
       if (!accepted) {
         // At the rounding floor a Newton step cannot decrease |F| further.
