@@ -12,8 +12,10 @@
 // Timing on a shared machine: the Cholesky unit is the fastest of 5 factorizations before and
 // 3 after the solvers, TAP the faster of 2 solves (EP one solve), so a load change during the
 // run inflates the ratios rather than hiding cost. The columns `alpha` and `joint` count the
-// O(N^3) operations of TAP: alpha-Newton steps (one dpotrf each) and joint steps (one dpotrf
-// + dpotri each).
+// O(N^3) operations of TAP: alpha-Newton steps (one factorization of I + S C S each) and eq-28
+// refreshes (the start at alpha = 0, one per joint step and the confirming one; dpotrf +
+// triangular inverse + dlauum, in single precision far from the fixed point, without the
+// dlauum for the start and the confirmation).
 //
 // --svm-loo: eq 38 against the exact LOO of the SVM limit on a data set with a 0/1 `train`
 // column and target `y` (inputs standardized over the training rows, Gaussian covariance,

@@ -24,8 +24,8 @@ struct Sweep {
 Sweep sweep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
             const Eigen::VectorXd& alpha, const Eigen::VectorXd& lambda) {
   Sweep s;
-  s.h = C * t.cwiseProduct(alpha);                         // eq 19
-  s.m = s.h - lambda.cwiseProduct(t).cwiseProduct(alpha);  // eq 26
+  s.h = C.selfadjointView<Eigen::Lower>() * t.cwiseProduct(alpha);  // eq 19 (symv)
+  s.m = s.h - lambda.cwiseProduct(t).cwiseProduct(alpha);           // eq 26
   s.target.resize(t.size());
   s.tau.resize(t.size());
   for (Eigen::Index i = 0; i < t.size(); ++i) {
@@ -77,6 +77,21 @@ Eigen::VectorXd gmres(const Apply& apply, const Eigen::VectorXd& b, double tol,
   return V.leftCols(k) * y;
 }
 
+// (Sigma o Sigma - diag(Sigma_ii^2)) v from the lower triangle of the symmetric Sigma: one pass
+// over the matrix, no N x N temporary.
+Eigen::VectorXd squared_offdiagonal_product(const Eigen::MatrixXd& sigma,
+                                            const Eigen::VectorXd& v) {
+  const Eigen::Index n = v.size();
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(n), col(n);
+  for (Eigen::Index j = 0; j + 1 < n; ++j) {
+    const Eigen::Index k = n - j - 1;
+    col.head(k) = sigma.col(j).tail(k).cwiseAbs2();
+    w.tail(k) += v(j) * col.head(k);
+    w(j) += col.head(k).dot(v.tail(k));
+  }
+  return w;
+}
+
 // The joint Newton step on the TAP equations in u = t alpha and lambda:
 //   F(u, lambda) = u - f(m, lambda) = 0,  m = (C - Lambda) u          (eqs 19, 23, 26)
 //   G(u, lambda) = log lambda - log lambdahat(tau(m, lambda)) = 0      (eqs 28-30)
@@ -86,7 +101,8 @@ Eigen::VectorXd gmres(const Apply& apply, const Eigen::VectorXd& b, double tol,
 // Eliminating delta u leaves an N x N system for x = delta log lambda, solved by GMRES; the
 // update is lambda exp(x) (in log lambda the first step from lambda = C_ii, far above the
 // fixed point, is not cut short by lambda > 0). Every product costs two matrix-vector products
-// (Sigma and Sigma o Sigma), since C R = Sigma and R = I - T Sigma. No O(N^3) work beyond `post`.
+// (Sigma and Sigma o Sigma, both from the lower triangle of Sigma, the latter never formed),
+// since C R = Sigma and R = I - T Sigma. No O(N^3) work beyond `post`.
 void joint_newton_step(const Eigen::VectorXd& t, const Likelihood& lik, const Eigen::VectorXd& u,
                        const Eigen::VectorXd& lambda, const Eigen::VectorXd& m,
                        const Eigen::VectorXd& tau, const PosteriorCovariance& post,
@@ -96,28 +112,46 @@ void joint_newton_step(const Eigen::VectorXd& t, const Likelihood& lik, const Ei
   const Eigen::VectorXd& tf = tau;
   const Eigen::VectorXd D = (1.0 + lambda.array() * tf.array()).matrix();
   const Eigen::VectorXd e = d.fl - d.fm.cwiseProduct(u);
-  Eigen::MatrixXd Q = post.sigma.cwiseAbs2();
-  Q.diagonal().setZero();
   const Eigen::VectorXd kscale = -post.b.cwiseAbs2().cwiseInverse().cwiseQuotient(post.lambda);
   // y -> (C - Lambda) R y, and R y.
   auto clr = [&](const Eigen::VectorXd& y, Eigen::VectorXd& ry) {
-    const Eigen::VectorXd z = post.sigma * y;
+    const Eigen::VectorXd z = post.sigma.selfadjointView<Eigen::Lower>() * y;
     ry = y - tf.cwiseProduct(z);
     return Eigen::VectorXd(z - lambda.cwiseProduct(ry));
   };
   Eigen::VectorXd ry;
   const Eigen::VectorXd y0 = -D.cwiseProduct(F);
   const Eigen::VectorXd dtau0 = d.tm.cwiseProduct(clr(y0, ry));
-  const Eigen::VectorXd rhs = -G + kscale.cwiseProduct(Q * dtau0);
+  const Eigen::VectorXd rhs =
+      -G + kscale.cwiseProduct(squared_offdiagonal_product(post.sigma, dtau0));
   auto apply = [&](const Eigen::VectorXd& x) {
     const Eigen::VectorXd dl = lambda.cwiseProduct(x);
     Eigen::VectorXd r;
     const Eigen::VectorXd dm = clr(D.cwiseProduct(e).cwiseProduct(dl), r) - u.cwiseProduct(dl);
     const Eigen::VectorXd dtau = d.tm.cwiseProduct(dm) + d.tl.cwiseProduct(dl);
-    return Eigen::VectorXd(x - kscale.cwiseProduct(Q * dtau));
+    return Eigen::VectorXd(x - kscale.cwiseProduct(squared_offdiagonal_product(post.sigma, dtau)));
   };
   dlog = gmres(apply, rhs, tol, 60);
   clr(D.cwiseProduct(-F + e.cwiseProduct(lambda.cwiseProduct(dlog))), du);
+}
+
+// The factorizations of I + S C S far from the fixed point are done in single precision
+// (Precision::single, ~2x cheaper; the steps they give are approximate Newton steps, the
+// residuals are always evaluated in double): the alpha steps of the loose tolerances below
+// kSingleTol, and the eq-28 refreshes while max_i |G_i| at the previous refresh exceeds
+// kSingleG (single precision gives lambda to ~1e-7 cond(B) ~ 1e-3 relative on letter). The
+// fixed point is confirmed by refreshes in double precision. `make(p)` factorizes in precision
+// p; a matrix that is not positive definite in single precision is factorized in double.
+constexpr double kSingleTol = 1e-8, kSingleG = 0.5;
+template <class Make>
+auto factorized(Precision precision, const Make& make) {
+  if (precision == Precision::single) {
+    try {
+      return make(Precision::single);
+    } catch (const NumericalError&) {
+    }
+  }
+  return make(Precision::full);
 }
 
 // Newton solver (see MeanFieldSolver::newton). With u = t alpha the alpha equations at fixed
@@ -127,14 +161,26 @@ void joint_newton_step(const Eigen::VectorXd& t, const Likelihood& lik, const Ei
 // (I + T C) du = -(1 + lambda tau) F. For a log-concave likelihood the equations are the
 // stationarity conditions of a convex function (Hessian >= C), so damped Newton with
 // backtracking on |F|^2 converges globally. Phase 1 solves them at lambda_i = C_ii (naive
-// mean field: to ftol, the whole solve; TAP: to a loose 1e-4); phase 2 (TAP) takes joint
-// Newton steps in (alpha, lambda) (joint_newton_step), each with one factorization.
+// mean field: to ftol, the whole solve) or, for TAP, at the eq-28 lambda of alpha = 0 to a
+// loose 1e-3; phase 2 (TAP) takes joint Newton steps in (alpha, lambda) (joint_newton_step),
+// each with one factorization. On letter (N = 2000): 1 + 3 alpha steps and 3 refreshes in
+// single precision, 3 in double (the last one confirms the fixed point).
 MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
                           const MeanFieldOptions& o, Eigen::VectorXd alpha,
                           Eigen::VectorXd lambda) {
   MeanFieldFit fit;
   Sweep s = sweep(C, t, lik, alpha, lambda);
   int steps = 0;
+  if (o.refresh_lambda) {
+    // TAP: lambda from eq 28 at alpha = 0 (single precision suffices for a start), much
+    // closer to the fixed point than C_ii (on letter lambda_i ends at 5e-4..0.5 C_ii).
+    ++steps;
+    ++fit.lambda_refreshes;
+    lambda = factorized(Precision::single, [&](Precision p) {
+               return cavity_variances(C, s.tau, p);
+             }).lambda;
+    s = sweep(C, t, lik, alpha, lambda);
+  }
   // Newton converges in tens of steps; max_iterations (sized for the paper's iteration)
   // is capped so that a stalled solve is reported instead of running for hours.
   const int max_steps = std::min(o.max_iterations, 2000);
@@ -144,15 +190,17 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
   // Tolerances on |F|^2 are relative to max(1, max alpha)^2: with a noise-free kernel alpha
   // reaches 1e2-1e3 and an absolute 1e-9 on it is below rounding.
   auto rel = [&] { return std::pow(std::max(1.0, alpha.cwiseAbs().maxCoeff()), 2); };
-  const double tol1 = o.refresh_lambda ? 1e-4 : o.ftol;
+  const double tol1 = o.refresh_lambda ? 1e-3 : o.ftol;
   Eigen::VectorXd F;
   // Damped Newton steps on the alpha equations at the current lambda until max F^2 < tol rel.
   auto solve_alpha = [&](double tol) {
     F = residual(s, alpha);
     double merit = F.squaredNorm();
+    Precision precision = tol >= kSingleTol ? Precision::single : Precision::full;
     while (F.cwiseAbs2().maxCoeff() >= tol * rel()) {
       if (++steps > max_steps) return;
-      const SiteSystem sys(C, s.tau);
+      const SiteSystem sys =
+          factorized(precision, [&](Precision p) { return SiteSystem(C, s.tau, p); });
       const Eigen::VectorXd r = -(1.0 + lambda.array() * s.tau.array()).matrix().cwiseProduct(F);
       const Eigen::VectorXd da = t.cwiseProduct(sys.solve_newton(r));
       bool accepted = false;
@@ -169,6 +217,10 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
           merit = mt;
           accepted = true;
         }
+      }
+      if (!accepted && precision == Precision::single) {
+        precision = Precision::full;  // a direction too inexact (ill-conditioned B): in double
+        continue;
       }
       if (!accepted) {
         // At the rounding floor a Newton step cannot decrease |F| further.
@@ -188,13 +240,26 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
   // |F|^2/rel + |G/lambda|^2 is halved (from the previous point).
   Eigen::VectorXd alpha0, lambda0, da, dl;
   double previous = std::numeric_limits<double>::infinity(), theta = 1.0;
+  double gmax = std::numeric_limits<double>::infinity();  // max_i |G_i| at the last refresh
+  bool single = false;
   while (o.refresh_lambda && fit.status.code == RunStatus::ok && !converged) {
     if (++steps > max_steps) break;
-    const PosteriorCovariance post = posterior_covariance(C, s.tau);
+    const Precision precision = gmax > kSingleG ? Precision::single : Precision::full;
+    // The merit of a single-precision refresh is not comparable with a double one.
+    if (precision == Precision::full && single) previous = std::numeric_limits<double>::infinity();
+    single = precision == Precision::single;
+    // Newton squares max|G| (with a factor ~0.1-0.5 on letter): once max|G|^2 < lambda_tol the
+    // next refresh is expected to confirm the fixed point: lambda only (cavity_variances),
+    // Sigma below only if it does not.
+    PosteriorCovariance post =
+        gmax * gmax < o.lambda_tol
+            ? cavity_variances(C, s.tau)
+            : factorized(precision, [&](Precision p) { return posterior_covariance(C, s.tau, p); });
     ++fit.lambda_refreshes;
     F = residual(s, alpha);
     const Eigen::VectorXd G = (lambda.array() / post.lambda.array()).log().matrix();
     const double change = (post.lambda - lambda).cwiseQuotient(lambda).cwiseAbs().maxCoeff();
+    gmax = G.cwiseAbs().maxCoeff();
     const double fmax = F.cwiseAbs2().maxCoeff() / rel();
     const double m = F.squaredNorm() / rel() + G.squaredNorm();
     if (!std::isfinite(m)) {
@@ -223,23 +288,28 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
       continue;
     }
     previous = m;
+    if (post.sigma.size() == 0) post = posterior_covariance(C, s.tau);
     Eigen::VectorXd du;
     joint_newton_step(t, lik, t.cwiseProduct(alpha), lambda, s.m, s.tau, post, F, G,
                       std::clamp(std::sqrt(m), 1e-12, 1e-3), du, dl);
     da = t.cwiseProduct(du);
     theta = 1.0;
+    // After a Newton step the alpha equations are solved again only when far off (the next
+    // joint step corrects them); after a plain refresh to the phase-1 tolerance.
+    double tol2 = 0.1;
     if (!(dl.cwiseAbs().maxCoeff() <= 5.0)) {
       // Far from the fixed point (a Newton step would change some lambda_i by more than a
       // factor e^5): the plain eq-28 refresh lambda := lambdahat instead; alpha follows below.
       dl = -G;
       da.setZero();
+      tol2 = tol1;
     }
     alpha0 = alpha;
     lambda0 = lambda;
     alpha += theta * da;
     lambda = lambda.cwiseProduct((theta * dl).array().exp().matrix());
     s = sweep(C, t, lik, alpha, lambda);
-    solve_alpha(tol1);
+    solve_alpha(tol2);
   }
   if (fit.status.code == RunStatus::ok && !converged)
     fit.status = {
