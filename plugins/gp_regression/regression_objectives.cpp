@@ -70,7 +70,8 @@ class Evidence final : public HyperparameterObjective {
       v.value =
           -0.5 * y_.dot(f.alpha) - 0.5 * f.chol.log_determinant() - 0.5 * n * std::log(2 * M_PI);
       Eigen::MatrixXd W = f.chol.inverse();
-      W = 0.5 * (f.alpha * f.alpha.transpose() - W);
+      W *= -0.5;
+      W.noalias() += 0.5 * f.alpha * f.alpha.transpose();
       v.gradient = gradient(kernel, likelihood, X_, W);
       return v;
     });

@@ -11,10 +11,11 @@ class CauchyKernel final : public StationaryKernel {
  private:
   // 001 App. B: v0 / (1 + sum_l w_l (x_l - x'_l)^2)^beta + v1, i.e. g(D) = (1 + D)^-beta,
   // g'(D) = -beta g(D) / (1 + D).
-  Eigen::ArrayXXd profile(const Eigen::ArrayXXd& D, Eigen::ArrayXXd* slope) const override {
-    Eigen::ArrayXXd g = (1.0 + D).pow(-beta_);
-    if (slope) *slope = -beta_ * g / (1.0 + D);
-    return g;
+  void profile(Eigen::MatrixXd& G, Eigen::MatrixXd* slope) const override {
+    G.array() += 1.0;  // 1 + D
+    if (slope) *slope = G;
+    G.array() = G.array().pow(-beta_);
+    if (slope) slope->array() = -beta_ * G.array() / slope->array();
   }
 
   double beta_;

@@ -68,10 +68,9 @@ class GaussianKernel final : public StationaryKernel {
 
  private:
   // 001 App. B: v0 exp(-1/2 sum_l w_l (x_l - x'_l)^2) + v1, i.e. g(D) = exp(-D/2).
-  Eigen::ArrayXXd profile(const Eigen::ArrayXXd& D, Eigen::ArrayXXd* slope) const override {
-    Eigen::ArrayXXd g = (-0.5 * D).exp();
-    if (slope) *slope = -0.5 * g;
-    return g;
+  void profile(Eigen::MatrixXd& G, Eigen::MatrixXd* slope) const override {
+    G.array() = (-0.5 * G.array()).exp();
+    if (slope) *slope = -0.5 * G;
   }
 
   void build_feature_map() {

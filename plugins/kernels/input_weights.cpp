@@ -158,14 +158,16 @@ Eigen::MatrixXd scale_inputs(const Eigen::MatrixXd& X, const Eigen::VectorXd& w)
 
 Eigen::MatrixXd squared_distances(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
   const Eigen::VectorXd na = A.rowwise().squaredNorm(), nb = B.rowwise().squaredNorm();
-  Eigen::MatrixXd D = -2.0 * A * B.transpose();
-  D.colwise() += na;
-  D.rowwise() += nb.transpose();
+  Eigen::MatrixXd D(A.rows(), B.rows());
+  D.noalias() = -2.0 * A * B.transpose();
   // Below the rounding level of the expansion the distance is 0: the diagonal of a Gram
   // matrix is exactly 0, which matters where the kernel is not smooth in D (matern 1/2).
   const double level = 16.0 * std::numeric_limits<double>::epsilon();
-  for (Eigen::Index j = 0; j < D.cols(); ++j)
-    D.col(j) = (D.col(j).array() > level * (na.array() + nb(j))).select(D.col(j), 0.0);
+  for (Eigen::Index j = 0; j < D.cols(); ++j) {  // one pass over each column, in cache
+    auto d = D.col(j).array();
+    d += na.array() + nb(j);
+    d = (d > level * (na.array() + nb(j))).select(d, 0.0);
+  }
   return D;
 }
 
@@ -188,15 +190,27 @@ Eigen::VectorXd product_contractions(const Eigen::MatrixXd& A, const Eigen::Matr
   return A.cwiseProduct(MB).colwise().sum().transpose();
 }
 
-Eigen::VectorXd squared_difference_contractions(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
-                                                const Eigen::MatrixXd& M) {
+SquaredDifferenceContractions::SquaredDifferenceContractions(const Eigen::MatrixXd& A,
+                                                             const Eigen::MatrixXd& B) {
   const Eigen::RowVectorXd centre =
       (A.colwise().sum() + B.colwise().sum()) / static_cast<double>(A.rows() + B.rows());
-  const Eigen::MatrixXd Ac = A.rowwise() - centre, Bc = B.rowwise() - centre;
-  const Eigen::VectorXd row_sums = M.rowwise().sum(), col_sums = M.colwise().sum().transpose();
-  return Ac.array().square().matrix().transpose() * row_sums +
-         Bc.array().square().matrix().transpose() * col_sums -
-         2.0 * product_contractions(Ac, Bc, M);
+  Ac_ = A.rowwise() - centre;
+  Bc_ = B.rowwise() - centre;
+  MB_ = Eigen::MatrixXd::Zero(A.rows(), A.cols());
+  row_sums_ = Eigen::VectorXd::Zero(A.rows());
+  b_term_ = Eigen::VectorXd::Zero(A.cols());
+}
+
+void SquaredDifferenceContractions::add(Eigen::Index first, const Eigen::MatrixXd& M) {
+  const auto Bb = Bc_.middleRows(first, M.cols());
+  row_sums_ += M.rowwise().sum();
+  b_term_.noalias() += Bb.array().square().matrix().transpose() * M.colwise().sum().transpose();
+  MB_.noalias() += M * Bb;
+}
+
+Eigen::VectorXd SquaredDifferenceContractions::result() const {
+  return Ac_.array().square().matrix().transpose() * row_sums_ + b_term_ -
+         2.0 * Ac_.cwiseProduct(MB_).colwise().sum().transpose();
 }
 
 void declare_amplitude_bias_noise(ParamSchema& schema) {

@@ -68,11 +68,21 @@ Eigen::MatrixXd weighted_squared_differences(const Eigen::MatrixXd& A, const Eig
 Eigen::VectorXd product_contractions(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
                                      const Eigen::MatrixXd& M);
 
-/// s_l = sum_ab M_ab (a_l - b_l)^2 = sum_a a_l^2 (M 1)_a + sum_b b_l^2 (M^T 1)_b - 2 [A^T M B]_ll,
-/// in O(|A| |B| d) with one GEMM; the inputs are centred first (the differences do not change)
-/// to keep the cancellation between the three terms small.
-Eigen::VectorXd squared_difference_contractions(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
-                                                const Eigen::MatrixXd& M);
+/// s_l = sum_ab M_ab (a_l - b_l)^2 = sum_a a_l^2 (M 1)_a + sum_b b_l^2 (M^T 1)_b - 2 [A^T M B]_ll
+/// in O(|A| |B| d), accumulated over blocks of columns of M (so M need never exist whole); the
+/// inputs are centred first (the differences do not change) to keep the cancellation between
+/// the three terms small.
+class SquaredDifferenceContractions {
+ public:
+  SquaredDifferenceContractions(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B);
+  /// Adds the columns first .. first + M.cols() - 1 of M.
+  void add(Eigen::Index first, const Eigen::MatrixXd& M);
+  Eigen::VectorXd result() const;
+
+ private:
+  Eigen::MatrixXd Ac_, Bc_, MB_;       // centred inputs; M B accumulated
+  Eigen::VectorXd row_sums_, b_term_;  // M 1 accumulated; sum_b b_l^2 (M^T 1)_b accumulated
+};
 
 /// Adds the amplitude v0, bias v1 and diagonal noise v2 parameters of 001 App. B.
 void declare_amplitude_bias_noise(ParamSchema& schema);

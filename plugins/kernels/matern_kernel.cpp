@@ -27,21 +27,28 @@ class MaternKernel final : public StationaryKernel {
   //   f_5/2 = (1 + sqrt5 r + 5 r^2/3) exp(-sqrt5 r), df/dD = -(5/6)(1 + sqrt5 r) exp(-sqrt5 r).
   // For nu = 1/2 the slope is unbounded at r = 0, where its product with the (zero) squared
   // differences is taken as the limit 0.
-  Eigen::ArrayXXd profile(const Eigen::ArrayXXd& D, Eigen::ArrayXXd* slope) const override {
-    const Eigen::ArrayXXd r = D.sqrt();
+  void profile(Eigen::MatrixXd& G, Eigen::MatrixXd* slope) const override {
+    auto r = G.array();
+    r = r.sqrt();  // G holds r = sqrt(D) until its last assignment
     if (nu_ == 0.5) {
-      Eigen::ArrayXXd e = (-r).exp();
-      if (slope) *slope = (r > 0).select(-e / (2.0 * r), 0.0);
-      return e;
+      if (slope) *slope = (r > 0).select(-(-r).exp() / (2.0 * r), 0.0).matrix();
+      r = (-r).exp();
+      return;
     }
     const double s = std::sqrt(nu_ == 1.5 ? 3.0 : 5.0);
-    const Eigen::ArrayXXd e = (-s * r).exp();
+    if (!slope && nu_ == 1.5) r = (1.0 + s * r) * (-s * r).exp();
+    if (!slope && nu_ == 2.5) r = (1.0 + s * r + (5.0 / 3.0) * r.square()) * (-s * r).exp();
+    if (!slope) return;
+    *slope = (-s * r).exp().matrix();
+    auto e = slope->array();
     if (nu_ == 1.5) {
-      if (slope) *slope = -1.5 * e;
-      return (1.0 + s * r) * e;
+      r = (1.0 + s * r) * e;
+      e *= -1.5;
+      return;
     }
-    if (slope) *slope = -(5.0 / 6.0) * (1.0 + s * r) * e;
-    return (1.0 + s * r + (5.0 / 3.0) * D) * e;
+    e *= 1.0 + s * r;                                      // (1 + s r) e
+    r = e + (5.0 / 3.0) * r.square() * e / (1.0 + s * r);  // + 5/3 r^2 e
+    e *= -5.0 / 6.0;
   }
 
   double nu_;

@@ -1,18 +1,22 @@
 #include "stationary_kernel.h"
 
+#include <algorithm>
+
 namespace quench::kernels {
 namespace {
 
-Eigen::ArrayXXd weighted_distances(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
+Eigen::MatrixXd weighted_distances(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
                                    const Eigen::VectorXd& w) {
-  return squared_distances(scale_inputs(A, w), scale_inputs(B, w)).array();
+  return squared_distances(scale_inputs(A, w), scale_inputs(B, w));
 }
 
 }  // namespace
 
 Eigen::MatrixXd StationaryKernel::shape(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
                                         const Eigen::VectorXd& w) const {
-  return profile(weighted_distances(A, B, w), nullptr).matrix();
+  Eigen::MatrixXd G = weighted_distances(A, B, w);
+  profile(G, nullptr);
+  return G;
 }
 
 Eigen::VectorXd StationaryKernel::shape_diagonal(const Eigen::MatrixXd& X,
@@ -25,21 +29,33 @@ Eigen::MatrixXd StationaryKernel::weight_derivative(const Eigen::MatrixXd& A,
                                                     const Eigen::MatrixXd& B,
                                                     const Eigen::VectorXd& w,
                                                     const Eigen::VectorXd& c) const {
-  Eigen::ArrayXXd slope;
-  profile(weighted_distances(A, B, w), &slope);
-  return (amplitude() * slope * weighted_squared_differences(A, B, c).array()).matrix();
+  Eigen::MatrixXd G = weighted_distances(A, B, w), slope;
+  profile(G, &slope);
+  slope.array() *= amplitude() * weighted_squared_differences(A, B, c).array();
+  return slope;
 }
 
-// sum_ab W_ab dK_ab/dw_l = sum_ab M_ab (a_l - b_l)^2 with M = v0 W o g'(D): two GEMMs in all
-// (the distances and M B), O(|A| |B| d).
+// sum_ab W_ab dK_ab/dw_l = sum_ab M_ab (a_l - b_l)^2 with M = v0 W o g'(D), O(|A| |B| d), over
+// blocks of kBlock columns: no |A| x |B| temporaries, each block in cache.
 WeightedKernel::Contractions StationaryKernel::contractions(const Eigen::MatrixXd& A,
                                                             const Eigen::MatrixXd& B,
                                                             const Eigen::MatrixXd& W,
                                                             const Eigen::VectorXd& w) const {
-  Eigen::ArrayXXd slope;
-  const Eigen::ArrayXXd g = profile(weighted_distances(A, B, w), &slope);
-  const Eigen::MatrixXd M = (amplitude() * W.array() * slope).matrix();
-  return {squared_difference_contractions(A, B, M), (W.array() * g).sum()};
+  constexpr Eigen::Index kBlock = 64;
+  const Eigen::MatrixXd As = scale_inputs(A, w), Bs = scale_inputs(B, w);
+  SquaredDifferenceContractions weights(A, B);
+  double shape = 0.0;
+  Eigen::MatrixXd G, M;
+  for (Eigen::Index first = 0; first < B.rows(); first += kBlock) {
+    const Eigen::Index n = std::min(kBlock, B.rows() - first);
+    G = squared_distances(As, Bs.middleRows(first, n));
+    profile(G, &M);
+    const auto Wb = W.middleCols(first, n);
+    shape += Wb.cwiseProduct(G).sum();
+    M.array() *= amplitude() * Wb.array();
+    weights.add(first, M);
+  }
+  return {weights.result(), shape};
 }
 
 }  // namespace quench::kernels

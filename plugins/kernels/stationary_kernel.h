@@ -12,8 +12,9 @@ class StationaryKernel : public WeightedKernel {
   explicit StationaryKernel(const Params& params) : WeightedKernel(params, true) {}
 
  protected:
-  /// g(D) elementwise; with slope, also dg/dD there.
-  virtual Eigen::ArrayXXd profile(const Eigen::ArrayXXd& D, Eigen::ArrayXXd* slope) const = 0;
+  /// In place: G holds D on entry and g(D) elementwise on return; with slope, also dg/dD there
+  /// (no N x N temporaries beyond the slope: the Gram matrix is the distance matrix transformed).
+  virtual void profile(Eigen::MatrixXd& G, Eigen::MatrixXd* slope) const = 0;
 
  private:
   Eigen::MatrixXd shape(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,

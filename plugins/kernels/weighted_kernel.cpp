@@ -27,7 +27,9 @@ WeightedKernel::WeightedKernel(const Params& p, bool has_amplitude)
       v2_(p.real("noise")) {}
 
 Eigen::MatrixXd WeightedKernel::cross(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) const {
-  return (v0_ * shape(A, B, weights_.weights(A.cols())).array() + v1_).matrix();
+  Eigen::MatrixXd K = shape(A, B, weights_.weights(A.cols()));
+  K.array() = v0_ * K.array() + v1_;
+  return K;
 }
 
 Eigen::VectorXd WeightedKernel::diagonal(const Eigen::MatrixXd& X) const {
