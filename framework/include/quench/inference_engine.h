@@ -15,6 +15,7 @@
 #include "quench/hyperparameter_objective.h"
 #include "quench/kernel.h"
 #include "quench/likelihood.h"
+#include "quench/model.h"
 #include "quench/optimizer.h"
 #include "quench/resampler.h"
 #include "quench/results.h"
@@ -44,6 +45,17 @@ struct Problem {
   std::shared_ptr<const Optimizer> optimizer;
   std::uint64_t seed = 0;
   RunContext context;
+  /// The host keeps a fitted model: engines that make one return it in Results::model.
+  bool make_model = false;
+};
+
+/// What a saved model is rebuilt with: its components as they were when it was trained
+/// (learned hyperparameters applied) and the training inputs in engine units.
+struct ModelParts {
+  std::shared_ptr<const Kernel> kernel;
+  std::shared_ptr<const Likelihood> likelihood;
+  std::shared_ptr<const Resampler> resampler;
+  const Eigen::MatrixXd* X_train = nullptr;
 };
 
 /// A model prepared once for repeated retraining on reweighted training data (bootstrap
@@ -74,6 +86,13 @@ class QUENCH_API InferenceEngine : public Component {
   /// ConfigError for a name the engine does not offer.
   virtual std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const;
+
+  /// Rebuilds the model this engine left in Results::model from the entries its write() made
+  /// (archive.matrix("posterior/...")) and the parts it was trained with; ModelFileError for
+  /// entries that are missing or do not fit the parts. Default: ConfigError (the engine makes
+  /// no models).
+  virtual std::unique_ptr<Model> read_model(const ModelArchive& archive,
+                                            const ModelParts& parts) const;
 };
 
 }  // namespace quench

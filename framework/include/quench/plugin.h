@@ -31,7 +31,8 @@ namespace quench {
 /// Bumped on any change of the plugin ABI (this header, the interfaces, Params).
 /// 3: the descriptor carries an AbiFingerprint after descriptor_size.
 /// 4: learnable hyperparameters (Kernel, Likelihood) and hyperparameter objectives of engines.
-inline constexpr std::uint32_t kPluginApiVersion = 4;
+/// 5: fitted models (Results::model, Problem::make_model, InferenceEngine::read_model).
+inline constexpr std::uint32_t kPluginApiVersion = 5;
 
 using PluginFactory = std::function<std::unique_ptr<Component>(const Params&)>;
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -11,6 +12,7 @@
 
 #include "quench/export.h"
 #include "quench/learning_report.h"
+#include "quench/model.h"
 #include "quench/status.h"
 
 namespace quench {
@@ -28,6 +30,9 @@ struct Results {
   Status status;
   /// The hyperparameters learned before the run and how (pipelines with `learn:`).
   std::optional<LearningReport> learning;
+  /// The fitted model, when the host asked for one (Problem::make_model) and the engine
+  /// makes models.
+  std::shared_ptr<const Model> model;
 };
 
 }  // namespace quench
