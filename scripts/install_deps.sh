@@ -10,6 +10,8 @@ packages=(
   gnuplot-nox                            # plots
   libcsv-dev                             # CSV parsing (RFC 4180)
   libssl-dev                             # SHA-256 of data files (libcrypto) in results.json
+  libhdf5-dev libxxhash-dev              # model files: HDF5, XXH3-128 checksum
+  python3-h5py                           # tests read model files independently of quench
   clang-14 libfuzzer-14-dev              # sanitizer and fuzzing stage (scripts/test_sanitized.sh)
   ccache                                 # faster rebuilds (scripts/build.sh uses it when present)
 )

@@ -163,6 +163,7 @@ class LabelMap {
     }
     return text;
   }
+  std::vector<std::string> names() const { return {*classes_.begin(), *classes_.rbegin()}; }
   std::string mapping() const {
     return printable(*classes_.begin(), 40) + " -> -1, " + printable(*classes_.rbegin(), 40) +
            " -> +1";
@@ -324,6 +325,7 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
                                  labels.describe() + (numbers.empty() ? "" : " and numbers")));
     } else {
       data.notes["data.label_mapping"] = labels.mapping();
+      data.class_names = labels.names();
     }
   } else if (spec.target_kind == TargetKind::two_classes) {
     const bool plus_minus =

@@ -93,6 +93,8 @@ struct Dataset {
   Eigen::RowVectorXd input_mean, input_scale;
   double target_mean = 0.0, target_scale = 1.0;
   std::int64_t dropped_rows = 0;  ///< rows dropped for missing values (missing: drop_rows)
+  /// A target of two text classes: the texts read as -1 and +1 (empty for numeric targets).
+  std::vector<std::string> class_names;
   /// What the loader decided that a reader of the results should know ("data.label_mapping",
   /// "data.row_names", "data.dropped_rows"), written into results.json.
   std::map<std::string, std::string> notes;

@@ -1,8 +1,9 @@
 // A fitted model's contents as named, typed entries: the one format every model kind writes
 // into (docs/models.md). Names are paths of letters, digits, '_' and '/' ("posterior/alpha");
 // a model kind writes its own entries under "posterior/", the core the rest. save_archive
-// stores an archive as one HDF5 file, each entry a dataset, with the format name and version
-// and a SHA-256 checksum over every entry; load_archive checks all three.
+// stores an archive as one HDF5 file, each entry a dataset, behind a 512-byte header (HDF5's
+// user block) with the format name, its version and an XXH3-128 checksum of the rest of the
+// file; load_archive checks all three before the HDF5 library reads a byte.
 #pragma once
 
 #include <cstdint>
@@ -69,16 +70,15 @@ class QUENCH_API ModelArchive {
   std::map<std::string, Entry> entries_;
 };
 
-/// SHA-256 (hex) of every entry in name order: name, type, shape and the bytes of the values.
-QUENCH_API std::string archive_checksum(const ModelArchive& archive);
-
-/// Writes the archive as an HDF5 file (format "quench-model", kModelFormatVersion, checksum),
-/// atomically: a temporary file in the same directory renamed over `path` when complete.
-/// Throws ModelFileError when the file cannot be written.
+/// Writes the archive as an HDF5 file (layout in docs/models.md), atomically: a temporary file
+/// in the same directory, renamed over `path` when complete. Throws ModelFileError when the
+/// file cannot be written.
 QUENCH_API void save_archive(const ModelArchive& archive, const std::string& path);
 
-/// Reads an archive written by save_archive. Throws ModelFileError for a file that is missing,
-/// not HDF5, truncated, of another format or format version, or whose checksum differs.
+/// Reads an archive written by save_archive: the file is read once, its header and checksum
+/// checked, and the verified bytes opened as an in-memory HDF5 image. Throws ModelFileError
+/// for a file that is missing, not a quench model, truncated, of another format version, whose
+/// checksum differs, or with entries of a type or rank the format does not have.
 QUENCH_API ModelArchive load_archive(const std::string& path);
 
 /// Version of the file layout (docs/models.md); files of another version are refused.

@@ -1,0 +1,201 @@
+#include "quench/fitted_model.h"
+
+#include <stdexcept>
+#include <utility>
+
+#include "quench/errors.h"
+#include "quench/inference_engine.h"
+#include "quench/kernel.h"
+#include "quench/likelihood.h"
+#include "quench/resampler.h"
+
+namespace quench {
+namespace {
+
+// Archive entries of a component record under `prefix` ("components/kernel", "model/engine").
+void write_record(ModelArchive& a, const std::string& prefix, const ComponentRecord& r) {
+  a.put(prefix + "/family", std::string(to_string(r.family)));
+  a.put(prefix + "/plugin", r.plugin);
+  a.put(prefix + "/version", r.version);
+  for (const auto& [name, value] : r.params) {
+    const std::string key = prefix + "/params/" + name;
+    std::visit(
+        [&](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, bool>)
+            a.put(key, std::int64_t{v ? 1 : 0});
+          else if constexpr (std::is_same_v<T, std::vector<double>>)
+            a.put(key, Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(
+                           v.data(), static_cast<Eigen::Index>(v.size()))));
+          else
+            a.put(key, v);
+        },
+        value);
+  }
+  for (const auto& [block, value] : r.learned) a.put(prefix + "/learned/" + block, value);
+}
+
+ComponentRecord read_record(const ModelArchive& a, const std::string& prefix) {
+  ComponentRecord r;
+  const std::string family = a.text(prefix + "/family");
+  const auto f = family_from_string(family);
+  if (!f) throw a.error("entry '" + prefix + "/family' names no plugin family: '" + family + "'");
+  r.family = *f;
+  r.plugin = a.text(prefix + "/plugin");
+  r.version = a.text(prefix + "/version");
+  const std::string params = prefix + "/params/", learned = prefix + "/learned/";
+  for (const std::string& name : a.names_under(prefix + "/params")) {
+    const auto& entry = a.entries().at(name);
+    const std::string key = name.substr(params.size());
+    if (const auto* v = std::get_if<double>(&entry))
+      r.params[key] = *v;
+    else if (const auto* i = std::get_if<std::int64_t>(&entry))
+      r.params[key] = *i;
+    else if (const auto* s = std::get_if<std::string>(&entry))
+      r.params[key] = *s;
+    else if (const auto* list = std::get_if<Eigen::VectorXd>(&entry))
+      r.params[key] = std::vector<double>(list->data(), list->data() + list->size());
+    else
+      throw a.error("entry '" + name + "' is not a parameter value");
+  }
+  for (const std::string& name : a.names_under(prefix + "/learned"))
+    r.learned[name.substr(learned.size())] = a.vector(name);
+  return r;
+}
+
+std::vector<std::string> record_families(const ModelArchive& a) {
+  std::vector<std::string> families;
+  for (const std::string& name : a.names_under("components")) {
+    const std::string rest = name.substr(11);  // after "components/"
+    const std::string family = rest.substr(0, rest.find('/'));
+    if (families.empty() || families.back() != family) families.push_back(family);
+  }
+  return families;
+}
+
+}  // namespace
+
+FittedModel::FittedModel(ModelCard card, Eigen::MatrixXd X_train,
+                         std::shared_ptr<const Model> model)
+    : card_(std::move(card)), X_train_(std::move(X_train)), model_(std::move(model)) {
+  if (!model_) throw std::invalid_argument("FittedModel without a model");
+  const auto d = static_cast<Eigen::Index>(card_.input_names.size());
+  if (card_.input_mean.size() != d || card_.input_scale.size() != d || X_train_.cols() != d ||
+      model_->input_dimension() != d)
+    throw std::invalid_argument("FittedModel: " + std::to_string(d) +
+                                " input names but other widths in the transform, the training "
+                                "inputs or the model");
+}
+
+Predictions FittedModel::predict(const Eigen::MatrixXd& X) const {
+  const auto d = static_cast<Eigen::Index>(card_.input_names.size());
+  if (X.cols() != d) {
+    std::string names;
+    for (const std::string& n : card_.input_names) names += (names.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("the model takes " + std::to_string(d) + " inputs (" + names +
+                                "), got " + std::to_string(X.cols()));
+  }
+  const Eigen::MatrixXd Xs =
+      (X.rowwise() - card_.input_mean).array().rowwise() / card_.input_scale.array();
+  Predictions p = model_->predict(Xs);
+  for (std::size_t j = 0; j < p.columns.size(); ++j) {
+    auto column = p.values.col(static_cast<Eigen::Index>(j)).array();
+    if (p.units[j] == PredictionUnit::target)
+      column = column * card_.target_scale + card_.target_mean;
+    else if (p.units[j] == PredictionUnit::target_variance)
+      column *= card_.target_scale * card_.target_scale;
+  }
+  return p;
+}
+
+ModelArchive FittedModel::to_archive() const {
+  ModelArchive a;
+  a.put("model/kind", card_.kind);
+  write_record(a, "model/engine", card_.engine);
+  for (const ComponentRecord& r : card_.components)
+    write_record(a, std::string("components/") + to_string(r.family), r);
+  a.put("data/input_names", card_.input_names);
+  a.put("data/target_name", card_.target_name);
+  a.put("data/input_mean", Eigen::VectorXd(card_.input_mean.transpose()));
+  a.put("data/input_scale", Eigen::VectorXd(card_.input_scale.transpose()));
+  a.put("data/target_mean", card_.target_mean);
+  a.put("data/target_scale", card_.target_scale);
+  a.put("data/class_names", card_.class_names);
+  a.put("data/X_train", X_train_);
+  for (const auto& [key, value] : card_.provenance) a.put("provenance/" + key, value);
+  model_->write(a);
+  return a;
+}
+
+void FittedModel::save(const std::string& path) const { save_archive(to_archive(), path); }
+
+ComponentSource::~ComponentSource() = default;
+
+FittedModel load_model(const std::string& path, const ComponentSource& source) {
+  const ModelArchive a = load_archive(path);
+  ModelCard card;
+  card.kind = a.text("model/kind");
+  card.engine = read_record(a, "model/engine");
+  for (const std::string& family : record_families(a))
+    card.components.push_back(read_record(a, "components/" + family));
+  card.input_names = a.texts("data/input_names");
+  const auto d = static_cast<Eigen::Index>(card.input_names.size());
+  card.target_name = a.text("data/target_name");
+  card.input_mean = a.vector("data/input_mean", d).transpose();
+  card.input_scale = a.vector("data/input_scale", d).transpose();
+  card.target_mean = a.real("data/target_mean");
+  card.target_scale = a.real("data/target_scale");
+  card.class_names = a.texts("data/class_names");
+  Eigen::MatrixXd X_train = a.matrix("data/X_train", -1, d);
+  for (const std::string& name : a.names_under("provenance"))
+    card.provenance[name.substr(11)] = a.text(name);
+
+  auto build = [&](const ComponentRecord& r) {
+    try {
+      return source.create(r.family, r.plugin, r.version, r.params);
+    } catch (const Error& e) {
+      throw ModelFileError(path, std::string("cannot rebuild its ") + to_string(r.family) + " '" +
+                                     r.plugin + "': " + e.what());
+    }
+  };
+  ModelParts parts;
+  parts.X_train = &X_train;
+  for (const ComponentRecord& r : card.components) {
+    std::shared_ptr<Component> c = build(r);
+    try {
+      if (auto k = std::dynamic_pointer_cast<Kernel>(c)) {
+        k->prepare(X_train);
+        for (const auto& [block, value] : r.learned) k->set_hyperparameter(block, value);
+        parts.kernel = k;
+      } else if (auto l = std::dynamic_pointer_cast<Likelihood>(c)) {
+        for (const auto& [block, value] : r.learned) l->set_hyperparameter(block, value);
+        parts.likelihood = l;
+      } else if (auto s = std::dynamic_pointer_cast<Resampler>(c)) {
+        parts.resampler = s;
+      }
+    } catch (const Error& e) {
+      throw ModelFileError(path, std::string("its ") + to_string(r.family) + " '" + r.plugin +
+                                     "' does not take the stored values: " + e.what());
+    }
+  }
+  const auto engine = std::dynamic_pointer_cast<InferenceEngine>(build(card.engine));
+  if (!engine) throw ModelFileError(path, "'" + card.engine.plugin + "' is not an engine");
+  std::shared_ptr<const Model> model;
+  try {
+    model = engine->read_model(a, parts);
+  } catch (const ModelFileError&) {
+    throw;
+  } catch (const Error& e) {
+    throw ModelFileError(path, "engine '" + card.engine.plugin + "' cannot read it: " + e.what());
+  }
+  if (model->kind() != card.kind)
+    throw ModelFileError(path, "the file says model kind '" + card.kind + "', engine '" +
+                                   card.engine.plugin + "' read a '" + model->kind() + "'");
+  try {
+    return FittedModel(std::move(card), std::move(X_train), std::move(model));
+  } catch (const std::invalid_argument& e) {
+    throw ModelFileError(path, e.what());
+  }
+}
+
+}  // namespace quench
