@@ -1,7 +1,9 @@
-// The quench command line: run, validate and list plugins.
+// The quench command line: run, validate, list plugins, use saved models.
 //   quench run FILE [--out DIR] [--threads N] [--plugin-path DIR]... [--allow-pipeline-plugins]
 //   quench validate FILE [--plugin-path DIR]...
 //   quench plugins [--plugin-path DIR]...
+//   quench predict MODEL DATA.csv --out PREDICTIONS.csv [--ignore-extra-columns]
+//   quench info MODEL
 // Exit codes: 0 success (also --help, --version); 1 data, plugin or I/O error (also an output
 // directory that is not a quench report); 2 invalid pipeline (its data included) or
 // command-line usage (CLI11's own parse-error codes are mapped to it); 3 a run finished with a
@@ -15,6 +17,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "model_commands.h"
 #include "quench/cancellation.h"
 #include "quench/errors.h"
 #include "quench/pipeline.h"
@@ -120,6 +123,7 @@ int run_command(const std::string& file, const std::string& out_option, int thre
   std::cout << "tables:  " << (std::filesystem::path(out) / "tables").string() << " ("
             << files.tables.size() << " files)\n";
   for (const auto& p : files.plots) std::cout << "plot:    " << p << "\n";
+  for (const auto& m : files.models) std::cout << "model:   " << m << "\n";
   for (const auto& r : runs)
     if (r.status.code != quench::RunStatus::ok) return 3;
   return 0;
@@ -159,6 +163,20 @@ int main(int argc, char** argv) {
   plugins->add_option("--plugin-path", plugin_paths,
                       "plugin directory searched first (repeatable)");
 
+  std::string model_file, data_file, predictions_file;
+  bool ignore_extra_columns = false;
+  auto* predict = app.add_subcommand("predict", "predict new rows with a saved model");
+  predict->add_option("model", model_file, "model file (models/*.h5 of a run)")->required();
+  predict->add_option("data", data_file, "CSV file with the model's input columns")->required();
+  predict->add_option("--out", predictions_file, "CSV file to write")->required();
+  predict->add_flag("--ignore-extra-columns", ignore_extra_columns,
+                    "skip columns that are neither inputs nor the target");
+  predict->add_option("--plugin-path", plugin_paths,
+                      "plugin directory searched first (repeatable)");
+  auto* info = app.add_subcommand("info", "print what a saved model is and how it was trained");
+  info->add_option("model", model_file, "model file")->required();
+  info->add_option("--plugin-path", plugin_paths, "plugin directory searched first (repeatable)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -183,6 +201,10 @@ int main(int argc, char** argv) {
       std::cout << file << ": valid\n";
       return 0;
     }
+    if (*predict)
+      return quench::cli::predict_command(model_file, data_file, predictions_file,
+                                          ignore_extra_columns, plugin_paths);
+    if (*info) return quench::cli::info_command(model_file, plugin_paths);
     if (*plugins) {
       const auto registry = quench::Registry::discover(plugin_paths);
       std::cout << quench::describe_plugins(registry);

@@ -34,7 +34,7 @@ const std::vector<std::string> kMissingRules = {"error", "drop_rows"};
 const std::vector<std::string> kSplitKeys = {"rule", "column", "count", "fraction"};
 const std::vector<std::string> kSplitRules = {"none", "column", "first_train", "first_test",
                                               "fraction"};
-const std::vector<std::string> kOutputKeys = {"dir", "plots", "tables"};
+const std::vector<std::string> kOutputKeys = {"dir", "plots", "tables", "models"};
 const std::vector<Family> kComponentFamilies = {Family::kernel, Family::likelihood,
                                                 Family::resampler, Family::optimizer};
 
@@ -576,6 +576,8 @@ class Parser {
         if (auto b = bool_value(e, what)) spec_.outputs.plots = *b;
       } else if (e.key == "tables") {
         if (auto b = bool_value(e, what)) spec_.outputs.tables = *b;
+      } else if (e.key == "models") {
+        if (auto b = bool_value(e, what)) spec_.outputs.models = *b;
       }
     }
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "pipeline_models.h"
 #include "pipeline_spec.h"
 #include "quench/cancellation.h"
 #include "quench/errors.h"
@@ -185,11 +186,16 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
     // fails here (e.g. kernel weights that do not fit the data) fails every engine's run at
     // this point, as a status.
     std::string component_failure;
+    std::vector<ComponentRecord> model_components;  // what a fitted model is rebuilt with
     try {
       for (std::size_t c = 0; c < component_owners.size(); ++c) {
         const auto& plugin = *component_owners[c];
         const std::string& name = plugin.entry->info->name;
         const Params params = params_for(plugin, point.values[c]);
+        if (component_families[c] == Family::kernel ||
+            component_families[c] == Family::likelihood ||
+            component_families[c] == Family::resampler)
+          model_components.push_back(component_record(*plugin.entry, params, learned));
         switch (component_families[c]) {
           case Family::kernel: {
             auto k = registry.create_as<Kernel>(Family::kernel, name, params);
@@ -228,6 +234,7 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
         Results r;
         const auto start = std::chrono::steady_clock::now();
         Problem p = problem;
+        p.make_model = spec.outputs.models;
         std::map<std::string, double> sweep = point.numbers;
         sweep.insert(engine_point.numbers.begin(), engine_point.numbers.end());
         if (options.progress && isatty(STDERR_FILENO)) {
@@ -238,10 +245,14 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
         }
         try {
           if (!component_failure.empty()) throw Error(component_failure);
+          const Params engine_params = params_for(engine_plugin, engine_point.values[0]);
           auto engine = registry.create_as<InferenceEngine>(
-              Family::engine, engine_plugin.entry->info->name,
-              params_for(engine_plugin, engine_point.values[0]));
+              Family::engine, engine_plugin.entry->info->name, engine_params);
           r = engine->run(p);
+          if (r.model && spec.outputs.models)
+            r.fitted_model = fitted_model(
+                r.model, component_record(*engine_plugin.entry, engine_params, std::nullopt),
+                model_components, data, data_spec, spec.name, provenance, sweep);
         } catch (const Interrupted&) {
           throw;  // a stop request ends the whole run, not this engine's
         } catch (const std::exception& e) {

@@ -49,6 +49,7 @@ struct OutputSpec {
   std::string dir;  ///< resolved against the current directory; empty = results/<name>
   bool plots = true;
   bool tables = true;
+  bool models = false;  ///< save each run's fitted model under models/ (docs/models.md)
 };
 
 /// `learn:` — hyperparameters learned once per pipeline run, before the engines.

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "quench/cancellation.h"
+#include "quench/fitted_model.h"
 #include "quench/report.h"
 #include "quench/version.h"
 #include "quench_build_info.h"
@@ -153,6 +154,7 @@ std::string results_to_json(const std::vector<Results>& runs, const ReportOption
       run["matrices"][k] = {{"rows", m.rows()},
                             {"cols", m.cols()},
                             {"file", "tables/" + run_label(r) + "__" + k + ".csv"}};
+    if (r.fitted_model) run["model"] = model_file(r);
     if (r.learning) {
       const LearningReport& l = *r.learning;
       run["hyperparameters"] = nlohmann::json::object();
@@ -244,6 +246,14 @@ ReportFiles write_report_files(const std::vector<Results>& runs, const std::stri
       }
     }
   }
+  for (const auto& r : runs) {
+    if (!r.fitted_model) continue;
+    throw_if_stop_requested();
+    const auto path = fs::path(directory) / model_file(r);
+    fs::create_directories(path.parent_path());
+    r.fitted_model->save(path.string());
+    files.models.push_back(path.string());
+  }
   throw_if_stop_requested();
   if (options.plots) write_plots(runs, directory, files);
   files.results_json = (fs::path(directory) / "results.json").string();
@@ -266,6 +276,7 @@ ReportFiles write_report(const std::vector<Results>& runs, const std::string& di
   moved(files.results_json);
   for (auto& path : files.tables) moved(path);
   for (auto& path : files.plots) moved(path);
+  for (auto& path : files.models) moved(path);
   // Warnings name files by their final paths too.
   const std::string staged = staging.path().string();
   for (auto& warning : files.warnings)

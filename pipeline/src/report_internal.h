@@ -13,6 +13,9 @@ namespace quench {
 /// A file-name-safe label of a run: "<engine>" or "<engine>__ratio-0.5".
 std::string run_label(const Results& r);
 
+/// The model file of a run with a fitted model, relative to the report: "models/<label>.h5".
+inline std::string model_file(const Results& r) { return "models/" + run_label(r) + ".h5"; }
+
 /// Writes the plots for `runs` into directory/plots; returns the files written and warnings.
 void write_plots(const std::vector<Results>& runs, const std::string& directory,
                  ReportFiles& files);

@@ -17,6 +17,8 @@
 
 namespace quench {
 
+class FittedModel;
+
 struct Results {
   std::string engine;  ///< the engine's name in the pipeline
   std::string plugin;  ///< the engine plugin that produced it
@@ -33,6 +35,9 @@ struct Results {
   /// The fitted model, when the host asked for one (Problem::make_model) and the engine
   /// makes models.
   std::shared_ptr<const Model> model;
+  /// The model with its components, data transform and provenance, made by the pipeline
+  /// from `model` (outputs: {models: true}); saved as models/<run label>.h5.
+  std::shared_ptr<const FittedModel> fitted_model;
 };
 
 }  // namespace quench

@@ -25,6 +25,7 @@ struct ReportFiles {
   std::string results_json;
   std::vector<std::string> tables;
   std::vector<std::string> plots;
+  std::vector<std::string> models;    ///< models/<run label>.h5 of runs with a fitted model
   std::vector<std::string> warnings;  ///< e.g. gnuplot missing: plots skipped
 };
 

@@ -1,0 +1,76 @@
+#include "model_commands.h"
+
+#include <iostream>
+
+#include "quench/prediction_table.h"
+#include "quench/printable.h"
+#include "quench/registry.h"
+#include "quench/registry_models.h"
+#include "quench/report.h"
+
+namespace quench::cli {
+namespace {
+
+FittedModel load(const std::string& model_file, const std::vector<std::string>& plugin_paths) {
+  const Registry registry = Registry::discover(plugin_paths);
+  for (const auto& f : registry.failures())
+    std::cerr << "quench: plugin refused: " << f.str() << "\n";
+  return load_model(model_file, registry);
+}
+
+void print_record(const ComponentRecord& r) {
+  std::cout << "  " << to_string(r.family) << ": " << printable(r.plugin) << " " << r.version
+            << "\n";
+  for (const auto& [name, value] : r.params)
+    std::cout << "      " << printable(name) << " = " << printable(to_string(value), 200) << "\n";
+  for (const auto& [block, value] : r.learned) {
+    std::cout << "      " << printable(block) << " (learned) =";
+    for (Eigen::Index i = 0; i < value.size(); ++i) std::cout << " " << format_number(value(i));
+    std::cout << "\n";
+  }
+}
+
+}  // namespace
+
+int predict_command(const std::string& model_file, const std::string& data_file,
+                    const std::string& out, bool ignore_extra_columns,
+                    const std::vector<std::string>& plugin_paths) {
+  const FittedModel model = load(model_file, plugin_paths);
+  const PredictionInputs inputs =
+      read_prediction_inputs(data_file, model.card(), ignore_extra_columns);
+  const Predictions predictions = model.predict(inputs.X);
+  write_file_atomically(out, predictions_csv(predictions, model.card(), inputs));
+  std::cout << "predictions: " << out << " (" << inputs.X.rows() << " rows; " << [&] {
+    std::string names;
+    for (const auto& c : predictions.columns) names += (names.empty() ? "" : ", ") + c;
+    return names;
+  }() << ")\n";
+  return 0;
+}
+
+int info_command(const std::string& model_file, const std::vector<std::string>& plugin_paths) {
+  const FittedModel model = load(model_file, plugin_paths);
+  const ModelCard& c = model.card();
+  std::cout << printable(model_file) << ": " << c.kind << " model of engine "
+            << printable(c.engine.plugin) << " " << c.engine.version << "\n";
+  std::cout << "trained on " << model.training_inputs().rows() << " rows of "
+            << c.input_names.size() << " inputs:";
+  for (const auto& n : c.input_names) std::cout << " " << printable(n);
+  std::cout << "\ntarget: " << printable(c.target_name);
+  if (c.class_names.size() == 2)
+    std::cout << " (classes: " << printable(c.class_names[0]) << " -> -1, "
+              << printable(c.class_names[1]) << " -> +1)";
+  std::cout << "\nstandardization: inputs (x - mean) / scale";
+  if (c.target_scale != 1.0 || c.target_mean != 0.0)
+    std::cout << ", target mean " << format_number(c.target_mean) << " scale "
+              << format_number(c.target_scale);
+  std::cout << "\ncomponents:\n";
+  print_record(c.engine);
+  for (const auto& r : c.components) print_record(r);
+  std::cout << "provenance:\n";
+  for (const auto& [key, value] : c.provenance)
+    std::cout << "  " << printable(key) << ": " << printable(value, 200) << "\n";
+  return 0;
+}
+
+}  // namespace quench::cli

@@ -1,0 +1,95 @@
+#include "quench/prediction_table.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "quench/dataset.h"
+#include "quench/printable.h"
+
+namespace quench {
+namespace {
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string exact(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", x);
+  return text;
+}
+
+}  // namespace
+
+PredictionInputs read_prediction_inputs(const std::string& file, const ModelCard& card,
+                                        bool ignore_extra_columns) {
+  const CsvTable table = read_csv(file);
+  PredictionInputs in;
+  in.file = file;
+  std::vector<Eigen::Index> columns;
+  std::string missing;
+  for (const std::string& name : card.input_names) {
+    const Eigen::Index c = table.column_index(name);
+    if (c < 0) missing += (missing.empty() ? "'" : ", '") + printable(name) + "'";
+    columns.push_back(c);
+  }
+  if (!missing.empty())
+    throw DataError(file, 1, "", "the model's input column(s) " + missing + " are missing");
+  const Eigen::Index target = table.column_index(card.target_name);
+  if (!ignore_extra_columns) {
+    for (std::size_t c = 0; c < table.columns.size(); ++c) {
+      const auto index = static_cast<Eigen::Index>(c);
+      if (index == target || std::find(columns.begin(), columns.end(), index) != columns.end())
+        continue;
+      throw DataError(
+          file, 1, printable(table.columns[c]),
+          "a column the model does not use (its inputs: " +
+              [&] {
+                std::string names;
+                for (const auto& n : card.input_names)
+                  names += (names.empty() ? "" : ", ") + printable(n);
+                return names;
+              }() +
+              "; target '" + printable(card.target_name) +
+              "'); pass --ignore-extra-columns to skip it");
+    }
+  }
+  in.X.resize(table.size(), static_cast<Eigen::Index>(columns.size()));
+  for (Eigen::Index i = 0; i < table.size(); ++i) {
+    for (std::size_t j = 0; j < columns.size(); ++j) {
+      const Cell cell = read_cell(table.cell(i, columns[j]));
+      if (cell.kind != CellKind::number) throw cell_error(table, i, columns[j], cell);
+      in.X(i, static_cast<Eigen::Index>(j)) = cell.value;
+    }
+  }
+  if (target >= 0) {
+    in.has_target = true;
+    for (Eigen::Index i = 0; i < table.size(); ++i) in.target.push_back(table.cell(i, target));
+  }
+  return in;
+}
+
+std::string predictions_csv(const Predictions& p, const ModelCard& card,
+                            const PredictionInputs& in) {
+  std::string text;
+  if (in.has_target) text += csv_field(card.target_name);
+  for (const std::string& c : p.columns) text += (text.empty() ? "" : ",") + csv_field(c);
+  text += '\n';
+  const bool named = card.class_names.size() == 2;
+  for (Eigen::Index i = 0; i < p.values.rows(); ++i) {
+    std::string row = in.has_target ? csv_field(in.target[static_cast<std::size_t>(i)]) : "";
+    for (std::size_t j = 0; j < p.columns.size(); ++j) {
+      const double v = p.values(i, static_cast<Eigen::Index>(j));
+      const std::string field =
+          named && p.columns[j] == "label" ? csv_field(card.class_names[v > 0 ? 1 : 0]) : exact(v);
+      row += (in.has_target || j > 0 ? "," : "") + field;
+    }
+    text += row + '\n';
+  }
+  return text;
+}
+
+}  // namespace quench
