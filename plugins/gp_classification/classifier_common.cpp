@@ -89,18 +89,6 @@ Eigen::MatrixXd SiteSystem::inverse_omega_plus_c() const {
   return s_.asDiagonal() * chol_->inverse() * s_.asDiagonal();
 }
 
-Eigen::VectorXd SiteSystem::quadratic_form(const Eigen::MatrixXd& K) const {
-  if (lu_) return (K.array() * (tau_.asDiagonal() * lu_->solve(K)).array()).colwise().sum();
-  if (inv_lower_single_)
-    return (inv_lower_single_->triangularView<Eigen::Lower>() * (s_.asDiagonal() * K).cast<float>())
-        .colwise()
-        .squaredNorm()
-        .transpose()
-        .cast<double>();
-  const Eigen::MatrixXd V = chol_->solve_lower(s_.asDiagonal() * K);
-  return V.colwise().squaredNorm().transpose();
-}
-
 namespace {
 // Below this q_i = 1 - b_i, Sigma_ii comes from the column i of B^{-1} (no cancellation).
 constexpr double kWeakSite = 1e-3;
@@ -284,34 +272,6 @@ double log_evidence(const Likelihood& lik, const Eigen::VectorXd& t, const MeanF
   }
   lz -= 0.5 * w.dot(sys.solve_b(w));
   return lz;
-}
-
-void add_predictions(Results& r, const Problem& problem, const Eigen::VectorXd& t,
-                     const Eigen::VectorXd& alpha, const SiteSystem* sites, bool probabilities) {
-  const Dataset& d = *problem.data;
-  if (d.X_test.rows() == 0) return;
-  const Eigen::MatrixXd K = problem.kernel->cross(d.X_train, d.X_test);
-  const Eigen::VectorXd h = K.transpose() * t.cwiseProduct(alpha);  // eq 27
-  // The test latent includes the kernel's noise v2 (probit noise of App. A).
-  Eigen::VectorXd var =
-      problem.kernel->diagonal(d.X_test).array() + problem.kernel->diagonal_noise();
-  if (sites) var = (var - sites->quadratic_form(K)).cwiseMax(0.0);  // eq 27
-  Eigen::VectorXd p(h.size()), cls(h.size());
-  for (Eigen::Index j = 0; j < h.size(); ++j) {
-    p(j) = probabilities && problem.likelihood
-               ? std::exp(problem.likelihood->tilted_moments(1.0, h(j), var(j)).log_z)
-               : 0.5;                 // eq 12
-    cls(j) = h(j) >= 0 ? 1.0 : -1.0;  // eq 13
-  }
-  r.vectors["test_mean_field"] = h;
-  r.vectors["test_variance"] = var;
-  if (probabilities && problem.likelihood) r.vectors["test_probability"] = p;
-  r.vectors["test_class"] = cls;
-  if (d.y_test.size() == d.X_test.rows()) {
-    const Eigen::VectorXd tt = class_labels(d, DataPart::test, "classifier");
-    r.scalars["test_error"] = error_rate(tt, h);
-    r.scalars["test_errors"] = static_cast<double>(error_count(tt, h));
-  }
 }
 
 void add_fit(Results& r, const Eigen::VectorXd& t, const MeanFieldFit& fit) {

@@ -34,8 +34,6 @@ class SiteSystem {
  public:
   SiteSystem(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau,
              Precision precision = Precision::full);
-  /// diag(K^T (Omega + C)^{-1} K) for the columns of K (eq 27 at test inputs).
-  Eigen::VectorXd quadratic_form(const Eigen::MatrixXd& K) const;
   /// (I + T C)^{-1} r, T = diag(tau): the Newton system of the alpha equations at fixed lambda
   /// (mean_field.cpp). Cholesky form r - S B^{-1} S C r; LU form r - T M^{-1} C r.
   Eigen::VectorXd solve_newton(const Eigen::VectorXd& r) const;
@@ -49,6 +47,9 @@ class SiteSystem {
   bool log_concave() const { return !lu_.has_value(); }
   /// (Omega + C)^{-1}: S B^{-1} S (dpotri on the factor), or T M^{-1} (LU form). Precision::full.
   Eigen::MatrixXd inverse_omega_plus_c() const;
+  /// The lower Cholesky factor L of B = L L^T (Cholesky form, Precision::full), else nullptr.
+  const Eigen::MatrixXd* b_factor() const { return chol_ ? &chol_->lower() : nullptr; }
+  const Eigen::VectorXd& site_scale() const { return s_; }  ///< sqrt(max(tau_i, 0))
 
  private:
   const Eigen::MatrixXd& C_;
@@ -135,13 +136,6 @@ Eigen::VectorXd site_nu(const Eigen::VectorXd& t, const MeanFieldFit& fit);
 /// Sigma = (C^{-1} + T)^{-1} is not positive definite.
 double log_evidence(const Likelihood& lik, const Eigen::VectorXd& t, const MeanFieldFit& fit,
                     const SiteSystem& sys);
-
-/// Predictions at the test inputs (eqs 12-13, 27): test_mean_field, test_variance (lambda(x),
-/// or C(x, x) when `naive`), test_probability p(t = +1 | x), test_class, and test_error when
-/// the test labels are known.
-void add_predictions(Results& r, const Problem& problem, const Eigen::VectorXd& t,
-                     const Eigen::VectorXd& alpha, const SiteSystem* sites,
-                     bool probabilities = true);
 
 /// Common outputs of a fit: alpha, mean_field, cavity_mean, cavity_variance, loo_error (eq 32),
 /// train_error, status, iterations.

@@ -104,7 +104,8 @@ Results EpEngine::run(const Problem& problem) const {
     const double lz = log_evidence(*problem.likelihood, t, fit, sys);
     if (std::isfinite(lz)) r.scalars["log_evidence"] = lz;
   }
-  add_predictions(r, problem, t, fit.alpha, &sys);
+  add_model_predictions(r, problem,
+                        [&] { return ClassifierModel::from_fit(problem, t, fit.alpha, &sys); });
   r.info["method"] = "expectation propagation (parallel, damped)";
   r.timings["fit"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

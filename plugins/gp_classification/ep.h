@@ -2,7 +2,7 @@
 // Its fixed point is the TAP fixed point of 001 (Sec. 3 / 003): the cross-check of `tap`.
 #pragma once
 
-#include "classifier_common.h"
+#include "classifier_model.h"
 #include "quench/parameters.h"
 
 namespace quench::gp_classification {
@@ -27,6 +27,12 @@ class EpEngine final : public InferenceEngine {
   std::vector<std::string> hyperparameter_objectives() const override;
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const override;
+
+  /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
+  std::unique_ptr<Model> read_model(const ModelArchive& archive,
+                                    const ModelParts& parts) const override {
+    return ClassifierModel::read(archive, parts);
+  }
 
  private:
   EpOptions options_;

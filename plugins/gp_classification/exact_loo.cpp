@@ -34,6 +34,7 @@ ExactLooEngine::ExactLooEngine(const Params& p) : inner_(p.string("inner")) {}
 Results ExactLooEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
   std::shared_ptr<InferenceEngine> inner = make_classifier(inner_);
+  const bool own_inner = inner != nullptr;
   if (!inner && problem.context.make_engine) inner = problem.context.make_engine(inner_);
   if (!inner) throw ConfigError({}, "exact_loo: unknown inner engine '" + inner_ + "'");
   const Dataset& d = *problem.data;
@@ -41,7 +42,10 @@ Results ExactLooEngine::run(const Problem& problem) const {
   const Eigen::Index n = d.X_train.rows();
 
   // The full-data fit: its built-in LOO and test error sit beside the exact LOO.
-  Results r = inner->run(problem);
+  // Its model is read back by read_model, which knows only this library's engines.
+  Problem full = problem;
+  full.make_model = problem.make_model && own_inner;
+  Results r = inner->run(full);
   r.info["inner"] = inner_;
 
   std::vector<double> error(static_cast<std::size_t>(n), 0.0);
@@ -65,6 +69,7 @@ Results ExactLooEngine::run(const Problem& problem) const {
         sub.y_test = Eigen::VectorXd::Constant(1, t(i));
         Problem p = problem;
         p.data = &sub;
+        p.make_model = false;
         const Results ri = inner->run(p);
         error[k] = ri.scalars.at("test_error");
         loo_field(i) = ri.vectors.at("test_mean_field")(0);
@@ -89,6 +94,13 @@ Results ExactLooEngine::run(const Problem& problem) const {
   r.timings["exact_loo"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+std::unique_ptr<Model> ExactLooEngine::read_model(const ModelArchive& archive,
+                                                  const ModelParts& parts) const {
+  const std::shared_ptr<InferenceEngine> inner = make_classifier(inner_);
+  if (!inner) throw ConfigError({}, "exact_loo: inner engine '" + inner_ + "' makes no models");
+  return inner->read_model(archive, parts);
 }
 
 }  // namespace quench::gp_classification

@@ -19,7 +19,11 @@ class ExactLooEngine final : public InferenceEngine {
  public:
   static ParamSchema schema();
   explicit ExactLooEngine(const Params& params);
+  /// The full-data fit's model (Results::model) when the inner engine is one of this library.
   Results run(const Problem& problem) const override;
+  /// The inner engine's model (it is that engine's fit on all the training data).
+  std::unique_ptr<Model> read_model(const ModelArchive& archive,
+                                    const ModelParts& parts) const override;
 
  private:
   std::string inner_;

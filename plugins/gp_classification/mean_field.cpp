@@ -440,7 +440,8 @@ Results TapEngine::run(const Problem& problem) const {
     const double lz = log_evidence(*problem.likelihood, t, fit, sys);
     if (std::isfinite(lz)) r.scalars["log_evidence"] = lz;
   }
-  add_predictions(r, problem, t, fit.alpha, &sys);
+  add_model_predictions(r, problem,
+                        [&] { return ClassifierModel::from_fit(problem, t, fit.alpha, &sys); });
   r.info["method"] = "TAP mean field, 001 Secs. 3-4 (eqs 19, 23, 26, 28-30)";
   r.timings["fit"] = seconds_since(start);
   return r;
@@ -481,7 +482,9 @@ Results NaiveMeanFieldEngine::run(const Problem& problem) const {
   r.vectors["naive_cavity_mean"] = fit.cavity_mean;  // eq 35 cavity, lambda_i = C_ii
   r.scalars["loo_error"] = error_rate(t, loo_mean);
   r.scalars["loo_errors"] = static_cast<double>(error_count(t, loo_mean));
-  add_predictions(r, problem, t, fit.alpha, nullptr);  // naive: lambda(x) = C(x, x)
+  add_model_predictions(r, problem, [&] {  // naive: lambda(x) = C(x, x)
+    return ClassifierModel::from_fit(problem, t, fit.alpha, nullptr);
+  });
   r.info["method"] = "naive mean field, 001 Sec. 6 (eq 35), LOO of App. D (eqs 47-51)";
   r.timings["fit"] = seconds_since(start);
   return r;

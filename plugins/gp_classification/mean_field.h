@@ -3,7 +3,7 @@
 // lambda (eq 28) refreshed every `lambda_every` steps (never for naive mean field, eq 35).
 #pragma once
 
-#include "classifier_common.h"
+#include "classifier_model.h"
 #include "quench/parameters.h"
 
 namespace quench::gp_classification {
@@ -45,6 +45,12 @@ class TapEngine final : public InferenceEngine {
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const override;
 
+  /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
+  std::unique_ptr<Model> read_model(const ModelArchive& archive,
+                                    const ModelParts& parts) const override {
+    return ClassifierModel::read(archive, parts);
+  }
+
  private:
   MeanFieldOptions options_;
   bool evidence_ = true;
@@ -61,6 +67,11 @@ class NaiveMeanFieldEngine final : public InferenceEngine {
   static ParamSchema schema();
   explicit NaiveMeanFieldEngine(const Params& params);
   Results run(const Problem& problem) const override;
+  /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
+  std::unique_ptr<Model> read_model(const ModelArchive& archive,
+                                    const ModelParts& parts) const override {
+    return ClassifierModel::read(archive, parts);
+  }
 
  private:
   MeanFieldOptions options_;

@@ -155,7 +155,9 @@ Results SvmLimitEngine::run(const Problem& problem) const {
   r.scalars["train_error"] = error_rate(t, fit.mean_field);
   r.scalars["iterations"] = fit.status.iterations;
   r.status = fit.status;
-  add_predictions(r, problem, t, fit.alpha, nullptr, false);
+  add_model_predictions(r, problem, [&] {
+    return std::make_shared<const SvmModel>(problem.kernel, d.X_train, t.cwiseProduct(fit.alpha));
+  });
   r.info["method"] = "SVM limit (001 Sec. 7, App. E): hard-margin SVM without bias, Adatron";
   r.timings["fit"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -2,7 +2,7 @@
 // beta -> infinity, i.e. the hard-margin SVM without bias, found with the kernel Adatron.
 #pragma once
 
-#include "classifier_common.h"
+#include "classifier_model.h"
 #include "quench/parameters.h"
 
 namespace quench::gp_classification {
@@ -29,6 +29,11 @@ class SvmLimitEngine final : public InferenceEngine {
   static ParamSchema schema();
   explicit SvmLimitEngine(const Params& params);
   Results run(const Problem& problem) const override;
+  /// The "svm_classifier" model of a run with Problem::make_model (classifier_model.h).
+  std::unique_ptr<Model> read_model(const ModelArchive& archive,
+                                    const ModelParts& parts) const override {
+    return SvmModel::read(archive, parts);
+  }
 
  private:
   double tol_;

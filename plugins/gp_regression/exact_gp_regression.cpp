@@ -2,8 +2,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <memory>
+#include <utility>
 #include <vector>
 
+#include "gp_regression_model.h"
 #include "quench/cholesky.h"
 #include "quench/errors.h"
 #include "regression_objectives.h"
@@ -36,14 +39,15 @@ Results ExactGpRegression::run(const Problem& problem) const {
   const Eigen::Index n = data.X_train.rows();
 
   // K + sigma^2 I = L L^T; alpha = (K + sigma^2 I)^{-1} y.
-  const Eigen::MatrixXd K = kernel.cross(data.X_train, data.X_train);
+  Eigen::MatrixXd K = kernel.cross(data.X_train, data.X_train);
   Eigen::MatrixXd Ky = K;
   Ky.diagonal().array() += noise;
-  const Cholesky chol(Ky, JitterPolicy{}, "K + sigma^2 I");
-  const Eigen::VectorXd alpha = chol.solve(data.y_train);
+  const Cholesky chol(std::move(Ky), JitterPolicy{}, "K + sigma^2 I");
+  Eigen::VectorXd alpha = chol.solve(data.y_train);
 
   Results r;
   r.vectors["train_mean"] = K * alpha;
+  K.resize(0, 0);
   // Var f_i = [K - K A^{-1} K]_ii with A = K + s2 I; since K = A - s2 I this is
   // s2 - s2^2 [A^{-1}]_ii, which needs only diag(A^{-1}) (n^3/3 flops instead of n^3).
   r.vectors["train_variance"] =
@@ -54,17 +58,19 @@ Results ExactGpRegression::run(const Problem& problem) const {
   r.scalars["train_mse"] = (r.vectors["train_mean"] - data.y_train).squaredNorm() / n;
   r.scalars["noise_variance"] = noise;
   r.scalars["jitter"] = chol.jitter();
-  if (data.X_test.rows() > 0) {
-    const Eigen::MatrixXd Ks = kernel.cross(data.X_train, data.X_test);
-    const Eigen::MatrixXd Vs = chol.solve_lower(Ks);
-    r.vectors["test_mean"] = Ks.transpose() * alpha;
-    Eigen::VectorXd var =
-        (kernel.diagonal(data.X_test) - Vs.colwise().squaredNorm().transpose()).cwiseMax(0.0);
-    if (predictive_variance_) var.array() += noise;
-    r.vectors["test_variance"] = var;
-    if (data.y_test.size() == data.X_test.rows())
-      r.scalars["test_mse"] =
-          (r.vectors["test_mean"] - data.y_test).squaredNorm() / data.X_test.rows();
+  if (data.X_test.rows() > 0 || problem.make_model) {
+    const auto model = std::make_shared<const GpRegressionModel>(
+        problem.kernel, data.X_train, std::move(alpha), chol.lower(), noise);
+    if (data.X_test.rows() > 0) {
+      const Predictions p = model->predict(data.X_test);
+      r.vectors["test_mean"] = p.column("mean");
+      r.vectors["test_variance"] =
+          p.column(predictive_variance_ ? "predictive_variance" : "variance");
+      if (data.y_test.size() == data.X_test.rows())
+        r.scalars["test_mse"] =
+            (r.vectors["test_mean"] - data.y_test).squaredNorm() / data.X_test.rows();
+    }
+    if (problem.make_model) r.model = model;
   }
   r.timings["fit"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -126,6 +132,11 @@ std::unique_ptr<ResampledModel> ExactGpRegression::prepare_resampling(
 std::unique_ptr<HyperparameterObjective> ExactGpRegression::hyperparameter_objective(
     const Problem& problem, const std::string& name) const {
   return make_regression_objective(problem, name);
+}
+
+std::unique_ptr<Model> ExactGpRegression::read_model(const ModelArchive& archive,
+                                                     const ModelParts& parts) const {
+  return GpRegressionModel::read(archive, parts);
 }
 
 }  // namespace quench::gp_regression
