@@ -132,7 +132,7 @@ void FittedModel::save(const std::string& path) const { save_archive(to_archive(
 ComponentSource::~ComponentSource() = default;
 
 FittedModel load_model(const std::string& path, const ComponentSource& source) {
-  const ModelArchive a = load_archive(path);
+  ModelArchive a = load_archive(path);
   ModelCard card;
   card.kind = a.text("model/kind");
   card.engine = read_record(a, "model/engine");
@@ -146,7 +146,7 @@ FittedModel load_model(const std::string& path, const ComponentSource& source) {
   card.target_mean = a.real("data/target_mean");
   card.target_scale = a.real("data/target_scale");
   card.class_names = a.texts("data/class_names");
-  Eigen::MatrixXd X_train = a.matrix("data/X_train", -1, d);
+  Eigen::MatrixXd X_train = a.take_matrix("data/X_train", -1, d);
   for (const std::string& name : a.names_under("provenance"))
     card.provenance[name.substr(11)] = a.text(name);
 

@@ -27,7 +27,7 @@ Eigen::VectorXd Predictions::column(const std::string& name) const {
 
 Model::~Model() = default;
 
-std::unique_ptr<Model> InferenceEngine::read_model(const ModelArchive& /*archive*/,
+std::unique_ptr<Model> InferenceEngine::read_model(ModelArchive& /*archive*/,
                                                    const ModelParts& /*parts*/) const {
   throw ConfigError({}, "this engine makes no models");
 }

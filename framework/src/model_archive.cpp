@@ -78,6 +78,12 @@ const Eigen::MatrixXd& ModelArchive::matrix(const std::string& name, Eigen::Inde
   return m;
 }
 
+Eigen::MatrixXd ModelArchive::take_matrix(const std::string& name, Eigen::Index rows,
+                                          Eigen::Index cols) {
+  matrix(name, rows, cols);  // checks
+  return std::move(std::get<Eigen::MatrixXd>(entries_.at(name)));
+}
+
 const std::vector<std::string>& ModelArchive::texts(const std::string& name) const {
   return get<std::vector<std::string>>(name, "a list of texts");
 }

@@ -73,7 +73,7 @@ std::shared_ptr<const ClassifierModel> ClassifierModel::from_fit(const Problem& 
                                                  std::move(form));
 }
 
-std::unique_ptr<ClassifierModel> ClassifierModel::read(const ModelArchive& archive,
+std::unique_ptr<ClassifierModel> ClassifierModel::read(ModelArchive& archive,
                                                        const ModelParts& parts) {
   require_parts(parts, true, "gp_classifier");
   const Eigen::Index n = parts.X_train->rows();
@@ -82,14 +82,14 @@ std::unique_ptr<ClassifierModel> ClassifierModel::read(const ModelArchive& archi
   if (kind == "cholesky") {
     form.kind = LatentVarianceForm::Kind::cholesky;
     form.sqrt_tau = archive.vector("posterior/sqrt_tau", n);
-    form.matrix = archive.matrix("posterior/cholesky_lower", n, n);
+    form.matrix = archive.take_matrix("posterior/cholesky_lower", n, n);
     for (Eigen::Index i = 0; i < n; ++i)
       if (!(form.matrix(i, i) > 0.0))
         throw archive.error("entry 'posterior/cholesky_lower' is not a Cholesky factor (diagonal " +
                             std::to_string(i) + " is not positive)");
   } else if (kind == "inverse") {
     form.kind = LatentVarianceForm::Kind::inverse;
-    form.matrix = archive.matrix("posterior/omega_plus_c_inverse", n, n);
+    form.matrix = archive.take_matrix("posterior/omega_plus_c_inverse", n, n);
   } else if (kind != "prior") {
     throw archive.error("entry 'posterior/latent_variance' is '" + kind +
                         "', expected prior, cholesky or inverse");
@@ -141,7 +141,7 @@ SvmModel::SvmModel(std::shared_ptr<const Kernel> kernel, Eigen::MatrixXd X_train
                    Eigen::VectorXd t_alpha)
     : kernel_(std::move(kernel)), X_train_(std::move(X_train)), t_alpha_(std::move(t_alpha)) {}
 
-std::unique_ptr<SvmModel> SvmModel::read(const ModelArchive& archive, const ModelParts& parts) {
+std::unique_ptr<SvmModel> SvmModel::read(ModelArchive& archive, const ModelParts& parts) {
   require_parts(parts, false, "svm_classifier");
   return std::make_unique<SvmModel>(parts.kernel, *parts.X_train,
                                     archive.vector("posterior/t_alpha", parts.X_train->rows()));

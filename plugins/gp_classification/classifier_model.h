@@ -49,8 +49,7 @@ class ClassifierModel final : public Model {
                                                          const SiteSystem* sites);
   /// The model written by write(); ModelFileError naming the entry when one is missing or has
   /// the wrong shape.
-  static std::unique_ptr<ClassifierModel> read(const ModelArchive& archive,
-                                               const ModelParts& parts);
+  static std::unique_ptr<ClassifierModel> read(ModelArchive& archive, const ModelParts& parts);
 
   Predictions predict(const Eigen::MatrixXd& X) const override;
   Eigen::Index input_dimension() const override { return X_train_.cols(); }
@@ -68,7 +67,7 @@ class ClassifierModel final : public Model {
 class SvmModel final : public Model {
  public:
   SvmModel(std::shared_ptr<const Kernel> kernel, Eigen::MatrixXd X_train, Eigen::VectorXd t_alpha);
-  static std::unique_ptr<SvmModel> read(const ModelArchive& archive, const ModelParts& parts);
+  static std::unique_ptr<SvmModel> read(ModelArchive& archive, const ModelParts& parts);
 
   Predictions predict(const Eigen::MatrixXd& X) const override;
   Eigen::Index input_dimension() const override { return X_train_.cols(); }

@@ -176,8 +176,8 @@ TEST(ExactLooModel, IsTheInnerEnginesFullDataModel) {
 }
 
 // read_model throws ModelFileError naming `entry`.
-void expect_refused(const InferenceEngine& engine, const ModelArchive& archive,
-                    const ModelParts& parts, const std::string& entry) {
+void expect_refused(const InferenceEngine& engine, ModelArchive archive, const ModelParts& parts,
+                    const std::string& entry) {
   try {
     engine.read_model(archive, parts);
     ADD_FAILURE() << "no error for " << entry;

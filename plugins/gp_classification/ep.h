@@ -29,7 +29,7 @@ class EpEngine final : public InferenceEngine {
       const Problem& problem, const std::string& name) const override;
 
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
-  std::unique_ptr<Model> read_model(const ModelArchive& archive,
+  std::unique_ptr<Model> read_model(ModelArchive& archive,
                                     const ModelParts& parts) const override {
     return ClassifierModel::read(archive, parts);
   }

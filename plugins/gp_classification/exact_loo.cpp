@@ -96,7 +96,7 @@ Results ExactLooEngine::run(const Problem& problem) const {
   return r;
 }
 
-std::unique_ptr<Model> ExactLooEngine::read_model(const ModelArchive& archive,
+std::unique_ptr<Model> ExactLooEngine::read_model(ModelArchive& archive,
                                                   const ModelParts& parts) const {
   const std::shared_ptr<InferenceEngine> inner = make_classifier(inner_);
   if (!inner) throw ConfigError({}, "exact_loo: inner engine '" + inner_ + "' makes no models");

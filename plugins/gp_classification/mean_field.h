@@ -46,7 +46,7 @@ class TapEngine final : public InferenceEngine {
       const Problem& problem, const std::string& name) const override;
 
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
-  std::unique_ptr<Model> read_model(const ModelArchive& archive,
+  std::unique_ptr<Model> read_model(ModelArchive& archive,
                                     const ModelParts& parts) const override {
     return ClassifierModel::read(archive, parts);
   }
@@ -68,7 +68,7 @@ class NaiveMeanFieldEngine final : public InferenceEngine {
   explicit NaiveMeanFieldEngine(const Params& params);
   Results run(const Problem& problem) const override;
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
-  std::unique_ptr<Model> read_model(const ModelArchive& archive,
+  std::unique_ptr<Model> read_model(ModelArchive& archive,
                                     const ModelParts& parts) const override {
     return ClassifierModel::read(archive, parts);
   }

@@ -30,7 +30,7 @@ class SvmLimitEngine final : public InferenceEngine {
   explicit SvmLimitEngine(const Params& params);
   Results run(const Problem& problem) const override;
   /// The "svm_classifier" model of a run with Problem::make_model (classifier_model.h).
-  std::unique_ptr<Model> read_model(const ModelArchive& archive,
+  std::unique_ptr<Model> read_model(ModelArchive& archive,
                                     const ModelParts& parts) const override {
     return SvmModel::read(archive, parts);
   }

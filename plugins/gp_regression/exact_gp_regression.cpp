@@ -134,7 +134,7 @@ std::unique_ptr<HyperparameterObjective> ExactGpRegression::hyperparameter_objec
   return make_regression_objective(problem, name);
 }
 
-std::unique_ptr<Model> ExactGpRegression::read_model(const ModelArchive& archive,
+std::unique_ptr<Model> ExactGpRegression::read_model(ModelArchive& archive,
                                                      const ModelParts& parts) const {
   return GpRegressionModel::read(archive, parts);
 }

@@ -23,8 +23,7 @@ class ExactGpRegression final : public InferenceEngine {
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const override;
   /// The "gp_regression" model of a run with Problem::make_model (gp_regression_model.h).
-  std::unique_ptr<Model> read_model(const ModelArchive& archive,
-                                    const ModelParts& parts) const override;
+  std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 
  private:
   bool predictive_variance_;

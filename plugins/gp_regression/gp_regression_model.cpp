@@ -21,12 +21,12 @@ GpRegressionModel::GpRegressionModel(std::shared_ptr<const Kernel> kernel, Eigen
       lower_(std::move(lower)),
       noise_variance_(noise_variance) {}
 
-std::unique_ptr<GpRegressionModel> GpRegressionModel::read(const ModelArchive& archive,
+std::unique_ptr<GpRegressionModel> GpRegressionModel::read(ModelArchive& archive,
                                                            const ModelParts& parts) {
   if (!parts.kernel || !parts.X_train)
     throw ConfigError({}, "gp_regression model needs its kernel and training inputs");
   const Eigen::Index n = parts.X_train->rows();
-  Eigen::MatrixXd lower = archive.matrix("posterior/cholesky_lower", n, n);
+  Eigen::MatrixXd lower = archive.take_matrix("posterior/cholesky_lower", n, n);
   for (Eigen::Index i = 0; i < n; ++i)
     if (!(lower(i, i) > 0.0))
       throw archive.error("entry 'posterior/cholesky_lower' is not a Cholesky factor (diagonal " +

@@ -22,8 +22,7 @@ class GpRegressionModel final : public Model {
                     Eigen::VectorXd alpha, Eigen::MatrixXd lower, double noise_variance);
   /// The model written by write(), rebuilt with the kernel and training inputs of `parts`;
   /// ModelFileError naming the entry when one is missing or has the wrong shape.
-  static std::unique_ptr<GpRegressionModel> read(const ModelArchive& archive,
-                                                 const ModelParts& parts);
+  static std::unique_ptr<GpRegressionModel> read(ModelArchive& archive, const ModelParts& parts);
 
   /// Rows of X in blocks (an N x block kernel matrix at a time): mean K*^T alpha (eq 2.25),
   /// variance k(x, x) - |L^{-1} k*|^2 (eq 2.26, one triangular solve, clamped at 0).

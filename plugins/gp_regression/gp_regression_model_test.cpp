@@ -112,8 +112,7 @@ TEST(GpRegressionModel, NoModelUnlessAsked) {
 }
 
 // read_model throws ModelFileError naming `entry` (and nothing else).
-void expect_refused(const ModelArchive& archive, const ModelParts& parts,
-                    const std::string& entry) {
+void expect_refused(ModelArchive archive, const ModelParts& parts, const std::string& entry) {
   try {
     engine().read_model(archive, parts);
     ADD_FAILURE() << "no error for " << entry;

@@ -91,7 +91,7 @@ class QUENCH_API InferenceEngine : public Component {
   /// (archive.matrix("posterior/...")) and the parts it was trained with; ModelFileError for
   /// entries that are missing or do not fit the parts. Default: ConfigError (the engine makes
   /// no models).
-  virtual std::unique_ptr<Model> read_model(const ModelArchive& archive,
+  virtual std::unique_ptr<Model> read_model(ModelArchive& archive,
                                             const ModelParts& parts) const;
 };
 

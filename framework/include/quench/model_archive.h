@@ -55,6 +55,10 @@ class QUENCH_API ModelArchive {
   const Eigen::MatrixXd& matrix(const std::string& name, Eigen::Index rows = -1,
                                 Eigen::Index cols = -1) const;
   const std::vector<std::string>& texts(const std::string& name) const;
+  /// matrix(name, rows, cols), moved out of the archive (the entry is left empty): a model
+  /// keeps its large arrays without a copy.
+  Eigen::MatrixXd take_matrix(const std::string& name, Eigen::Index rows = -1,
+                              Eigen::Index cols = -1);
 
   /// Names under `prefix` + "/" (one level or deeper), sorted.
   std::vector<std::string> names_under(const std::string& prefix) const;
