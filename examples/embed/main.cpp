@@ -1,11 +1,13 @@
 // Embedding quench in a host program: a pipeline built from YAML text (no pipeline file, no
-// output files), the installed plugins, and typed results read back in C++.
+// output files), the installed plugins, typed results read back in C++, and the fitted GP
+// kept as a model: predicted in memory, saved, loaded and predicted again (docs/models.md).
 //
 //   quench_embed <data.csv>      e.g. quench_embed examples/data/boston.csv (target column y)
 //
 // Plugins are discovered like the quench command does: QUENCH_PLUGIN_PATH first, then the
 // installation's plugin directory next to libquench_registry.so. Exit codes: 0 success; 1 data,
-// plugin or I/O error; 2 invalid pipeline; 3 a run failed or returned non-finite values.
+// plugin or I/O error; 2 invalid pipeline; 3 a run failed or returned non-finite values, or the
+// loaded model predicted other numbers than the one in memory.
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -14,9 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "quench/dataset.h"
 #include "quench/errors.h"
+#include "quench/fitted_model.h"
 #include "quench/pipeline.h"
 #include "quench/registry.h"
+#include "quench/registry_models.h"
 #include "quench/results.h"
 
 namespace {
@@ -50,6 +55,7 @@ components:
 engines:
   - {name: gp, plugin: exact_gp_regression}
   - {name: bootstrap, plugin: mc_bootstrap, samples: 40, keep_samples: false}
+outputs: {models: true}
 )";
 }
 
@@ -58,6 +64,37 @@ const quench::Results* find_run(const std::vector<quench::Results>& runs,
   for (const auto& r : runs)
     if (r.engine == engine) return &r;
   return nullptr;
+}
+
+// The GP's fitted model on the last three rows of the data (raw units, columns picked by the
+// model's input names), then saved, loaded and asked again: the numbers must be identical.
+bool use_the_model(const quench::Results& gp, const std::string& data_file,
+                   const quench::Registry& registry) {
+  const quench::FittedModel& model = *gp.fitted_model;
+  const quench::CsvTable table = quench::read_csv(data_file);
+  const Eigen::MatrixXd values = quench::to_numbers(table);
+  Eigen::MatrixXd X(3, static_cast<Eigen::Index>(model.card().input_names.size()));
+  for (Eigen::Index j = 0; j < X.cols(); ++j)
+    X.col(j) = values.col(table.column_index(model.card().input_names[j])).tail(3);
+  const quench::Predictions in_memory = model.predict(X);
+
+  const std::string file = (std::filesystem::temp_directory_path() / "quench_embed_gp.h5").string();
+  model.save(file);
+  const quench::FittedModel loaded = quench::load_model(file, registry);
+  const quench::Predictions again = loaded.predict(X);
+  std::filesystem::remove(file);
+  for (Eigen::Index i = 0; i < X.rows(); ++i)
+    std::printf("  model: row %ld mean %.10g variance %.6g\n", static_cast<long>(i),
+                again.column("mean")(i), again.column("variance")(i));
+  const bool same = again.columns == in_memory.columns && again.values == in_memory.values;
+  std::printf("  saved and loaded model predicts %s\n", same ? "the same numbers" : "DIFFERENTLY");
+  try {  // misuse is an error, never a number
+    model.predict(Eigen::MatrixXd::Zero(1, X.cols() - 1));
+    return false;
+  } catch (const std::invalid_argument& e) {
+    std::printf("  refused: %s\n", e.what());
+  }
+  return same;
 }
 
 }  // namespace
@@ -108,7 +145,7 @@ int main(int argc, char** argv) {
       print(("gp.test_mean[" + std::to_string(i) + "]").c_str(), test_mean(i));
     print("bootstrap.test_error_square", bootstrap->scalars.at("test_error_square"));
     print("bootstrap.test_error_square_stderr", bootstrap->scalars.at("test_error_square_stderr"));
-    return ok ? 0 : 3;
+    return ok && use_the_model(*gp, data.string(), registry) ? 0 : 3;
   } catch (const quench::ConfigError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.str() << "\n";
     return 2;

@@ -1,0 +1,191 @@
+// Saved models end to end (docs/models.md): `quench run` with outputs: {models: true} writes
+// models/<run>.h5 named in results.json; `quench predict` reproduces the run's own test
+// predictions from the file; Python (h5py, no quench) reproduces a prediction from the file;
+// `quench info` describes it; bad inputs and damaged files are refused with their reason.
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "run_program.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& content) {
+  std::ofstream(path, std::ios::binary) << content;
+}
+
+// Rows of a CSV file without quoting (as `quench predict` writes numbers), header included.
+std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+const std::string kData = QUENCH_TEST_DATA;
+
+class ModelsCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::unsetenv("QUENCH_PLUGIN_PATH");
+    std::string pattern = (fs::temp_directory_path() / "quench-models-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+    work_ = root_ / "work";
+    fs::create_directory(work_);
+    fs::copy_file(kData + "/boston.csv", work_ / "boston.csv");
+    // The GP on the first 456 Boston rows (inputs standardized, target not: the run's
+    // test_mean is in the target's units) with an ARD kernel and a bias.
+    write_file(work_ / "gp.yaml", R"(name: gp_model
+data:
+  file: boston.csv
+  target: y
+  split: {rule: first_train, count: 456}
+  standardize_inputs: true
+components:
+  kernel: {plugin: gaussian, length_scales: [3, 9, 4, 20, 2, 2, 3, 3, 4, 2, 4, 6, 2], amplitude: 50, bias: 500}
+  likelihood: {plugin: gaussian, noise: 10}
+engines:
+  - {name: gp, plugin: exact_gp_regression}
+outputs: {models: true, plots: false}
+)");
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(root_, ignored);
+  }
+  quench_test::ProgramOutcome quench(const std::vector<std::string>& args) const {
+    return quench_test::run_program(QUENCH_CLI, args, work_, root_);
+  }
+  // Runs the pipeline; returns its results.json.
+  json run_gp() const {
+    const auto r = quench({"run", "gp.yaml", "--out", "out", "--no-progress"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("model:   out/models/gp.h5"), std::string::npos) << r.out;
+    return json::parse(read_file(work_ / "out" / "results.json"));
+  }
+
+  fs::path root_, work_;
+};
+
+TEST_F(ModelsCli, PredictReproducesTheRunsOwnTestPredictionsFromTheFile) {
+  const json results = run_gp();
+  const json& run = results["runs"][0];
+  ASSERT_EQ(run["model"], "models/gp.h5");
+  ASSERT_TRUE(fs::exists(work_ / "out" / "models" / "gp.h5"));
+  const auto r = quench({"predict", "out/models/gp.h5", "boston.csv", "--out", "p.csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(506 rows; mean, variance, predictive_variance)"), std::string::npos);
+  const auto rows = csv_rows(read_file(work_ / "p.csv"));
+  ASSERT_EQ(rows.size(), 507u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"y", "mean", "variance", "predictive_variance"}));
+  const auto data = csv_rows(read_file(work_ / "boston.csv"));
+  EXPECT_EQ(rows[1][0], data[1].back());  // the target carried as written
+  // Rows 457-506 are the run's test rows: results.json (17 digits) vs the predictions.
+  const json& mean = run["vectors"]["test_mean"];
+  const json& variance = run["vectors"]["test_variance"];
+  ASSERT_EQ(mean.size(), 50u);
+  for (std::size_t i = 0; i < 50; ++i) {
+    const double m = std::stod(rows[457 + i][1]), v = std::stod(rows[457 + i][2]);
+    EXPECT_NEAR(m, mean[i].get<double>(), 1e-12 * std::abs(m)) << "row " << 457 + i;
+    EXPECT_NEAR(v, variance[i].get<double>(), 1e-12 * std::abs(v)) << "row " << 457 + i;
+    EXPECT_NEAR(std::stod(rows[457 + i][3]), v + 10.0, 1e-9);
+  }
+  // Columns in another order give the same numbers.
+  std::string swapped;
+  for (const auto& cells : data) {
+    std::string line = cells[12] + "," + cells[0];
+    for (std::size_t j = 1; j < cells.size(); ++j)
+      if (j != 12) line += "," + cells[j];
+    swapped += line + "\n";
+  }
+  write_file(work_ / "swapped.csv", swapped);
+  ASSERT_EQ(quench({"predict", "out/models/gp.h5", "swapped.csv", "--out", "q.csv"}).exit_code, 0);
+  EXPECT_EQ(read_file(work_ / "q.csv"), read_file(work_ / "p.csv"));
+}
+
+// An independent reader: h5py and numpy only, the layout of docs/models.md.
+TEST_F(ModelsCli, PythonReadsTheModelWithoutQuench) {
+  run_gp();
+  ASSERT_EQ(quench({"predict", "out/models/gp.h5", "boston.csv", "--out", "p.csv"}).exit_code, 0);
+  const auto py =
+      quench_test::run_program("/usr/bin/python3",
+                               {QUENCH_READ_MODEL_PY, (work_ / "out" / "models" / "gp.h5").string(),
+                                (work_ / "boston.csv").string()},
+                               work_, root_);
+  ASSERT_EQ(py.exit_code, 0) << py.err;
+  const double python = std::stod(py.out);
+  const double quench_mean = std::stod(csv_rows(read_file(work_ / "p.csv"))[1][1]);
+  EXPECT_NEAR(python, quench_mean, 1e-12 * std::abs(quench_mean));
+}
+
+TEST_F(ModelsCli, InfoDescribesTheModel) {
+  run_gp();
+  const auto r = quench({"info", "out/models/gp.h5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* part :
+       {"gp_regression model of engine exact_gp_regression", "trained on 456 rows of 13 inputs",
+        "kernel: gaussian", "likelihood: gaussian", "pipeline: gp_model", "train_file_sha256: "})
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+}
+
+TEST_F(ModelsCli, BadRowsAndDamagedModelsAreRefusedWithTheirReason) {
+  run_gp();
+  const std::string model = "out/models/gp.h5";
+  const std::string good = read_file(work_ / model);
+  auto refused = [&](const std::vector<std::string>& args, const std::string& reason) {
+    const auto r = quench(args);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find(reason), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(work_ / "p.csv"));
+  };
+  write_file(work_ / "no_crim.csv", "zn,y\n1,2\n");
+  refused({"predict", model, "no_crim.csv", "--out", "p.csv"},
+          "the model's input column(s) 'crim', 'indus'");
+  write_file(work_ / "extra.csv",
+             "id,crim,zn,indus,chas,nox,rm,age,dis,rad,tax,ptratio,black,lstat\n"
+             "7,0.00632,18,2.31,0,0.538,6.575,65.2,4.09,1,296,15.3,396.9,4.98\n");
+  refused({"predict", model, "extra.csv", "--out", "p.csv"},
+          "row 1, column 'id': a column the model does not use");
+  auto rows = read_file(work_ / "boston.csv");
+  rows.replace(rows.find('\n') + 1, 7, "oops");
+  write_file(work_ / "text.csv", rows);
+  refused({"predict", model, "text.csv", "--out", "p.csv"}, "row 2, column 'crim'");
+  std::string flipped = good;
+  flipped[flipped.size() / 2] ^= 0x20;
+  write_file(work_ / "flipped.h5", flipped);
+  refused({"predict", "flipped.h5", "boston.csv", "--out", "p.csv"}, "checksum mismatch");
+  write_file(work_ / "short.h5", good.substr(0, good.size() - 1000));
+  refused({"predict", "short.h5", "boston.csv", "--out", "p.csv"}, "checksum mismatch");
+  refused({"predict", "boston.csv", "boston.csv", "--out", "p.csv"}, "not a quench model file");
+  refused({"predict", "absent.h5", "boston.csv", "--out", "p.csv"}, "cannot open the file");
+  refused({"info", "flipped.h5"}, "checksum mismatch");
+  // The extra column is skipped when asked.
+  const auto r =
+      quench({"predict", model, "extra.csv", "--out", "p.csv", "--ignore-extra-columns"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+}  // namespace
