@@ -64,7 +64,7 @@ class ToyModel final : public Model {
 class ToyEngine final : public InferenceEngine {
  public:
   Results run(const Problem&) const override { return {}; }
-  std::unique_ptr<Model> read_model(const ModelArchive& a, const ModelParts& parts) const override {
+  std::unique_ptr<Model> read_model(ModelArchive& a, const ModelParts& parts) const override {
     return std::make_unique<ToyModel>(parts.kernel, *parts.X_train,
                                       a.vector("posterior/w", parts.X_train->rows()),
                                       a.real("posterior/s2"));
