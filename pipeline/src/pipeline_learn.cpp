@@ -66,7 +66,7 @@ std::vector<Diagnostic> check(const LearnSpec& l, const Components& c) {
   }
   for (const auto& [key, where] : l.bounds_at)
     if (std::none_of(l.parameters.begin(), l.parameters.end(),
-                     [&](const auto& p) { return p.first == key; }))
+                     [&bound = key](const auto& p) { return p.first == bound; }))
       found.push_back({where, "learn.bounds: '" + key + "' is not among learn.parameters"});
   return found;
 }
