@@ -86,7 +86,10 @@ Eigen::VectorXd SiteSystem::sigma_times(const Eigen::VectorXd& v) const {
 Eigen::MatrixXd SiteSystem::inverse_omega_plus_c() const {
   if (lu_) return tau_.asDiagonal() * lu_->inverse();
   if (!chol_) throw std::logic_error("(Omega + C)^{-1} is formed in double precision only");
-  return s_.asDiagonal() * chol_->inverse() * s_.asDiagonal();
+  Eigen::MatrixXd inverse = chol_->inverse();  // B^{-1}, scaled in place
+  inverse.array().colwise() *= s_.array();
+  inverse.array().rowwise() *= s_.transpose().array();
+  return inverse;
 }
 
 namespace {

@@ -116,7 +116,8 @@ ObjectiveValue EvidenceObjective::evaluate(const Kernel& kernel, const Likelihoo
   if (flat_size(kernel.hyperparameters()) > 0) {
     // W = 1/2 (u u^T - (Omega + C)^{-1}), (Omega + C)^{-1} = S B^{-1} S (dpotri).
     const Eigen::VectorXd u = t_.cwiseProduct(fit.alpha);
-    Eigen::MatrixXd W = -0.5 * sys.inverse_omega_plus_c();
+    Eigen::MatrixXd W = sys.inverse_omega_plus_c();
+    W *= -0.5;
     W.noalias() += 0.5 * u * u.transpose();
     gk = kernel.gram_derivative_contractions(X_, W);
   }

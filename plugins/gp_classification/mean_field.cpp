@@ -166,12 +166,12 @@ auto factorized(Precision precision, const Make& make) {
 // each with one factorization. On letter (N = 2000): 1 + 3 alpha steps and 3 refreshes in
 // single precision, 3 in double (the last one confirms the fixed point).
 MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
-                          const MeanFieldOptions& o, Eigen::VectorXd alpha,
-                          Eigen::VectorXd lambda) {
+                          const MeanFieldOptions& o, Eigen::VectorXd alpha, Eigen::VectorXd lambda,
+                          bool warm) {
   MeanFieldFit fit;
   Sweep s = sweep(C, t, lik, alpha, lambda);
   int steps = 0;
-  if (o.refresh_lambda) {
+  if (o.refresh_lambda && !warm) {
     // TAP: lambda from eq 28 at alpha = 0 (single precision suffices for a start), much
     // closer to the fixed point than C_ii (on letter lambda_i ends at 5e-4..0.5 C_ii).
     ++steps;
@@ -334,7 +334,8 @@ MeanFieldFit solve_mean_field(const Eigen::MatrixXd& C, const Eigen::VectorXd& t
   Eigen::VectorXd alpha = warm_start ? warm_start->alpha : Eigen::VectorXd::Zero(t.size());
   Eigen::VectorXd lambda =
       warm_start && o.refresh_lambda ? warm_start->cavity_variance : Eigen::VectorXd(C.diagonal());
-  if (o.solver == MeanFieldSolver::newton) return solve_newton(C, t, lik, o, alpha, lambda);
+  if (o.solver == MeanFieldSolver::newton)
+    return solve_newton(C, t, lik, o, alpha, lambda, warm_start != nullptr);
   MeanFieldFit fit;
   double eta = o.eta, previous = std::numeric_limits<double>::infinity();
   bool converged = false;
