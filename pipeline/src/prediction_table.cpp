@@ -61,6 +61,11 @@ PredictionInputs read_prediction_inputs(const std::string& file, const ModelCard
   for (Eigen::Index i = 0; i < table.size(); ++i) {
     for (std::size_t j = 0; j < columns.size(); ++j) {
       const Cell cell = read_cell(table.cell(i, columns[j]));
+      if (cell.kind == CellKind::missing)  // (the pipeline's missing: drop_rows does not apply)
+        throw DataError(file, table.rows[static_cast<std::size_t>(i)],
+                        printable(table.columns[static_cast<std::size_t>(columns[j])]),
+                        "missing value '" + printable(table.cell(i, columns[j]), 40) +
+                            "': every input of a row to predict must be a number");
       if (cell.kind != CellKind::number) throw cell_error(table, i, columns[j], cell);
       in.X(i, static_cast<Eigen::Index>(j)) = cell.value;
     }

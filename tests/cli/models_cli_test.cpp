@@ -173,6 +173,12 @@ TEST_F(ModelsCli, BadRowsAndDamagedModelsAreRefusedWithTheirReason) {
   rows.replace(rows.find('\n') + 1, 7, "oops");
   write_file(work_ / "text.csv", rows);
   refused({"predict", model, "text.csv", "--out", "p.csv"}, "row 2, column 'crim'");
+  write_file(work_ / "missing.csv",
+             "crim,zn,indus,chas,nox,rm,age,dis,rad,tax,ptratio,black,lstat\n"
+             "0.1,18,2.31,0,0.538,NA,65.2,4.09,1,296,15.3,396.9,4.98\n");
+  refused(
+      {"predict", model, "missing.csv", "--out", "p.csv"},
+      "row 2, column 'rm': missing value 'NA': every input of a row to predict must be a number");
   std::string flipped = good;
   flipped[flipped.size() / 2] ^= 0x20;
   write_file(work_ / "flipped.h5", flipped);
