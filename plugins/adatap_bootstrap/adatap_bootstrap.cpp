@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "adatap_model.h"
 #include "quench/errors.h"
 #include "quench/losses.h"
 
@@ -107,7 +108,7 @@ Results AdatapBootstrap::run(const Problem& problem) const {
 
   SolverOptions o = options_;
   o.seed = problem.seed;
-  const Solution sol = solve(K, data.y_train, s2, occ, o);
+  Solution sol = solve(K, data.y_train, s2, occ, o);
   const auto solved = clock::now();
 
   Results r;
@@ -133,12 +134,6 @@ Results AdatapBootstrap::run(const Problem& problem) const {
   r.vectors["delta_lambda_c"] = sol.dlc;
   r.vectors["gamma_c"] = sol.gammac;
   r.vectors["lambda_c"] = sol.lamc;
-  if (m > 0) {
-    Eigen::VectorXd mean, var;
-    predict(K, sol, kernel.cross(data.X_train, data.X_test), mean, var);  // eq 57
-    r.vectors["prediction_mean"] = mean;
-    r.vectors["prediction_variance"] = var;
-  }
   if (density_) {  // eq 67
     Eigen::MatrixXd means, vars;
     mixture(sol, data.y_train, s2, occ, means, vars);
@@ -159,6 +154,17 @@ Results AdatapBootstrap::run(const Problem& problem) const {
     r.vectors["predictor_density_edges"] = edges;
     r.matrices["predictor_density_bins"] = binned_density(means, vars, occ, edges);
   }
+  if (m > 0 || problem.make_model) {  // eq 57; the test outputs are the model's predictions
+    auto model =
+        std::make_shared<const AdatapModel>(problem.kernel, data.X_train, std::move(sol.G), sol.dl,
+                                            sol.gamma, sol.lam, problem.resampler->expected_size());
+    if (m > 0) {
+      const Predictions p = model->predict(data.X_test);
+      r.vectors["prediction_mean"] = p.column("bootstrap_mean");
+      r.vectors["prediction_variance"] = p.column("bootstrap_variance");
+    }
+    if (problem.make_model) r.model = std::move(model);
+  }
   r.info["method"] = options_.method == SolverOptions::Method::full ? "full" : "approximate";
   r.info["loss_eps_insensitive"] =
       "epsilon=" + std::to_string(epsilon_) + ", beta=" + std::to_string(beta_);
@@ -168,6 +174,11 @@ Results AdatapBootstrap::run(const Problem& problem) const {
   r.timings["solve"] = seconds(solved - kernel_done).count();
   r.timings["total"] = seconds(clock::now() - start).count();
   return r;
+}
+
+std::unique_ptr<Model> AdatapBootstrap::read_model(ModelArchive& archive,
+                                                   const ModelParts& parts) const {
+  return AdatapModel::read(archive, parts);
 }
 
 }  // namespace quench::adatap

@@ -13,6 +13,7 @@ class AdatapBootstrap final : public InferenceEngine {
   static ParamSchema schema();
   explicit AdatapBootstrap(const Params& params);
   Results run(const Problem& problem) const override;
+  std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 
  private:
   SolverOptions options_;

@@ -1,13 +1,18 @@
 // ADATAP against Monte-Carlo on a small data set, speed-up paths against the plain iteration,
 // and limits with known answers.
+#include <unistd.h>
 #include <cmath>
+#include <filesystem>
 #include <random>
 
 #include <gtest/gtest.h>
 
+#include <Eigen/LU>
+
 #include "toy_models.h"
 
 #include "adatap_bootstrap.h"
+#include "adatap_model.h"
 #include "bernoulli_subsample.h"
 #include "bootstrap_resamplers.h"
 #include "exact_gp_regression.h"
@@ -313,6 +318,82 @@ TEST(adatap, ApproximateMethodRunsWithoutIteration) {
   // Same order of magnitude as the full solution (000 Fig. 1: a few per cent to ~20 % off).
   EXPECT_NEAR(a.scalars.at("test_error_square"), full.scalars.at("test_error_square"),
               0.5 * full.scalars.at("test_error_square"));
+}
+
+// The model at new inputs: written to a model file and read back it predicts bitwise what it
+// did, and the engine's test outputs are its predictions.
+TEST(adatap, ModelSavedAndLoadedPredictsBitwiseTheSame) {
+  Fixture f(40, 7, 1.0);
+  f.problem.make_model = true;
+  const Results r = adatap(f.problem);
+  ASSERT_TRUE(r.model);
+  EXPECT_EQ(r.model->kind(), "adatap_bootstrap");
+  ModelArchive archive;
+  r.model->write(archive);
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("quench_adatap_model_" + std::to_string(::getpid()) + ".h5");
+  save_archive(archive, path.string());
+  ModelArchive read = load_archive(path.string());
+  std::filesystem::remove(path);
+  const AdatapBootstrap engine(Params(AdatapBootstrap::schema(), {}));
+  const auto loaded =
+      engine.read_model(read, {f.problem.kernel, f.problem.likelihood, nullptr, &f.data.X_train});
+  std::mt19937 gen(9);
+  std::uniform_real_distribution<double> u(-3, 3);
+  Eigen::MatrixXd X(1100, 2);  // three blocks of new inputs
+  for (Eigen::Index i = 0; i < X.size(); ++i) X(i) = u(gen);
+  const Predictions a = r.model->predict(X), b = loaded->predict(X);
+  EXPECT_EQ(a.columns, (std::vector<std::string>{"bootstrap_mean", "bootstrap_variance"}));
+  EXPECT_EQ(a.units,
+            (std::vector<PredictionUnit>{PredictionUnit::target, PredictionUnit::target_variance}));
+  EXPECT_EQ(a.columns, b.columns);
+  EXPECT_TRUE(a.values == b.values);
+  const Predictions t = r.model->predict(f.data.X_test);
+  EXPECT_TRUE(t.column("bootstrap_mean") == r.vectors.at("prediction_mean"));
+  EXPECT_TRUE(t.column("bootstrap_variance") == r.vectors.at("prediction_variance"));
+  f.problem.make_model = false;
+  EXPECT_FALSE(adatap(f.problem).model);
+}
+
+// Eq 57 at any input, computed densely with T = (I + diag(Delta lambda) K)^{-1} from an LU
+// inverse (the model goes through G instead); at the training inputs it is eq 39's mean and
+// eq 40's variance, which the solver computes from G. 1e-10: both are O(N^3)-flop evaluations
+// of the same expressions in double precision with a well-conditioned T (condition ~1e3 here).
+TEST(adatap, ModelIsEqFiftySevenAtAnyInput) {
+  Fixture f(60, 0, 0.8);
+  f.problem.make_model = true;
+  const Results r = adatap(f.problem);
+  ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
+  ModelArchive archive;
+  r.model->write(archive);
+  const Eigen::VectorXd& dl = archive.vector("posterior/delta_lambda");
+  const Eigen::VectorXd& gamma = archive.vector("posterior/gamma");
+  const Eigen::VectorXd& lambda = archive.vector("posterior/lambda");
+  EXPECT_TRUE(dl == r.vectors.at("delta_lambda"));
+  const Kernel& k = *f.problem.kernel;
+  const Eigen::MatrixXd K = k.cross(f.data.X_train, f.data.X_train);
+  const Eigen::Index n = K.rows();
+  const Eigen::MatrixXd T =
+      (Eigen::MatrixXd::Identity(n, n) + dl.asDiagonal() * K).partialPivLu().inverse();
+  std::mt19937 gen(10);
+  std::uniform_real_distribution<double> u(-2.5, 2.5);
+  Eigen::MatrixXd X(25, 2);
+  for (Eigen::Index i = 0; i < X.size(); ++i) X(i) = u(gen);
+  const Eigen::MatrixXd Kx = k.cross(f.data.X_train, X);
+  const Eigen::VectorXd mean = Kx.transpose() * T * gamma;
+  const Eigen::VectorXd var =
+      -(Kx.transpose() * T * lambda.asDiagonal() * T.transpose() * Kx).diagonal();
+  const Predictions p = r.model->predict(X);
+  auto relative = [](const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+    return (a - b).cwiseAbs().maxCoeff() / b.cwiseAbs().maxCoeff();
+  };
+  EXPECT_LT(relative(p.column("bootstrap_mean"), mean), 1e-10);
+  EXPECT_LT(relative(p.column("bootstrap_variance"), var), 1e-10);
+  EXPECT_GT(var.minCoeff(), 0.0);
+  const Predictions train = r.model->predict(f.data.X_train);
+  EXPECT_LT(relative(train.column("bootstrap_mean"), r.vectors.at("train_prediction_mean")), 1e-10);
+  EXPECT_LT(relative(train.column("bootstrap_variance"), r.vectors.at("train_prediction_variance")),
+            1e-10);
 }
 
 }  // namespace

@@ -538,17 +538,6 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
   return s;
 }
 
-void predict(const MatrixXd& K, const Solution& sol, const MatrixXd& Kx, VectorXd& mean,
-             VectorXd& variance) {
-  // Eq 57 with T = (I + D K)^-1: mean = k(x)^T T gamma, var = -k(x)^T T diag(lambda) T^T k(x).
-  // T^T k = (I + K D)^-1 k = k - G D k, since G D = K (I + D K)^-1 D = K D (I + K D)^-1: no
-  // factorization, the final G of the solution is reused (2 N^2 M flops).
-  (void)K;
-  const MatrixXd V = Kx - sol.G * (sol.dl.asDiagonal() * Kx);
-  mean = V.transpose() * sol.gamma;
-  variance = -(V.cwiseAbs2().transpose() * sol.lam);
-}
-
 double test_error_square(const Solution& sol, const VectorXd& y) {
   // Eq 53.
   const VectorXd num = (sol.gammac - y.cwiseProduct(sol.dlc)).cwiseAbs2() - sol.lamc;

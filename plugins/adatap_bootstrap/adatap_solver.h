@@ -70,11 +70,6 @@ Solution solve(const Eigen::MatrixXd& K, const Eigen::VectorXd& y, double s2, co
 /// the kernel matrix of a random N/P subset: eq 68 then averages over N/P eigenvalues).
 double initial_dl(const Eigen::VectorXd& omega, double s2, const Occupation& occ);
 
-/// Eq 57 at new inputs: bootstrap mean and variance of the predictor given Kx = K(X_train, X)
-/// (N x M).
-void predict(const Eigen::MatrixXd& K, const Solution& sol, const Eigen::MatrixXd& Kx,
-             Eigen::VectorXd& mean, Eigen::VectorXd& variance);
-
 /// Eq 54: (1/N) sum_i E_u g((gamma_c + u sqrt(-lambda_c)) / dl_c - y_i), u ~ N(0, 1).
 template <class Loss>
 double test_error(const Solution& sol, const Eigen::VectorXd& y, Loss loss);

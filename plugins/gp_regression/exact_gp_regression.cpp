@@ -90,7 +90,10 @@ class ResampledGp final : public ResampledModel {
     K_eval_ = problem.kernel->cross(X_eval, d.X_train);
   }
 
-  Eigen::VectorXd predict(const Eigen::VectorXd& weights) const override {
+  bool kernel_expansion() const override { return true; }
+
+  Eigen::VectorXd predict(const Eigen::VectorXd& weights,
+                          Eigen::VectorXd* coefficients) const override {
     const Eigen::Index n = y_.size();
     if (weights.size() != n)
       throw NumericalError("exact_gp_regression", "weight vector has the wrong length");
@@ -99,7 +102,10 @@ class ResampledGp final : public ResampledModel {
     for (Eigen::Index i = 0; i < n; ++i)
       if (weights(i) > 0) kept.push_back(i);
     const auto m = static_cast<Eigen::Index>(kept.size());
-    if (m == 0) return Eigen::VectorXd::Zero(K_eval_.rows());  // the prior mean
+    if (m == 0) {  // the prior mean
+      if (coefficients) *coefficients = Eigen::VectorXd::Zero(n);
+      return Eigen::VectorXd::Zero(K_eval_.rows());
+    }
     // (K_AA + diag(sigma^2 / s_A)) alpha_A = y_A.
     Eigen::MatrixXd A(m, m);
     Eigen::VectorXd y(m);
@@ -113,7 +119,9 @@ class ResampledGp final : public ResampledModel {
     const Eigen::VectorXd alpha = chol.solve(y);
     Eigen::VectorXd alpha_full = Eigen::VectorXd::Zero(n);
     for (Eigen::Index b = 0; b < m; ++b) alpha_full(kept[static_cast<std::size_t>(b)]) = alpha(b);
-    return K_eval_ * alpha_full;
+    Eigen::VectorXd predictions = K_eval_ * alpha_full;
+    if (coefficients) *coefficients = std::move(alpha_full);
+    return predictions;
   }
 
  private:

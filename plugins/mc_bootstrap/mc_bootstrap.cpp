@@ -2,8 +2,10 @@
 
 #include <chrono>
 
+#include "mc_bootstrap_model.h"
 #include "quench/errors.h"
 #include "quench/losses.h"
+#include "quench/memory_budget.h"
 #include "quench/parallel.h"
 #include "quench/rng.h"
 
@@ -41,6 +43,14 @@ Results McBootstrap::run(const Problem& problem) const {
     throw ConfigError({}, "engine '" + inner_ + "' cannot be retrained on resampled data");
   const auto prepared = std::chrono::steady_clock::now();
 
+  // The retrains are kept (as kernel expansions) when they make the model; the model then also
+  // gives the test outputs, so a saved model predicts exactly what the run reported.
+  const bool keep_retrains = model->kernel_expansion() && (m > 0 || problem.make_model);
+  if (keep_retrains)
+    require_memory(8.0 * static_cast<double>(n) * static_cast<double>(T),
+                   "mc_bootstrap keeping its " + std::to_string(T) + " retrains (N x T)");
+  Eigen::MatrixXd A(keep_retrains ? n : 0, keep_retrains ? T : 0);
+
   // One RNG stream per sample: the result does not depend on the thread count.
   Eigen::MatrixXd F(n + m, T), O(n, T);
   Eigen::VectorXd sizes(T);
@@ -50,7 +60,13 @@ Results McBootstrap::run(const Problem& problem) const {
         RngStream rng(problem.seed, t);
         const Eigen::VectorXd w = problem.resampler->sample(rng);
         const auto col = static_cast<Eigen::Index>(t);
-        F.col(col) = model->predict(w);
+        if (keep_retrains) {
+          Eigen::VectorXd a;
+          F.col(col) = model->predict(w, &a);
+          A.col(col) = a;
+        } else {
+          F.col(col) = model->predict(w);
+        }
         O.col(col) = (w.array() == 0.0).cast<double>();
         sizes(col) = w.sum();
       },
@@ -73,17 +89,36 @@ Results McBootstrap::run(const Problem& problem) const {
   r.scalars["expected_sample_size"] = problem.resampler->expected_size();
 
   // Bootstrap mean and variance of the prediction (000 eq 20 by simulation).
-  auto moments = [&](const Eigen::MatrixXd& G, const std::string& prefix) {
-    const Eigen::VectorXd mean = G.rowwise().mean();
-    const Eigen::VectorXd var =
-        T > 1 ? Eigen::VectorXd((G.colwise() - mean).rowwise().squaredNorm() / double(T - 1))
-              : Eigen::VectorXd::Zero(G.rows());
+  auto put_moments = [&](const std::string& prefix, const Eigen::VectorXd& mean,
+                         const Eigen::VectorXd& var) {
     r.vectors[prefix + "mean"] = mean;
     r.vectors[prefix + "variance"] = var;
     r.vectors[prefix + "mean_stderr"] = (var / static_cast<double>(T)).cwiseSqrt();
   };
+  auto moments = [&](const Eigen::MatrixXd& G, const std::string& prefix) {
+    const Eigen::VectorXd mean = G.rowwise().mean();
+    put_moments(prefix, mean,
+                T > 1
+                    ? Eigen::VectorXd((G.colwise() - mean).rowwise().squaredNorm() / double(T - 1))
+                    : Eigen::VectorXd::Zero(G.rows()));
+  };
   moments(F_train, "train_prediction_");
-  if (m > 0) moments(F.bottomRows(m), "prediction_");
+  if (keep_retrains) {
+    auto fitted = std::make_shared<const McBootstrapModel>(
+        problem.kernel, data.X_train, std::move(A), problem.resampler->expected_size());
+    if (m > 0) {
+      const Predictions p = fitted->predict(data.X_test);
+      put_moments("prediction_", p.column("bootstrap_mean"), p.column("bootstrap_variance"));
+    }
+    if (problem.make_model) r.model = std::move(fitted);
+  } else {
+    if (m > 0) moments(F.bottomRows(m), "prediction_");
+    if (problem.make_model)
+      r.info["model_refused"] =
+          "the retrains of inner engine '" + inner_ +
+          "' are not kernel expansions over the training inputs, so they cannot "
+          "be kept to predict new inputs";
+  }
   if (keep_samples_) r.matrices["predictor_samples"] = F_train;
   r.info["inner_engine"] = inner_;
   r.info["loss_eps_insensitive"] =
@@ -93,6 +128,11 @@ Results McBootstrap::run(const Problem& problem) const {
   r.timings["sampling"] = seconds(sampled - prepared).count();
   r.timings["per_sample"] = seconds(sampled - prepared).count() / static_cast<double>(T);
   return r;
+}
+
+std::unique_ptr<Model> McBootstrap::read_model(ModelArchive& archive,
+                                               const ModelParts& parts) const {
+  return McBootstrapModel::read(archive, parts);
 }
 
 }  // namespace quench::mc_bootstrap

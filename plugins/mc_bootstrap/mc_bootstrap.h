@@ -15,6 +15,7 @@ class McBootstrap final : public InferenceEngine {
   static ParamSchema schema();
   explicit McBootstrap(const Params& params);
   Results run(const Problem& problem) const override;
+  std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 
  private:
   std::int64_t samples_;

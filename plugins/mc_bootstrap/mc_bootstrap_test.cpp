@@ -1,15 +1,20 @@
 // The Monte-Carlo bootstrap against an exact enumeration of every resample of a tiny data
 // set, its error formula against a hand computation, and thread-count invariance.
+#include <unistd.h>
 #include <cmath>
+#include <filesystem>
 #include <random>
 
 #include <gtest/gtest.h>
+
+#include <Eigen/Cholesky>
 
 #include "toy_models.h"
 
 #include "bootstrap_resamplers.h"
 #include "exact_gp_regression.h"
 #include "mc_bootstrap.h"
+#include "mc_bootstrap_model.h"
 #include "quench/losses.h"
 
 namespace quench::mc_bootstrap {
@@ -114,6 +119,122 @@ TEST(McBootstrap, ResultsDoNotDependOnTheThreadCount) {
   EXPECT_EQ(one.scalars.at("test_error_square"), two.scalars.at("test_error_square"));
   EXPECT_EQ(one.matrices.at("predictor_samples"), two.matrices.at("predictor_samples"));
   EXPECT_EQ(one.vectors.at("prediction_variance"), two.vectors.at("prediction_variance"));
+}
+
+Eigen::MatrixXd new_inputs(Eigen::Index rows, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(-1.0, 22.0);
+  Eigen::MatrixXd X(rows, 1);
+  for (Eigen::Index i = 0; i < rows; ++i) X(i, 0) = u(gen);
+  return X;
+}
+
+// The model keeps the retrains: written to a model file and read back it predicts bitwise what
+// it did, and the engine's test outputs are its predictions.
+TEST(McBootstrap, ModelSavedAndLoadedPredictsBitwiseTheSame) {
+  Fixture f(30, 4, 1.0);
+  f.problem.make_model = true;
+  const Results r = run(f.problem, 40, 2);
+  ASSERT_TRUE(r.model);
+  EXPECT_EQ(r.model->kind(), "mc_bootstrap");
+  ModelArchive archive;
+  r.model->write(archive);
+  EXPECT_EQ(archive.matrix("posterior/coefficients").cols(), 40);
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("quench_mc_model_" + std::to_string(::getpid()) + ".h5");
+  save_archive(archive, path.string());
+  ModelArchive read = load_archive(path.string());
+  std::filesystem::remove(path);
+  const McBootstrap engine(Params(McBootstrap::schema(), {}));
+  const auto loaded =
+      engine.read_model(read, {f.problem.kernel, f.problem.likelihood, nullptr, &f.data.X_train});
+  const Eigen::MatrixXd X = new_inputs(600, 4);  // three blocks of new inputs
+  const Predictions a = r.model->predict(X), b = loaded->predict(X);
+  EXPECT_EQ(a.columns, (std::vector<std::string>{"bootstrap_mean", "bootstrap_variance"}));
+  EXPECT_EQ(a.units,
+            (std::vector<PredictionUnit>{PredictionUnit::target, PredictionUnit::target_variance}));
+  EXPECT_TRUE(a.values == b.values);
+  const Predictions t = r.model->predict(f.data.X_test);
+  EXPECT_TRUE(t.column("bootstrap_mean") == r.vectors.at("prediction_mean"));
+  EXPECT_TRUE(t.column("bootstrap_variance") == r.vectors.at("prediction_variance"));
+  // Neither the thread count nor asking for the model changes the numbers.
+  Problem no_model = f.problem;
+  no_model.make_model = false;
+  const Results plain = run(no_model, 40, 1);
+  EXPECT_FALSE(plain.model);
+  EXPECT_TRUE(plain.vectors.at("prediction_mean") == r.vectors.at("prediction_mean"));
+}
+
+// The model's mean and variance at new inputs are those of T retrains done here independently:
+// the same resamples (one RNG stream per sample), each GP solved densely with an LDLT of
+// K_AA + sigma^2 diag(1/s_A) and evaluated at the inputs. 1e-10: two double-precision solves of
+// systems with condition number ~1e4 (unit-length RBF, sigma^2 = 0.1).
+TEST(McBootstrap, ModelIsTheMeanAndVarianceOfIndependentRetrains) {
+  Fixture f(25, 0, 0.7);
+  f.problem.make_model = true;
+  const std::int64_t T = 30;
+  const Results r = run(f.problem, T, 2);
+  ASSERT_TRUE(r.model);
+  const Eigen::MatrixXd X = new_inputs(40, 5);
+  const testing::UnitSquaredExponential k;
+  Eigen::MatrixXd F(X.rows(), T);
+  for (std::int64_t t = 0; t < T; ++t) {
+    RngStream rng(f.problem.seed, static_cast<std::uint64_t>(t));
+    const Eigen::VectorXd w = f.problem.resampler->sample(rng);
+    std::vector<Eigen::Index> kept;
+    for (Eigen::Index i = 0; i < w.size(); ++i)
+      if (w(i) > 0) kept.push_back(i);
+    const auto m = static_cast<Eigen::Index>(kept.size());
+    Eigen::MatrixXd XA(m, 1), A(m, m);
+    Eigen::VectorXd yA(m);
+    for (Eigen::Index a = 0; a < m; ++a) {
+      XA(a, 0) = f.data.X_train(kept[std::size_t(a)], 0);
+      yA(a) = f.data.y_train(kept[std::size_t(a)]);
+    }
+    A = k.cross(XA, XA);
+    for (Eigen::Index a = 0; a < m; ++a) A(a, a) += 0.1 / w(kept[std::size_t(a)]);
+    F.col(t) = k.cross(X, XA) * A.ldlt().solve(yA);
+  }
+  const Eigen::VectorXd mean = F.rowwise().mean();
+  const Eigen::VectorXd var = (F.colwise() - mean).rowwise().squaredNorm() / double(T - 1);
+  const Predictions p = r.model->predict(X);
+  auto relative = [](const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+    return (a - b).cwiseAbs().maxCoeff() / b.cwiseAbs().maxCoeff();
+  };
+  EXPECT_LT(relative(p.column("bootstrap_mean"), mean), 1e-10);
+  EXPECT_LT(relative(p.column("bootstrap_variance"), var), 1e-10);
+}
+
+// An inner engine whose retrains are not kernel expansions: the run still gives its results,
+// makes no model and says why.
+class OpaqueRetrains final : public ResampledModel {
+ public:
+  explicit OpaqueRetrains(Eigen::Index rows) : rows_(rows) {}
+  Eigen::VectorXd predict(const Eigen::VectorXd& w, Eigen::VectorXd*) const override {
+    return Eigen::VectorXd::Constant(rows_, w.sum());
+  }
+
+ private:
+  Eigen::Index rows_;
+};
+class OpaqueEngine final : public InferenceEngine {
+ public:
+  Results run(const Problem&) const override { return {}; }
+  std::unique_ptr<ResampledModel> prepare_resampling(const Problem& p) const override {
+    return std::make_unique<OpaqueRetrains>(p.data->X_train.rows() + p.data->X_test.rows());
+  }
+};
+
+TEST(McBootstrap, NoModelWithAReasonWhenRetrainsAreNotKernelExpansions) {
+  Fixture f(10, 2, 1.0);
+  f.problem.make_model = true;
+  f.problem.context.make_engine = [](const std::string&) {
+    return std::make_shared<OpaqueEngine>();
+  };
+  const Results r = run(f.problem, 8, 1);
+  EXPECT_FALSE(r.model);
+  EXPECT_NE(r.info.at("model_refused").find("not kernel expansions"), std::string::npos);
+  EXPECT_EQ(r.vectors.at("prediction_mean").size(), 2);
 }
 
 }  // namespace

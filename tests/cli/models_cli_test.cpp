@@ -194,4 +194,48 @@ TEST_F(ModelsCli, BadRowsAndDamagedModelsAreRefusedWithTheirReason) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// The bootstrap models (ADATAP, eq 57, and Monte-Carlo with its retrains kept): one file per
+// run of a ratio sweep; `quench predict` reproduces each run's own bootstrap mean and variance
+// at the test rows.
+TEST_F(ModelsCli, BootstrapModelsReproduceTheRunsTestPredictions) {
+  write_file(work_ / "boot.yaml", R"(name: boot_model
+seed: 7
+data:
+  file: boston.csv
+  target: y
+  split: {rule: first_train, count: 150}
+  standardize_inputs: true
+components:
+  kernel: {plugin: gaussian, width: 2, amplitude: 60}
+  likelihood: {plugin: gaussian, noise: 10}
+  resampler: {plugin: poisson_bootstrap, ratio: [0.5, 1]}
+engines:
+  - {name: adatap, plugin: adatap_bootstrap, density: false}
+  - {name: mc, plugin: mc_bootstrap, samples: 100, keep_samples: false}
+outputs: {models: true, plots: false}
+)");
+  const auto r = quench({"run", "boot.yaml", "--out", "out", "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json results = json::parse(read_file(work_ / "out" / "results.json"));
+  ASSERT_EQ(results["runs"].size(), 4u);
+  for (const json& run : results["runs"]) {
+    ASSERT_TRUE(run.contains("model")) << run.dump();
+    const std::string model = "out/" + run["model"].get<std::string>();
+    const auto p = quench({"predict", model, "boston.csv", "--out", "p.csv"});
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    const auto rows = csv_rows(read_file(work_ / "p.csv"));
+    ASSERT_EQ(rows.size(), 507u);
+    EXPECT_EQ(rows[0], (std::vector<std::string>{"y", "bootstrap_mean", "bootstrap_variance"}));
+    const json& mean = run["vectors"]["prediction_mean"];
+    const json& variance = run["vectors"]["prediction_variance"];
+    ASSERT_EQ(mean.size(), 356u);
+    for (std::size_t i = 0; i < mean.size(); ++i) {
+      const double m = std::stod(rows[151 + i][1]), v = std::stod(rows[151 + i][2]);
+      EXPECT_NEAR(m, mean[i].get<double>(), 1e-12 * std::abs(m)) << model << " row " << 151 + i;
+      EXPECT_NEAR(v, variance[i].get<double>(), 1e-12 * std::abs(v)) << model << " row " << 151 + i;
+    }
+    fs::remove(work_ / "p.csv");
+  }
+}
+
 }  // namespace

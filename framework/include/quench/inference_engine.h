@@ -63,9 +63,20 @@ struct ModelParts {
 class QUENCH_API ResampledModel {
  public:
   virtual ~ResampledModel();
+  /// Whether each retrained predictor is a kernel expansion over the training inputs,
+  /// f(x) = sum_i a_i k(x_i, x) with the problem's kernel (a_i = 0 for dropped points), so that
+  /// the retrains can be kept as their coefficients and evaluated at new inputs (the
+  /// mc_bootstrap model). Default: false.
+  virtual bool kernel_expansion() const { return false; }
   /// Predictions at the N training inputs followed by the test inputs, for the model trained
-  /// with per-point weights w (w_i = 0 drops point i). Throws NumericalError on failure.
-  virtual Eigen::VectorXd predict(const Eigen::VectorXd& weights) const = 0;
+  /// with per-point weights w (w_i = 0 drops point i); when `coefficients` is not null (only
+  /// asked of a kernel_expansion() model), the a of that predictor (length N). Throws
+  /// NumericalError on failure.
+  virtual Eigen::VectorXd predict(const Eigen::VectorXd& weights,
+                                  Eigen::VectorXd* coefficients) const = 0;
+  Eigen::VectorXd predict(const Eigen::VectorXd& weights) const {
+    return predict(weights, nullptr);
+  }
 };
 
 class QUENCH_API InferenceEngine : public Component {
@@ -91,8 +102,7 @@ class QUENCH_API InferenceEngine : public Component {
   /// (archive.matrix("posterior/...")) and the parts it was trained with; ModelFileError for
   /// entries that are missing or do not fit the parts. Default: ConfigError (the engine makes
   /// no models).
-  virtual std::unique_ptr<Model> read_model(ModelArchive& archive,
-                                            const ModelParts& parts) const;
+  virtual std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const;
 };
 
 }  // namespace quench

@@ -1,0 +1,44 @@
+// The ADATAP bootstrap at new inputs as a fitted model (000 eq 57, "valid for arbitrary inputs
+// x"): the bootstrap mean and variance of the GP predictor f^_x over resampled training sets,
+// from the site parameters of the converged theory,
+//   E_D[f^_x]   = k(x)^T T gamma,
+//   Var_D[f^_x] = -k(x)^T T diag(lambda) T^T k(x),   T = (I + diag(Delta lambda) K)^{-1},
+// with T^T k = k - G diag(Delta lambda) k, G = (K^{-1} + diag(Delta lambda))^{-1} (eq 41), so a
+// prediction needs no factorization. An input outside the training set is never in a resample
+// (occupation 0): eq 58 then has its k = 0 term only and the predictor's bootstrap
+// distribution is the Gaussian with these two moments (eq 67's mixture is for training inputs).
+//
+// Entries (N training inputs): posterior/G (matrix N x N), posterior/delta_lambda,
+// posterior/gamma, posterior/lambda (vectors N), posterior/expected_sample_size (real: S of the
+// run). Columns: bootstrap_mean (target units), bootstrap_variance (target variance units).
+#pragma once
+
+#include <memory>
+
+#include "quench/inference_engine.h"
+
+namespace quench::adatap {
+
+class AdatapModel final : public Model {
+ public:
+  AdatapModel(std::shared_ptr<const Kernel> kernel, Eigen::MatrixXd X_train, Eigen::MatrixXd G,
+              Eigen::VectorXd delta_lambda, Eigen::VectorXd gamma, Eigen::VectorXd lambda,
+              double expected_sample_size);
+  /// The model written by write(), with the kernel and training inputs of `parts`;
+  /// ModelFileError naming the entry when one is missing or has the wrong shape.
+  static std::unique_ptr<AdatapModel> read(ModelArchive& archive, const ModelParts& parts);
+
+  /// Eq 57 in blocks of new inputs (an N x block kernel matrix at a time).
+  Predictions predict(const Eigen::MatrixXd& X) const override;
+  Eigen::Index input_dimension() const override { return X_train_.cols(); }
+  std::string kind() const override { return "adatap_bootstrap"; }
+  void write(ModelArchive& archive) const override;
+
+ private:
+  std::shared_ptr<const Kernel> kernel_;
+  Eigen::MatrixXd X_train_, G_;
+  Eigen::VectorXd delta_lambda_, gamma_, lambda_;
+  double expected_sample_size_;
+};
+
+}  // namespace quench::adatap
