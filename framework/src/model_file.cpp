@@ -1,23 +1,25 @@
 // The model file (docs/models.md): a 512-byte text header in HDF5's user block, then an HDF5
 // file with one dataset per archive entry. The header holds the format name, its version and
 // the XXH3-128 checksum of every byte after the header, so a truncated, corrupted or foreign
-// file is refused before the HDF5 library parses anything; the verified bytes are then opened
-// as an in-memory file image (read once). Matrices are stored column-major as Eigen holds
-// them: the HDF5 dataspace is cols x rows (readers in C order, e.g. h5py, transpose; R and
-// Julia read rows x cols).
+// file is refused before the HDF5 library parses anything: a first pass streams the open file
+// through the checksum, then HDF5 reads the same file (same inode, checked through its own
+// descriptor) straight into the arrays, and a file that changed in between is refused.
+// Matrices are stored column-major as Eigen holds them: the HDF5 dataspace is cols x rows
+// (readers in C order, e.g. h5py, transpose; R and Julia read rows x cols).
+#include <fcntl.h>
 #include <hdf5.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iterator>
+#include <memory>
 #include <sstream>
 #include <type_traits>
+#include <vector>
 
 #include "quench/model_archive.h"
 #include "quench/version.h"
@@ -45,13 +47,47 @@ class Handle {
   herr_t (*close_)(hid_t);
 };
 
-std::string checksum_hex(const char* data, std::size_t size) {
-  const XXH128_hash_t h = XXH3_128bits(data, size);
+// XXH3-128 of the bytes of `fd` from offset kHeaderSize to its end, read in cache-sized
+// chunks (the bytes are hashed while hot; nothing the size of the file is allocated). Sets
+// `size` to the bytes hashed; false when the file cannot be read.
+bool checksum_of_contents(int fd, std::string& hex, std::size_t& size) {
+  std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> state(XXH3_createState(),
+                                                                        XXH3_freeState);
+  if (!state || XXH3_128bits_reset(state.get()) != XXH_OK) return false;
+  std::vector<char> chunk(std::size_t{1} << 20);
+  auto offset = static_cast<off_t>(kHeaderSize);
+  size = 0;
+  for (;;) {
+    const ssize_t n = ::pread(fd, chunk.data(), chunk.size(), offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) break;
+    XXH3_128bits_update(state.get(), chunk.data(), static_cast<std::size_t>(n));
+    offset += n;
+    size += static_cast<std::size_t>(n);
+  }
+  const XXH128_hash_t h = XXH3_128bits_digest(state.get());
   char text[33];
   std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
                 static_cast<unsigned long long>(h.low64));
-  return text;
+  hex = text;
+  return true;
 }
+
+// A file descriptor closed on scope exit.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
 
 std::string header_text(const std::string& checksum) {
   std::ostringstream out;
@@ -152,18 +188,16 @@ class Writer {
 };
 
 void write_header(const std::string& path, const std::string& shown) {
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (!f.good() && !f.eof()) throw ModelFileError(shown, "cannot read back the written file");
-  if (bytes.size() <= kHeaderSize) throw ModelFileError(shown, "the written file is incomplete");
-  std::string header =
-      header_text(checksum_hex(bytes.data() + kHeaderSize, bytes.size() - kHeaderSize));
+  const FileDescriptor fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+  std::string checksum;
+  std::size_t size = 0;
+  if (fd.get() < 0 || !checksum_of_contents(fd.get(), checksum, size))
+    throw ModelFileError(shown, "cannot read back the written file");
+  if (size == 0) throw ModelFileError(shown, "the written file is incomplete");
+  std::string header = header_text(checksum);
   header.resize(kHeaderSize, '\0');
-  f.clear();
-  f.seekp(0);
-  f.write(header.data(), static_cast<std::streamsize>(header.size()));
-  f.flush();
-  if (!f) throw ModelFileError(shown, "cannot write the file header");
+  if (::pwrite(fd.get(), header.data(), header.size(), 0) != static_cast<ssize_t>(header.size()))
+    throw ModelFileError(shown, "cannot write the file header");
 }
 
 void sync_file(const std::string& path) {
@@ -175,77 +209,92 @@ void sync_file(const std::string& path) {
 
 // ---- reading ----
 
-std::string read_bytes(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
-    throw ModelFileError(path, "not a regular file");
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw ModelFileError(path, std::string("cannot open the file: ") + std::strerror(errno));
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw ModelFileError(path, "cannot read the file");
-  std::string bytes(static_cast<std::size_t>(size), '\0');
-  in.seekg(0);
-  in.read(bytes.data(), size);
-  if (in.gcount() != size) throw ModelFileError(path, "cannot read the file");
-  return bytes;
-}
-
-// The header's "key: value" lines after the magic line.
-void check_header(const std::string& path, const std::string& bytes) {
-  const std::string magic = std::string(kMagic) + "\n";
-  if (bytes.size() < magic.size() || bytes.compare(0, magic.size(), magic) != 0)
-    throw ModelFileError(path, "not a quench model file (no '" + std::string(kMagic) +
-                                   "' header; a model file is written by 'quench run' with "
-                                   "outputs: {models: true})");
-  if (bytes.size() <= kHeaderSize)
-    throw ModelFileError(path, "truncated: " + std::to_string(bytes.size()) +
-                                   " bytes, not even the header and an HDF5 file");
-  const std::string header(bytes.data(), strnlen(bytes.data(), kHeaderSize));
-  std::istringstream lines(header.substr(magic.size()));
-  std::string line, version, checksum;
-  while (std::getline(lines, line)) {
-    if (line.rfind("format_version: ", 0) == 0) version = line.substr(16);
-    if (line.rfind("checksum: xxh3-128 ", 0) == 0) checksum = line.substr(19, 32);
+// The model file, opened once and verified: the header's format and version, and the
+// checksum of every byte after it, before HDF5 sees the file. The descriptor stays open while
+// HDF5 reads the same file; its identity and size must not change until the archive is read.
+class VerifiedFile {
+ public:
+  explicit VerifiedFile(const std::string& path)
+      // O_NONBLOCK: opening a FIFO does not wait for a writer (it is refused below).
+      : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)) {
+    if (fd_.get() < 0)
+      throw ModelFileError(path, std::string("cannot open the file: ") + std::strerror(errno));
+    if (::fstat(fd_.get(), &stat_) != 0)
+      throw ModelFileError(path, std::string("cannot read the file: ") + std::strerror(errno));
+    if (!S_ISREG(stat_.st_mode)) throw ModelFileError(path, "not a regular file");
+    std::string header(kHeaderSize, '\0');
+    ssize_t got = -1;
+    do got = ::pread(fd_.get(), header.data(), header.size(), 0);
+    while (got < 0 && errno == EINTR);
+    if (got < 0) throw ModelFileError(path, "cannot read the file");
+    header.resize(static_cast<std::size_t>(got));
+    const std::string magic = std::string(kMagic) + "\n";
+    if (header.compare(0, magic.size(), magic) != 0)
+      throw ModelFileError(path, "not a quench model file (no '" + std::string(kMagic) +
+                                     "' header; a model file is written by 'quench run' with "
+                                     "outputs: {models: true})");
+    const auto size = static_cast<std::size_t>(stat_.st_size);
+    if (size <= kHeaderSize)
+      throw ModelFileError(path, "truncated: " + std::to_string(size) +
+                                     " bytes, not even the header and an HDF5 file");
+    std::istringstream lines(header.substr(magic.size(), strnlen(header.data(), kHeaderSize)));
+    std::string line, version, checksum;
+    while (std::getline(lines, line)) {
+      if (line.rfind("format_version: ", 0) == 0) version = line.substr(16);
+      if (line.rfind("checksum: xxh3-128 ", 0) == 0) checksum = line.substr(19, 32);
+    }
+    if (version != std::to_string(kModelFormatVersion))
+      throw ModelFileError(path, "model format version '" + version + "', this quench reads " +
+                                     std::to_string(kModelFormatVersion));
+    std::string actual;
+    std::size_t hashed = 0;
+    if (!checksum_of_contents(fd_.get(), actual, hashed))
+      throw ModelFileError(path, std::string("cannot read the file: ") + std::strerror(errno));
+    if (hashed != size - kHeaderSize) throw changed();
+    if (checksum != actual)
+      throw ModelFileError(path, "checksum mismatch (header " + checksum + ", contents " + actual +
+                                     "): the file is truncated or corrupted");
   }
-  if (version != std::to_string(kModelFormatVersion))
-    throw ModelFileError(path, "model format version '" + version + "', this quench reads " +
-                                   std::to_string(kModelFormatVersion));
-  const std::string actual = checksum_hex(bytes.data() + kHeaderSize, bytes.size() - kHeaderSize);
-  if (checksum != actual)
-    throw ModelFileError(path, "checksum mismatch (header " + checksum + ", contents " + actual +
-                                   "): the file is truncated or corrupted");
-}
+
+  /// Whether `fd` (HDF5's descriptor) is this file.
+  bool same_file(int fd) const {
+    struct stat other {};
+    return ::fstat(fd, &other) == 0 && other.st_dev == stat_.st_dev && other.st_ino == stat_.st_ino;
+  }
+  /// Throws when the file's size or modification time differ from when it was verified.
+  void check_unchanged() const {
+    struct stat now {};
+    if (::fstat(fd_.get(), &now) != 0 || now.st_size != stat_.st_size ||
+        now.st_mtim.tv_sec != stat_.st_mtim.tv_sec || now.st_mtim.tv_nsec != stat_.st_mtim.tv_nsec)
+      throw changed();
+  }
+  ModelFileError changed() const {
+    return ModelFileError(path_, "the file changed while it was loaded");
+  }
+
+ private:
+  std::string path_;
+  FileDescriptor fd_;
+  struct stat stat_ {};
+};
 
 class Reader {
  public:
-  // Opens the verified bytes in place through the core driver's file-image callbacks: every
-  // "allocation" of the image is the caller's buffer, every copy a no-op, every free nothing
-  // (HDF5 only reads it; the buffer outlives the file).
-  Reader(const std::string& path, std::string& bytes)
-      : path_(path), image_{bytes.data(), bytes.size()} {
-    H5FD_file_image_callbacks_t callbacks{};
-    callbacks.image_malloc = [](size_t size, H5FD_file_image_op_t, void* udata) -> void* {
-      auto* image = static_cast<Image*>(udata);
-      return size == image->size ? image->data : nullptr;
-    };
-    callbacks.image_memcpy = [](void* dest, const void* src, size_t, H5FD_file_image_op_t,
-                                void*) -> void* { return dest == src ? dest : nullptr; };
-    callbacks.image_realloc = [](void*, size_t, H5FD_file_image_op_t, void*) -> void* {
-      return nullptr;  // read-only
-    };
-    callbacks.image_free = [](void*, H5FD_file_image_op_t, void*) -> herr_t { return 0; };
-    callbacks.udata_copy = [](void* udata) { return udata; };
-    callbacks.udata_free = [](void*) -> herr_t { return 0; };
-    callbacks.udata = &image_;
+  // Opens the verified file with HDF5's default (sec2) driver: datasets are read with pread
+  // straight into the arrays. Refused unless HDF5's descriptor is the verified file (not
+  // another one renamed over the path in between).
+  // No file lock: a read-only open needs none, and file systems without locks (NFS, some
+  // container mounts) would otherwise refuse the file.
+  Reader(const std::string& path, const VerifiedFile& verified) : path_(path) {
     Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    check(fapl.valid() && H5Pset_fapl_core(fapl.get(), 1 << 20, 0) >= 0 &&
-              H5Pset_file_image_callbacks(fapl.get(), &callbacks) >= 0 &&
-              H5Pset_file_image(fapl.get(), image_.data, image_.size) >= 0,
-          "cannot open the HDF5 image");
-    // The name only labels the in-memory image (the core driver refuses one that exists).
-    file_ = H5Fopen("quench model image", H5F_ACC_RDONLY, fapl.get());
+    check(fapl.valid() && H5Pset_file_locking(fapl.get(), false, true) >= 0,
+          "cannot set the HDF5 file access properties");
+    file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
     check(file_ >= 0, "the contents are not a readable HDF5 file");
+    void* handle = nullptr;
+    check(H5Fget_vfd_handle(file_, H5P_DEFAULT, &handle) >= 0 && handle &&
+              verified.same_file(*static_cast<int*>(handle)),
+          "the file changed while it was loaded");
   }
   ~Reader() {
     if (file_ >= 0) H5Fclose(file_);
@@ -347,12 +396,7 @@ class Reader {
     }
   }
 
-  struct Image {
-    char* data;
-    std::size_t size;
-  };
   std::string path_;
-  Image image_;
   hid_t file_ = -1;
 };
 
@@ -389,12 +433,13 @@ void save_archive(const ModelArchive& archive, const std::string& path) {
 
 ModelArchive load_archive(const std::string& path) {
   silence_hdf5();
-  std::string bytes = read_bytes(path);
-  check_header(path, bytes);
-  Reader reader(path, bytes);
+  const VerifiedFile verified(path);
+  Reader reader(path, verified);
   if (reader.text_attribute("format") != kMagic)
     throw ModelFileError(path, "the HDF5 contents are not a quench model");
-  return reader.archive();
+  ModelArchive archive = reader.archive();
+  verified.check_unchanged();
+  return archive;
 }
 
 }  // namespace quench
