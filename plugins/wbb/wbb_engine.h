@@ -6,6 +6,7 @@
 // optimizer (adam) on the shared quench::Mlp.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ class WbbEngine final : public InferenceEngine {
   static ParamSchema schema();
   explicit WbbEngine(const Params& params);
   Results run(const Problem& problem) const override;
+  /// The model of the engine's `model` (wbb_model.h) from the entries its write() made.
+  std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 
  private:
   Results run_linear(const Problem& problem) const;
