@@ -307,7 +307,8 @@ bool NetworkObjective::add(const Eigen::VectorXd& x, bool ok, double* value,
 // penalize_biases), by the pipeline's stochastic optimizer (Adam mini-batches, 004 App.). Each
 // draw is an independent fit (Algorithm 1) from its own seeded N(0, 1) start (network_start
 // random) or from the trained unweighted network (mode), with its own mini-batch stream:
-// deterministic for any thread count. Output: the posterior of the test accuracy.
+// deterministic for any thread count. Output: the posterior of the test accuracy, and the
+// posterior predictive at the test rows by the model of the draws (NetworkDrawsModel).
 Results WbbEngine::run_network(const Problem& problem) const {
   const Dataset& data = *problem.data;
   const Eigen::Index n = data.X_train.rows(), d = data.X_train.cols();
