@@ -221,6 +221,16 @@ Results WbbEngine::run_trend(const Problem& problem) const {
   const Eigen::VectorXd& y = problem.data->y_train;
   const int order = static_cast<int>(params_.integer("order"));
   const double lambda = params_.real("lambda");
+  // Refused before any fit: inputs the draws' splines cannot be evaluated on.
+  const bool predicts = problem.data->X_test.rows() > 0 || problem.make_model;
+  if (predicts) {
+    const std::string why = check_positions(problem.data->X_train, order);
+    if (!why.empty())
+      throw ConfigError({},
+                        "model trend_filter cannot predict at new inputs (test rows, saved "
+                        "models): " +
+                            why);
+  }
   Results r;
   TrendFilteringProblem base;
   base.y = &y;
@@ -245,13 +255,7 @@ Results WbbEngine::run_trend(const Problem& problem) const {
   r.vectors["train_prediction_mean"] = r.vectors["posterior_mean"];
   r.vectors["train_prediction_variance"] = sd.cwiseProduct(sd);
   // At test inputs (and saved): the draws' discrete splines (discrete_spline.h).
-  if (problem.data->X_test.rows() > 0 || problem.make_model) {
-    const std::string why = check_positions(problem.data->X_train, order);
-    if (!why.empty())
-      throw ConfigError({},
-                        "model trend_filter cannot predict at new inputs (test rows, saved "
-                        "models): " +
-                            why);
+  if (predicts) {
     const auto model = std::make_shared<const TrendFilterDrawsModel>(
         problem.data->X_train, d.beta, order, quantile_levels(params_.real("level")));
     add_model_predictions(r, *model, problem.data->X_test, "prediction_");
