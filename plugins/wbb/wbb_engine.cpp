@@ -10,6 +10,7 @@
 #include "quench/penalized_solver.h"
 #include "quench/rng.h"
 #include "wbb_linear.h"
+#include "wbb_model.h"
 
 namespace quench::wbb {
 namespace {
@@ -50,6 +51,18 @@ void put_draws(Results& r, const OptimizerReport& mode_report, const Eigen::Matr
   r.vectors["posterior_upper"] = s.upper;
   r.vectors["posterior_zero_fraction"] = s.zero_fraction;
   if (keep_draws) r.matrices["posterior_draws"] = draws;
+}
+
+// A regression model's predictions at X (none when X has no rows) as the run's outputs
+// prefix + mean, variance, lower, median, upper (the central `level` interval and the median
+// of the draws' fitted values, as posterior_lower / _median / _upper for the coefficients).
+void add_model_predictions(Results& r, const Model& model, const Eigen::MatrixXd& X,
+                           const std::string& prefix) {
+  if (X.rows() == 0) return;
+  const Predictions p = model.predict(X);
+  static const char* const kOutputs[] = {"mean", "variance", "lower", "median", "upper"};
+  for (Eigen::Index j = 0; j < p.values.cols(); ++j)
+    r.vectors[prefix + kOutputs[j]] = p.values.col(j);
 }
 
 }  // namespace
@@ -117,6 +130,13 @@ Results WbbEngine::run(const Problem& problem) const {
   return model == "linear" ? run_linear(problem) : run_trend(problem);
 }
 
+std::unique_ptr<Model> WbbEngine::read_model(ModelArchive& archive, const ModelParts& parts) const {
+  const std::string& model = params_.string("model");
+  if (model == "network") return NetworkDrawsModel::read(archive, parts);
+  if (model == "trend_filter") return TrendFilterDrawsModel::read(archive, parts);
+  return LinearDrawsModel::read(archive, parts);
+}
+
 Results WbbEngine::run_linear(const Problem& problem) const {
   const auto start = Clock::now();
   const PenalizedSolver& solver = solver_of(problem);
@@ -173,21 +193,17 @@ Results WbbEngine::run_linear(const Problem& problem) const {
   r.scalars["draws"] = static_cast<double>(T);
   r.scalars["mean_solver_iterations"] = d.sweeps.mean();
   r.scalars["mode_solver_iterations"] = mode_report.iterations;
-  // Posterior of the fitted values at the training and test inputs.
-  auto fitted = [&](const Eigen::MatrixXd& X, const std::string& prefix) {
-    if (X.rows() == 0) return;
-    const Eigen::MatrixXd F = (X * d.beta.transpose()).rowwise() + d.intercept.transpose();
-    const Eigen::VectorXd mean = F.rowwise().mean();
-    r.vectors[prefix + "mean"] = mean;
-    r.vectors[prefix + "variance"] =
-        (F.colwise() - mean).rowwise().squaredNorm() / std::max<double>(T - 1, 1);
-  };
-  fitted(data.X_train, "train_prediction_");
-  fitted(data.X_test, "prediction_");
+  // Posterior of the fitted values at the training and test inputs, by the model a saved
+  // model is (so it reproduces these numbers exactly).
+  const auto model = std::make_shared<const LinearDrawsModel>(
+      d.beta, d.intercept, quantile_levels(params_.real("level")));
+  add_model_predictions(r, *model, data.X_train, "train_prediction_");
+  add_model_predictions(r, *model, data.X_test, "prediction_");
   if (data.X_test.rows() > 0) {
     const Eigen::VectorXd e = data.y_test - r.vectors["prediction_mean"];
     r.scalars["test_mse"] = e.squaredNorm() / static_cast<double>(e.size());
   }
+  if (problem.make_model) r.model = model;
   std::string names;
   for (const auto& s : data.input_names) names += (names.empty() ? "" : ",") + s;
   r.info["coefficients"] = names;
@@ -205,6 +221,16 @@ Results WbbEngine::run_trend(const Problem& problem) const {
   const Eigen::VectorXd& y = problem.data->y_train;
   const int order = static_cast<int>(params_.integer("order"));
   const double lambda = params_.real("lambda");
+  // Refused before any fit: inputs the draws' splines cannot be evaluated on.
+  const bool predicts = problem.data->X_test.rows() > 0 || problem.make_model;
+  if (predicts) {
+    const std::string why = check_positions(problem.data->X_train, order);
+    if (!why.empty())
+      throw ConfigError({},
+                        "model trend_filter cannot predict at new inputs (test rows, saved "
+                        "models): " +
+                            why);
+  }
   Results r;
   TrendFilteringProblem base;
   base.y = &y;
@@ -228,6 +254,17 @@ Results WbbEngine::run_trend(const Problem& problem) const {
   r.vectors["fit_upper"] = mode.beta + 2 * sd;
   r.vectors["train_prediction_mean"] = r.vectors["posterior_mean"];
   r.vectors["train_prediction_variance"] = sd.cwiseProduct(sd);
+  // At test inputs (and saved): the draws' discrete splines (discrete_spline.h).
+  if (predicts) {
+    const auto model = std::make_shared<const TrendFilterDrawsModel>(
+        problem.data->X_train, d.beta, order, quantile_levels(params_.real("level")));
+    add_model_predictions(r, *model, problem.data->X_test, "prediction_");
+    if (problem.data->y_test.size() > 0) {
+      const Eigen::VectorXd e = problem.data->y_test - r.vectors["prediction_mean"];
+      r.scalars["test_mse"] = e.squaredNorm() / static_cast<double>(e.size());
+    }
+    if (problem.make_model) r.model = model;
+  }
   r.scalars["lambda"] = lambda;
   r.scalars["draws"] = static_cast<double>(T);
   r.scalars["mode_duality_gap"] = mode.duality_gap;
@@ -274,7 +311,8 @@ bool NetworkObjective::add(const Eigen::VectorXd& x, bool ok, double* value,
 // penalize_biases), by the pipeline's stochastic optimizer (Adam mini-batches, 004 App.). Each
 // draw is an independent fit (Algorithm 1) from its own seeded N(0, 1) start (network_start
 // random) or from the trained unweighted network (mode), with its own mini-batch stream:
-// deterministic for any thread count. Output: the posterior of the test accuracy.
+// deterministic for any thread count. Output: the posterior of the test accuracy, and the
+// posterior predictive at the test rows by the model of the draws (NetworkDrawsModel).
 Results WbbEngine::run_network(const Problem& problem) const {
   const Dataset& data = *problem.data;
   const Eigen::Index n = data.X_train.rows(), d = data.X_train.cols();
@@ -318,6 +356,7 @@ Results WbbEngine::run_network(const Problem& problem) const {
   const auto T = static_cast<Eigen::Index>(params_.integer("draws"));
   const bool common = params_.string("penalty_weights") != "none";
   Eigen::VectorXd acc(T);
+  Eigen::MatrixXd thetas(T, net.parameter_count());  // the model's draws, one per row
   const auto t0 = Clock::now();
   parallel_for(
       static_cast<std::size_t>(T), problem.context.threads,
@@ -332,6 +371,7 @@ Results WbbEngine::run_network(const Problem& problem) const {
         for (int pass = 0; pass < (random_start ? passes : 1); ++pass)
           problem.optimizer->minimize_stochastic(objective, theta, rng);
         acc(static_cast<Eigen::Index>(t)) = accuracy(theta);
+        thetas.row(static_cast<Eigen::Index>(t)) = theta.transpose();
       },
       problem.context.progress);
   Results r;
@@ -344,6 +384,17 @@ Results WbbEngine::run_network(const Problem& problem) const {
   r.scalars["test_accuracy_lower"] = s.lower(0);
   r.scalars["test_accuracy_upper"] = s.upper(0);
   r.scalars["test_accuracy_mode"] = accuracy(mode);
+  // The posterior predictive at the test inputs: the model's class probabilities averaged
+  // over the draws and the class of largest mean probability, and that label's accuracy.
+  const auto model = std::make_shared<const NetworkDrawsModel>(
+      net, std::move(thetas), quantile_levels(params_.real("level")));
+  const Predictions p = model->predict(data.X_test);
+  const Eigen::VectorXd label = p.column("label");
+  if (C == 2) r.vectors["test_probability"] = p.column("probability");
+  r.vectors["test_class"] = label;
+  r.scalars["test_accuracy_of_mean_probability"] =
+      (label.array() == data.y_test.array()).cast<double>().mean();
+  if (problem.make_model) r.model = model;
   r.scalars["lambda"] = lambda;
   r.scalars["draws"] = static_cast<double>(T);
   r.info["objective"] = params_.boolean("penalize_biases")

@@ -3,9 +3,11 @@
 // elastic net (Sec. 3.1-3.2) and weighted trend filtering (Sec. 3.3), through a
 // PenalizedSolver optimizer plugin (lambda by K-fold cross-validation when not given), and a
 // two-hidden-layer ReLU network with softmax cross-entropy (Sec. 3.4) through a stochastic
-// optimizer (adam) on the shared quench::Mlp.
+// optimizer (adam) on the shared quench::Mlp. With test rows or when the host asks, the draws
+// are kept as a fitted model (wbb_model.h) that computes the run's own test-row outputs.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,8 @@ class WbbEngine final : public InferenceEngine {
   static ParamSchema schema();
   explicit WbbEngine(const Params& params);
   Results run(const Problem& problem) const override;
+  /// The model of the engine's `model` (wbb_model.h) from the entries its write() made.
+  std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 
  private:
   Results run_linear(const Problem& problem) const;

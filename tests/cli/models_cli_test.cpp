@@ -141,6 +141,103 @@ TEST_F(ModelsCli, PythonReadsTheModelWithoutQuench) {
   EXPECT_NEAR(python, quench_mean, 1e-12 * std::abs(quench_mean));
 }
 
+// The weighted Bayesian bootstrap's LASSO (kind wbb_linear), target standardized: `quench
+// predict` gives the run's own test-row summaries of the draws in the target's units, and
+// h5py (no quench) reproduces the mean and quantiles of the first row from the stored draws.
+TEST_F(ModelsCli, WbbModelReproducesTheRunsTestRowsAndPythonReadsItsDraws) {
+  fs::copy_file(kData + "/diabetes.csv", work_ / "diabetes.csv");
+  write_file(work_ / "wbb.yaml", R"(name: wbb_model
+seed: 2018
+data:
+  file: diabetes.csv
+  target: y
+  split: {rule: first_train, count: 400}
+  standardize_inputs: true
+  standardize_target: true
+components:
+  resampler: {plugin: exponential_weights}
+  optimizer: {plugin: coordinate_descent}
+engines:
+  - {name: wbb, plugin: wbb, draws: 300, penalty_weights: separate}
+outputs: {models: true, plots: false}
+)");
+  const auto run = quench({"run", "wbb.yaml", "--out", "out", "--no-progress"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json results = json::parse(read_file(work_ / "out" / "results.json"));
+  ASSERT_EQ(results["runs"][0]["model"], "models/wbb.h5");
+  const json& vectors = results["runs"][0]["vectors"];
+  const auto r = quench({"predict", "out/models/wbb.h5", "diabetes.csv", "--out", "p.csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = csv_rows(read_file(work_ / "p.csv"));
+  ASSERT_EQ(rows.size(), 443u);
+  EXPECT_EQ(rows[0],
+            (std::vector<std::string>{"y", "mean", "variance", "q0.025", "q0.5", "q0.975"}));
+  // The target's standardization (mean, sd with n - 1 of the 400 training values), undone.
+  const auto data = csv_rows(read_file(work_ / "diabetes.csv"));
+  double m = 0, ss = 0;
+  for (std::size_t i = 1; i <= 400; ++i) m += std::stod(data[i].back()) / 400;
+  for (std::size_t i = 1; i <= 400; ++i) ss += std::pow(std::stod(data[i].back()) - m, 2);
+  const double s = std::sqrt(ss / 399);
+  const char* outputs[] = {"prediction_mean", "prediction_variance", "prediction_lower",
+                           "prediction_median", "prediction_upper"};
+  for (std::size_t i = 0; i < 42; ++i)
+    for (std::size_t j = 0; j < 5; ++j) {
+      const double engine = vectors[outputs[j]][i].get<double>();
+      const double expected = j == 1 ? engine * s * s : m + s * engine;
+      EXPECT_NEAR(std::stod(rows[401 + i][j + 1]), expected, 1e-12 * std::abs(expected))
+          << outputs[j] << " row " << 401 + i;
+    }
+  const auto py = quench_test::run_program(
+      "/usr/bin/python3",
+      {QUENCH_READ_MODEL_PY, (work_ / "out" / "models" / "wbb.h5").string(),
+       (work_ / "diabetes.csv").string()},
+      work_, root_);
+  ASSERT_EQ(py.exit_code, 0) << py.err;
+  std::istringstream python(py.out);
+  for (const std::size_t column : {1, 3, 4, 5}) {  // mean, q0.025, q0.5, q0.975
+    double value = NAN;
+    python >> value;
+    const double quench_value = std::stod(rows[1][column]);
+    EXPECT_NEAR(value, quench_value, 1e-12 * std::abs(quench_value)) << rows[0][column];
+  }
+}
+
+// The trend filter's model (kind wbb_trend_filter, order 1) predicts at new positions of its
+// input column: at the training positions the run's posterior mean, between two of them the
+// average of their means (linear interpolation commutes with the mean over draws), beyond
+// the last one the last segment's line.
+TEST_F(ModelsCli, WbbTrendFilterModelInterpolatesBetweenTheTrainingPositions) {
+  fs::copy_file(kData + "/trend_filter_sin_exp.csv", work_ / "trend.csv");
+  write_file(work_ / "trend.yaml", R"(name: trend_model
+seed: 2018
+data:
+  file: trend.csv
+  target: y
+components:
+  resampler: {plugin: exponential_weights}
+  optimizer: {plugin: trend_filter_admm}
+engines:
+  - {name: trend, plugin: wbb, model: trend_filter, order: 1, lambda: 100, draws: 50,
+     penalty_weights: common}
+outputs: {models: true, plots: false}
+)");
+  const auto run = quench({"run", "trend.yaml", "--out", "out", "--no-progress"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json results = json::parse(read_file(work_ / "out" / "results.json"));
+  const json& mean = results["runs"][0]["vectors"]["posterior_mean"];
+  write_file(work_ / "new.csv", "i\n1\n1.5\n250.25\n500\n502\n");
+  const auto r = quench({"predict", "out/models/trend.h5", "new.csv", "--out", "p.csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = csv_rows(read_file(work_ / "p.csv"));
+  ASSERT_EQ(rows.size(), 6u);
+  auto at = [&](std::size_t i) { return mean[i].get<double>(); };  // position i + 1
+  const double expected[] = {at(0), (at(0) + at(1)) / 2, 0.75 * at(249) + 0.25 * at(250), at(499),
+                             at(499) + 2 * (at(499) - at(498))};
+  for (std::size_t i = 0; i < 5; ++i)
+    EXPECT_NEAR(std::stod(rows[1 + i][0]), expected[i], 1e-12 * (1 + std::abs(expected[i])))
+        << rows[1 + i][0] << " at i = " << i;
+}
+
 TEST_F(ModelsCli, InfoDescribesTheModel) {
   run_gp();
   const auto r = quench({"info", "out/models/gp.h5"});
