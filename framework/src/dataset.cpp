@@ -465,6 +465,21 @@ DataError target_error(const Dataset& data, DataPart part, Index i, const std::s
                    printable(data.target_name), message);
 }
 
+Eigen::VectorXd class_labels(const Dataset& data, DataPart part, const char* engine) {
+  const Eigen::VectorXd& y = part == DataPart::train ? data.y_train : data.y_test;
+  Eigen::VectorXd t(y.size());
+  const bool zero_one = y.size() > 0 && (y.array() == 0.0 || y.array() == 1.0).all();
+  for (Index i = 0; i < y.size(); ++i) {
+    if (zero_one)
+      t(i) = y(i) > 0.5 ? 1.0 : -1.0;
+    else if (y(i) == 1.0 || y(i) == -1.0)
+      t(i) = y(i);
+    else
+      throw target_error(data, part, i, std::string(engine) + " needs class labels -1/+1 or 0/1");
+  }
+  return t;
+}
+
 Dataset load_dataset(const DataSpec& spec) {
   Problems problems(nullptr);
   return load(spec, problems, nullptr);

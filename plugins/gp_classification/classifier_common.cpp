@@ -9,22 +9,6 @@
 #include "quench/errors.h"
 
 namespace quench::gp_classification {
-
-Eigen::VectorXd class_labels(const Dataset& d, DataPart part, const char* engine) {
-  const Eigen::VectorXd& y = part == DataPart::train ? d.y_train : d.y_test;
-  Eigen::VectorXd t(y.size());
-  const bool zero_one = y.size() > 0 && (y.array() == 0.0 || y.array() == 1.0).all();
-  for (Eigen::Index i = 0; i < y.size(); ++i) {
-    if (zero_one)
-      t(i) = y(i) > 0.5 ? 1.0 : -1.0;
-    else if (y(i) == 1.0 || y(i) == -1.0)
-      t(i) = y(i);
-    else
-      throw target_error(d, part, i, std::string(engine) + " needs class labels -1/+1 or 0/1");
-  }
-  return t;
-}
-
 namespace {
 // B = I + S C S in double or single precision.
 template <class Scalar = double>

@@ -14,10 +14,6 @@
 
 namespace quench::gp_classification {
 
-/// Training or test targets mapped to t_i = +-1 (accepts {-1, 1} and {0, 1}); throws a
-/// DataError naming the file, row and column otherwise.
-Eigen::VectorXd class_labels(const Dataset& d, DataPart part, const char* engine);
-
 /// Working precision of the O(N^3) factorization of I + S C S. `single`: spotrf + strtri
 /// (+ slauum), about 2x cheaper, results to ~1e-7 cond(I + S C S) relative: for intermediate
 /// steps of an iteration whose fixed point is confirmed in double precision afterwards.

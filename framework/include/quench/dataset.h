@@ -107,6 +107,11 @@ enum class DataPart { train, test };
 QUENCH_API DataError target_error(const Dataset& data, DataPart part, Eigen::Index i,
                                   const std::string& message);
 
+/// The training or test targets of a two-class problem as t_i = +-1 (accepts {-1, 1} and
+/// {0, 1}); throws target_error naming the file, row and column, with "<engine> needs class
+/// labels -1/+1 or 0/1", otherwise.
+QUENCH_API Eigen::VectorXd class_labels(const Dataset& data, DataPart part, const char* engine);
+
 /// Loads and splits a data set. Throws DataError for bad file content, for unknown columns
 /// (naming the column and listing the available ones) and for an invalid split.
 /// Standardization uses the training rows' mean and sample standard deviation (n - 1).
