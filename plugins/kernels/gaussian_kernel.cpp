@@ -1,9 +1,10 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "kernels.h"
-#include "quench/memory_budget.h"
+#include "quench/cosine_features.h"
 #include "quench/rng.h"
 #include "stationary_kernel.h"
 
@@ -14,38 +15,22 @@ namespace {
 // v0 exp(-1/2 sum_l w_l (x_l - x'_l)^2) + v1: phi_j(x) = sqrt(2 v0 / D) cos(omega_j^T x + b_j)
 // with omega_jl ~ N(0, w_l) and b_j ~ U(0, 2 pi), so E[phi(x)^T phi(x')] is the kernel; a
 // constant feature sqrt(v1) carries the bias when v1 > 0. Draw j comes from
-// RngStream(seed, j), so the map does not depend on how it is built.
-class RandomFourierFeatures final : public FeatureMap {
- public:
-  RandomFourierFeatures(Eigen::Index D, std::uint64_t seed, const Eigen::VectorXd& w, double v0,
-                        double v1)
-      : omega_(w.size(), D), phase_(D), scale_(std::sqrt(2.0 * v0 / double(D))), bias_(v1) {
-    const Eigen::VectorXd sd = w.cwiseSqrt();
-    for (Eigen::Index j = 0; j < D; ++j) {
-      RngStream rng(seed, static_cast<std::uint64_t>(j));
-      for (Eigen::Index l = 0; l < w.size(); ++l) omega_(l, j) = sd(l) * rng.normal();
-      phase_(j) = 2.0 * M_PI * rng.uniform();
-    }
+// RngStream(seed, j), so the map does not depend on how it is built. The realized arrays are a
+// CosineFeatures, which a fitted model can copy and store.
+std::unique_ptr<CosineFeatures> random_fourier_features(Eigen::Index D, std::uint64_t seed,
+                                                        const Eigen::VectorXd& w, double v0,
+                                                        double v1) {
+  Eigen::MatrixXd omega(w.size(), D);
+  Eigen::RowVectorXd phase(D);
+  const Eigen::VectorXd sd = w.cwiseSqrt();
+  for (Eigen::Index j = 0; j < D; ++j) {
+    RngStream rng(seed, static_cast<std::uint64_t>(j));
+    for (Eigen::Index l = 0; l < w.size(); ++l) omega(l, j) = sd(l) * rng.normal();
+    phase(j) = 2.0 * M_PI * rng.uniform();
   }
-  Eigen::Index dimension() const override { return omega_.cols() + (bias_ > 0 ? 1 : 0); }
-  Eigen::MatrixXd features(const Eigen::MatrixXd& X) const override {
-    require_memory(8.0 * double(X.rows()) * double(dimension()),
-                   "random_features: the " + std::to_string(X.rows()) + " x " +
-                       std::to_string(dimension()) + " feature matrix");
-    Eigen::MatrixXd F(X.rows(), dimension());
-    auto cosines = F.leftCols(omega_.cols());
-    cosines.noalias() = X * omega_;
-    cosines.rowwise() += phase_;
-    cosines = scale_ * cosines.array().cos();
-    if (bias_ > 0) F.col(omega_.cols()).setConstant(std::sqrt(bias_));
-    return F;
-  }
-
- private:
-  Eigen::MatrixXd omega_;  // d x D
-  Eigen::RowVectorXd phase_;
-  double scale_, bias_;
-};
+  return std::make_unique<CosineFeatures>(std::move(omega), std::move(phase),
+                                          std::sqrt(2.0 * v0 / double(D)), v1);
+}
 
 class GaussianKernel final : public StationaryKernel {
  public:
@@ -75,14 +60,14 @@ class GaussianKernel final : public StationaryKernel {
 
   void build_feature_map() {
     if (features_ > 0)
-      map_ = std::make_unique<RandomFourierFeatures>(
-          features_, feature_seed_, input_weights().weights(input_weights().dimension()),
-          amplitude(), bias());
+      map_ = random_fourier_features(features_, feature_seed_,
+                                     input_weights().weights(input_weights().dimension()),
+                                     amplitude(), bias());
   }
 
   Eigen::Index features_;
   std::uint64_t feature_seed_;
-  std::unique_ptr<RandomFourierFeatures> map_;
+  std::unique_ptr<CosineFeatures> map_;
 };
 
 }  // namespace

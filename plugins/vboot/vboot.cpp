@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "calibration.h"
+#include "quench/cosine_features.h"
 #include "quench/errors.h"
 #include "quench/mlp.h"
 #include "quench/parallel.h"
 #include "quench/rng.h"
 #include "rff_particles.h"
+#include "vboot_model.h"
 
 namespace quench::vboot {
 
@@ -91,15 +93,20 @@ Results VBoot::run(const Problem& problem) const {
   const int threads = problem.context.threads;
   Results r;
 
-  // Latent test outputs per class: F[c] is m x K (column k = particle k).
-  std::vector<Eigen::MatrixXd> F(static_cast<std::size_t>(C), Eigen::MatrixXd(m, K));
+  // Class values of the model's labels: the data's own (-1/+1 read as classes 0/1).
+  Eigen::VectorXd class_values(C);
+  for (Eigen::Index c = 0; c < C; ++c) class_values(c) = double(c);
+  if (plus_minus) class_values(0) = -1.0;
+  std::shared_ptr<const VbootModel> model;
   if (model_ == "rff") {
-    const FeatureMap* map = problem.kernel ? problem.kernel->feature_map() : nullptr;
+    const auto* map = problem.kernel
+                          ? dynamic_cast<const CosineFeatures*>(problem.kernel->feature_map())
+                          : nullptr;
     if (!map)
       throw ConfigError({},
-                        "vboot model 'rff' needs a kernel with a feature map (gaussian with "
-                        "random_features > 0)");
-    const Eigen::MatrixXd Phi = map->features(data.X_train), Phi_test = map->features(data.X_test);
+                        "vboot model 'rff' needs a kernel with random Fourier features (gaussian "
+                        "with random_features > 0)");
+    const Eigen::MatrixXd Phi = map->features(data.X_train);
     const Eigen::Index D = Phi.cols();
     const auto t_features = Clock::now();
     // Perturbations, one stream per particle (eqs 13 and 6).
@@ -111,7 +118,9 @@ Results VBoot::run(const Problem& problem) const {
     const Eigen::MatrixXd G = feature_gram(Phi, threads);
     r.timings["gram"] = seconds_since(t_features);
     const auto t_solve = Clock::now();
-    // One task per class: form and factorize A_c, then all K particles at once (eq 8).
+    // One task per class: form and factorize A_c, then all K particles at once (eq 8);
+    // columns c K .. c K + K - 1 of the weights are class c's particles.
+    Eigen::MatrixXd weights(D, C * K);
     parallel_for(
         static_cast<std::size_t>(C), threads,
         [&](std::size_t cu) {
@@ -122,18 +131,19 @@ Results VBoot::run(const Problem& problem) const {
             Wt.col(k) = draws[std::size_t(k)].prior_mean.col(c);
           }
           const LinearGaussianPosterior post(Phi, precision.col(c), prior_variance_, &G);
-          const Eigen::MatrixXd W =
+          weights.middleCols(c * K, K) =
               share_factorization_ ? post.particles(Yt, Wt) : post.particles_refactorizing(Yt, Wt);
-          F[cu].noalias() = Phi_test * W;
         },
         problem.context.progress);
     r.timings["particles"] = seconds_since(t_solve);
     r.scalars["features"] = double(D);
+    model = std::make_shared<const RffModel>(*map, std::move(weights), std::move(class_values));
   } else {
     if (!problem.optimizer)
       throw ConfigError({}, "vboot model 'mlp' needs an optimizer component (e.g. 'adam')");
     const Mlp net(data.X_train.cols(), width_, width_, C);
     const Eigen::Index P = net.parameter_count();
+    Eigen::MatrixXd parameters(P, K);
     std::vector<std::string> failures(static_cast<std::size_t>(K));
     const auto t_solve = Clock::now();
     parallel_for(
@@ -149,8 +159,7 @@ Results VBoot::run(const Problem& problem) const {
           Eigen::VectorXd theta = draw.prior_mean.col(0);
           const auto report = problem.optimizer->minimize_stochastic(objective, theta, rng);
           if (!report.converged) failures[k] = report.message;
-          const Eigen::MatrixXd out = net.forward(theta, data.X_test);
-          for (Eigen::Index c = 0; c < C; ++c) F[std::size_t(c)].col(Eigen::Index(k)) = out.col(c);
+          parameters.col(Eigen::Index(k)) = theta;
         },
         problem.context.progress);
     r.timings["particles"] = seconds_since(t_solve);
@@ -161,22 +170,15 @@ Results VBoot::run(const Problem& problem) const {
         r.status.message = "a particle's optimizer stopped early: " + f;
         break;
       }
+    model = std::make_shared<const MlpModel>(net, std::move(parameters), std::move(class_values));
   }
+  if (problem.make_model) r.model = model;
 
-  // eq 12: P(y = c | x) = (1/K) sum_k softmax(f^(k)(x))_c.
+  // eq 12 at the test inputs, by the model: a saved model predicts exactly these numbers.
   const auto t_predict = Clock::now();
-  Eigen::MatrixXd probabilities = Eigen::MatrixXd::Zero(m, C);
-  std::vector<Eigen::MatrixXd> samples;
-  if (keep_particles_) samples.assign(static_cast<std::size_t>(C), Eigen::MatrixXd(m, K));
-  for (Eigen::Index k = 0; k < K; ++k) {
-    Eigen::MatrixXd Fk(m, C);
-    for (Eigen::Index c = 0; c < C; ++c) Fk.col(c) = F[std::size_t(c)].col(k);
-    const Eigen::MatrixXd Sk = softmax_rows(Fk);
-    probabilities += Sk;
-    if (keep_particles_)
-      for (Eigen::Index c = 0; c < C; ++c) samples[std::size_t(c)].col(k) = Sk.col(c);
-  }
-  probabilities /= double(K);
+  const ParticleEnsemble e = model->ensemble(data.X_test, threads, keep_particles_);
+  const Eigen::MatrixXd& probabilities = e.probabilities;
+  const std::vector<Eigen::MatrixXd>& samples = e.samples;
   if (!probabilities.allFinite())
     throw NumericalError("vboot", "non-finite predicted probabilities");
 
@@ -188,14 +190,15 @@ Results VBoot::run(const Problem& problem) const {
     r.scalars["test_mnll"] = s.mnll;
     r.scalars["expected_calibration_error"] = s.ece;
     r.matrices["class_probabilities"] = probabilities;
+    r.matrices["class_probability_sd"] = e.sd;
     r.matrices["reliability"] = s.reliability;
     r.vectors["predicted_class"] = s.predicted;
     r.vectors["reliability_confidence"] = s.reliability.col(0);
     r.vectors["reliability_accuracy"] = s.reliability.col(1);
     for (std::size_t c = 0; c < samples.size(); ++c)
       r.matrices["probability_samples_c" + std::to_string(c)] = samples[c];
-    for (Eigen::Index c = 0; c < C && keep_particles_; ++c)
-      r.matrices["latent_samples_c" + std::to_string(c)] = F[std::size_t(c)];
+    for (std::size_t c = 0; c < e.latent.size(); ++c)
+      r.matrices["latent_samples_c" + std::to_string(c)] = e.latent[c];
     if (keep_particles_ && C == 2 && data.X_test.cols() == 1) {
       // A binary problem on a 1-D input: the particles' P(y = 1 | x) as sampled functions
       // (002 Fig. 1), inputs in the data's original units.
@@ -217,6 +220,10 @@ Results VBoot::run(const Problem& problem) const {
   r.timings["total"] = seconds_since(start);
   r.timings["per_particle"] = r.timings["particles"] / double(K);
   return r;
+}
+
+std::unique_ptr<Model> VBoot::read_model(ModelArchive& archive, const ModelParts&) const {
+  return VbootModel::read(archive);
 }
 
 }  // namespace quench::vboot

@@ -3,7 +3,8 @@
 // particles fits perturbed targets (eq 13) with a perturbed prior mean (eq 6) by solving the
 // MAP problem eq 7 — in closed form for a linear model on the kernel's random Fourier features
 // (eq 8, one factorization per class shared by all particles) or by Adam for a 2-hidden-layer
-// ReLU network (eq 2); predictions average the softmax over particles (eq 12).
+// ReLU network (eq 2); predictions average the softmax over particles (eq 12). The particles
+// are kept as a fitted model (vboot_model.h), which computes the test outputs.
 #pragma once
 
 #include <string>
@@ -18,6 +19,9 @@ class VBoot final : public InferenceEngine {
   static ParamSchema schema();
   explicit VBoot(const Params& params);
   Results run(const Problem& problem) const override;
+  /// The model of a run (vboot_model.h); it needs no components: the particles, and for
+  /// 'rff' the realized feature map, are stored in the archive.
+  std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 
  private:
   std::int64_t particles_, classes_, width_;

@@ -2,6 +2,7 @@
 // models/<run>.h5 named in results.json; `quench predict` reproduces the run's own test
 // predictions from the file; Python (h5py, no quench) reproduces a prediction from the file;
 // `quench info` describes it; bad inputs and damaged files are refused with their reason.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -236,6 +237,157 @@ outputs: {models: true, plots: false}
   for (std::size_t i = 0; i < 5; ++i)
     EXPECT_NEAR(std::stod(rows[1 + i][0]), expected[i], 1e-12 * (1 + std::abs(expected[i])))
         << rows[1 + i][0] << " at i = " << i;
+}
+
+// The run's matrix `name` of engine run `run` (results.json names its CSV table), as rows.
+std::vector<std::vector<double>> run_matrix(const fs::path& out, const json& run,
+                                            const std::string& name) {
+  const auto rows = csv_rows(read_file(out / run["matrices"][name]["file"].get<std::string>()));
+  std::vector<std::vector<double>> values;
+  for (std::size_t i = 1; i < rows.size(); ++i) {  // after the header c0,c1,...
+    values.emplace_back();
+    for (const std::string& cell : rows[i]) values.back().push_back(std::stod(cell));
+  }
+  return values;
+}
+
+// Variational-bootstrap models (plugins/vboot): RFF and MLP particles on Sonar (two classes,
+// -1/+1), RFF on the digits (ten classes). `quench predict` over every row of the data file
+// gives at the run's test rows the run's own class probabilities and their spread
+// (tables/<run>__class_probabilities.csv, class_probability_sd.csv, 17 digits) and the label
+// of its predicted_class. The rows are predicted in other blocks than in the run (all rows of
+// the file instead of the test rows), which may change BLAS's rounding: 1e-12 absolute on
+// numbers in [0, 1] (measured: equal).
+class VbootModelsCli : public ModelsCli {
+ protected:
+  void SetUp() override {
+    ModelsCli::SetUp();
+    fs::copy_file(kData + "/sonar.csv", work_ / "sonar.csv");
+    fs::copy_file(kData + "/digits.csv", work_ / "digits.csv");
+    write_file(work_ / "vboot.yaml", R"(name: vboot_model
+seed: 2000
+data:
+  file: sonar.csv
+  target: y
+  split: {rule: column, column: train}
+  standardize_inputs: true
+components:
+  kernel: {plugin: gaussian, width: 0.5, amplitude: 4, bias: 25, random_features: 300, feature_seed: 1}
+  likelihood: {plugin: dirichlet, alpha_epsilon: 0.01}
+  resampler: {plugin: perturbation}
+  optimizer: {plugin: adam, epochs: 50, batch_size: 0, learning_rate: 0.01}
+engines:
+  - {name: rff, plugin: vboot, model: rff, particles: 20}
+  - {name: mlp, plugin: vboot, model: mlp, particles: 4, hidden_units: 16}
+outputs: {models: true, plots: false}
+)");
+    write_file(work_ / "digits.yaml", R"(name: vboot_digits
+seed: 7
+data:
+  file: digits.csv
+  target: y
+  split: {rule: first_train, count: 1500}
+components:
+  kernel: {plugin: gaussian, width: 10, amplitude: 4, bias: 25, random_features: 400, feature_seed: 2}
+  likelihood: {plugin: dirichlet, alpha_epsilon: 0.01}
+  resampler: {plugin: perturbation}
+engines:
+  - {name: rff, plugin: vboot, model: rff, particles: 10}
+outputs: {models: true, plots: false}
+)");
+  }
+  json run(const std::string& pipeline) const {
+    const auto r = quench({"run", pipeline, "--out", "out", "--no-progress"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(read_file(work_ / "out" / "results.json"));
+  }
+};
+
+TEST_F(VbootModelsCli, PredictReproducesTheRunsProbabilitiesSpreadAndLabels) {
+  const json results = run("vboot.yaml");
+  const auto data = csv_rows(read_file(work_ / "sonar.csv"));
+  const std::size_t train_column = 60;
+  ASSERT_EQ(data[0][train_column], "train");
+  for (const json& run : results["runs"]) {
+    const std::string engine = run["engine"];
+    SCOPED_TRACE(engine);
+    ASSERT_EQ(run["model"], "models/" + engine + ".h5");
+    EXPECT_EQ(run["info"]["model"], engine);  // vboot's particle model, as before
+    const auto r = quench({"predict", "out/models/" + engine + ".h5", "sonar.csv", "--out",
+                           engine + ".csv", "--ignore-extra-columns"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto rows = csv_rows(read_file(work_ / (engine + ".csv")));
+    ASSERT_EQ(rows.size(), 209u);
+    EXPECT_EQ(rows[0], (std::vector<std::string>{"y", "probability", "probability_sd", "label"}));
+    const auto P = run_matrix(work_ / "out", run, "class_probabilities");
+    const auto sd = run_matrix(work_ / "out", run, "class_probability_sd");
+    const json& predicted = run["vectors"]["predicted_class"];
+    std::size_t test = 0;
+    double spread = 0;
+    for (std::size_t i = 1; i < data.size(); ++i) {
+      if (data[i][train_column] != "0") continue;
+      ASSERT_LT(test, P.size());
+      EXPECT_NEAR(std::stod(rows[i][1]), P[test][1], 1e-12) << "row " << i;
+      EXPECT_NEAR(std::stod(rows[i][2]), sd[test][1], 1e-12) << "row " << i;
+      EXPECT_EQ(rows[i][3], predicted[test].get<double>() == 1 ? "1" : "-1") << "row " << i;
+      spread = std::max(spread, sd[test][1]);
+      ++test;
+    }
+    EXPECT_EQ(test, 104u);
+    EXPECT_EQ(test, P.size());
+    EXPECT_GT(spread, 1e-3);  // the particles differ
+  }
+}
+
+TEST_F(VbootModelsCli, TenClassesGiveAColumnPerClassAndTheClassAsLabel) {
+  const json results = run("digits.yaml");
+  const json& run = results["runs"][0];
+  ASSERT_EQ(run["model"], "models/rff.h5");
+  const auto r = quench({"predict", "out/models/rff.h5", "digits.csv", "--out", "p.csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = csv_rows(read_file(work_ / "p.csv"));
+  const auto data = csv_rows(read_file(work_ / "digits.csv"));
+  ASSERT_EQ(rows.size(), data.size());
+  std::vector<std::string> header{"y"};
+  for (int c = 0; c < 10; ++c) header.push_back("probability_c" + std::to_string(c));
+  for (int c = 0; c < 10; ++c) header.push_back("probability_sd_c" + std::to_string(c));
+  header.push_back("label");
+  EXPECT_EQ(rows[0], header);
+  const auto P = run_matrix(work_ / "out", run, "class_probabilities");
+  const auto sd = run_matrix(work_ / "out", run, "class_probability_sd");
+  const json& predicted = run["vectors"]["predicted_class"];
+  ASSERT_EQ(P.size(), data.size() - 1 - 1500);
+  std::size_t right = 0;
+  for (std::size_t t = 0; t < P.size(); ++t) {
+    const auto& row = rows[1501 + t];
+    for (std::size_t c = 0; c < 10; ++c) {
+      EXPECT_NEAR(std::stod(row[1 + c]), P[t][c], 1e-12) << "test row " << t;
+      EXPECT_NEAR(std::stod(row[11 + c]), sd[t][c], 1e-12) << "test row " << t;
+    }
+    // The label is the class itself, written as the data writes it.
+    EXPECT_EQ(row[21], std::to_string(predicted[t].get<int>())) << "test row " << t;
+    right += row[21] == row[0];
+  }
+  EXPECT_GT(double(right) / double(P.size()), 0.8);  // chance: 0.1
+}
+
+// An independent reader of a vboot model: h5py and numpy only (read_model.py), P(y = 1 | x)
+// at the first row of the data from the stored features and particles.
+TEST_F(VbootModelsCli, PythonReadsTheParticlesWithoutQuench) {
+  run("vboot.yaml");
+  for (const std::string engine : {"rff", "mlp"}) {
+    const std::string model = "out/models/" + engine + ".h5";
+    ASSERT_EQ(quench({"predict", model, "sonar.csv", "--out", "p.csv", "--ignore-extra-columns"})
+                  .exit_code,
+              0);
+    const auto py = quench_test::run_program(
+        "/usr/bin/python3",
+        {QUENCH_READ_MODEL_PY, (work_ / model).string(), (work_ / "sonar.csv").string()}, work_,
+        root_);
+    ASSERT_EQ(py.exit_code, 0) << py.err;
+    const double quench_probability = std::stod(csv_rows(read_file(work_ / "p.csv"))[1][1]);
+    EXPECT_NEAR(std::stod(py.out), quench_probability, 1e-12) << engine;
+  }
 }
 
 TEST_F(ModelsCli, InfoDescribesTheModel) {
