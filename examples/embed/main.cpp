@@ -1,6 +1,7 @@
 // Embedding quench in a host program: a pipeline built from YAML text (no pipeline file, no
-// output files), the installed plugins, typed results read back in C++, and the fitted GP
-// kept as a model: predicted in memory, saved, loaded and predicted again (docs/models.md).
+// output files), the installed plugins, typed results read back in C++, and every fitted model
+// (the GP, its Monte-Carlo and ADATAP bootstraps) kept: predicted in memory, saved, loaded and
+// predicted again (docs/models.md).
 //
 //   quench_embed <data.csv>      e.g. quench_embed examples/data/boston.csv (target column y)
 //
@@ -55,6 +56,7 @@ components:
 engines:
   - {name: gp, plugin: exact_gp_regression}
   - {name: bootstrap, plugin: mc_bootstrap, samples: 40, keep_samples: false}
+  - {name: adatap, plugin: adatap_bootstrap, density: false}
 outputs: {models: true}
 )";
 }
@@ -66,11 +68,11 @@ const quench::Results* find_run(const std::vector<quench::Results>& runs,
   return nullptr;
 }
 
-// The GP's fitted model on the last three rows of the data (raw units, columns picked by the
+// A run's fitted model on the last three rows of the data (raw units, columns picked by the
 // model's input names), then saved, loaded and asked again: the numbers must be identical.
-bool use_the_model(const quench::Results& gp, const std::string& data_file,
+bool use_the_model(const quench::Results& run, const std::string& data_file,
                    const quench::Registry& registry) {
-  const quench::FittedModel& model = *gp.fitted_model;
+  const quench::FittedModel& model = *run.fitted_model;
   const quench::CsvTable table = quench::read_csv(data_file);
   const Eigen::MatrixXd values = quench::to_numbers(table);
   Eigen::MatrixXd X(3, static_cast<Eigen::Index>(model.card().input_names.size()));
@@ -78,14 +80,20 @@ bool use_the_model(const quench::Results& gp, const std::string& data_file,
     X.col(j) = values.col(table.column_index(model.card().input_names[j])).tail(3);
   const quench::Predictions in_memory = model.predict(X);
 
-  const std::string file = (std::filesystem::temp_directory_path() / "quench_embed_gp.h5").string();
+  const std::string file =
+      (std::filesystem::temp_directory_path() / ("quench_embed_" + run.engine + ".h5")).string();
   model.save(file);
   const quench::FittedModel loaded = quench::load_model(file, registry);
   const quench::Predictions again = loaded.predict(X);
   std::filesystem::remove(file);
-  for (Eigen::Index i = 0; i < X.rows(); ++i)
-    std::printf("  model: row %ld mean %.10g variance %.6g\n", static_cast<long>(i),
-                again.column("mean")(i), again.column("variance")(i));
+  std::printf("%s model (%s):\n", run.engine.c_str(), model.card().kind.c_str());
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    std::printf("  row %ld", static_cast<long>(i));
+    for (std::size_t c = 0; c < again.columns.size(); ++c)
+      std::printf(" %s %.10g", again.columns[c].c_str(),
+                  again.values(i, static_cast<Eigen::Index>(c)));
+    std::printf("\n");
+  }
   const bool same = again.columns == in_memory.columns && again.values == in_memory.values;
   std::printf("  saved and loaded model predicts %s\n", same ? "the same numbers" : "DIFFERENTLY");
   try {  // misuse is an error, never a number
@@ -145,7 +153,15 @@ int main(int argc, char** argv) {
       print(("gp.test_mean[" + std::to_string(i) + "]").c_str(), test_mean(i));
     print("bootstrap.test_error_square", bootstrap->scalars.at("test_error_square"));
     print("bootstrap.test_error_square_stderr", bootstrap->scalars.at("test_error_square_stderr"));
-    return ok && use_the_model(*gp, data.string(), registry) ? 0 : 3;
+    for (const auto& r : runs) {
+      if (!r.fitted_model) {
+        std::printf("%s made no model\n", r.engine.c_str());
+        ok = false;
+      } else {
+        ok = use_the_model(r, data.string(), registry) && ok;
+      }
+    }
+    return ok ? 0 : 3;
   } catch (const quench::ConfigError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.str() << "\n";
     return 2;

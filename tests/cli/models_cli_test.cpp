@@ -483,6 +483,87 @@ outputs: {models: true, plots: false}
       EXPECT_NEAR(m, mean[i].get<double>(), 1e-12 * std::abs(m)) << model << " row " << 151 + i;
       EXPECT_NEAR(v, variance[i].get<double>(), 1e-12 * std::abs(v)) << model << " row " << 151 + i;
     }
+    // h5py alone: eq 57 from G, delta_lambda, gamma / the mean of the kept retrains.
+    const auto py = quench_test::run_program(
+        "/usr/bin/python3",
+        {QUENCH_READ_MODEL_PY, (work_ / model).string(), (work_ / "boston.csv").string()}, work_,
+        root_);
+    ASSERT_EQ(py.exit_code, 0) << py.err;
+    const double first = std::stod(rows[1][1]);
+    EXPECT_NEAR(std::stod(py.out), first, 1e-12 * std::abs(first)) << model;
+    fs::remove(work_ / "p.csv");
+  }
+}
+
+// The GP classifiers on Sonar (001 Sec. 8.1): `quench predict` reproduces each engine's test
+// outputs (latent mean / decision, latent variance, probability, label) and h5py its latent
+// mean from t o alpha.
+TEST_F(ModelsCli, ClassifierModelsReproduceTheRunsTestOutputs) {
+  fs::copy_file(kData + "/sonar.csv", work_ / "sonar.csv");
+  write_file(work_ / "sonar.yaml", R"(name: sonar_model
+data:
+  file: sonar.csv
+  target: y
+  split: {rule: column, column: train}
+  standardize_inputs: true
+components:
+  kernel: {plugin: gaussian, width: 0.2}
+  likelihood: {plugin: probit}
+engines:
+  - {name: tap, plugin: tap}
+  - {name: ep, plugin: ep}
+  - {name: naive, plugin: naive_mean_field}
+  - {name: svm, plugin: svm_limit}
+outputs: {models: true, plots: false}
+)");
+  const auto r = quench({"run", "sonar.yaml", "--out", "out", "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json results = json::parse(read_file(work_ / "out" / "results.json"));
+  const auto data = csv_rows(read_file(work_ / "sonar.csv"));
+  const std::size_t train_column = 60;
+  ASSERT_EQ(data[0][train_column], "train");
+  ASSERT_EQ(results["runs"].size(), 4u);
+  for (const json& run : results["runs"]) {
+    const std::string engine = run["engine"];
+    SCOPED_TRACE(engine);
+    const std::string model = "out/" + run["model"].get<std::string>();
+    const auto p =
+        quench({"predict", model, "sonar.csv", "--out", "p.csv", "--ignore-extra-columns"});
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    const auto rows = csv_rows(read_file(work_ / "p.csv"));
+    ASSERT_EQ(rows.size(), 209u);
+    const bool svm = engine == "svm";
+    const std::vector<std::string> header =
+        svm ? std::vector<std::string>{"y", "decision", "label"}
+            : std::vector<std::string>{"y", "latent_mean", "latent_variance", "probability",
+                                       "label"};
+    EXPECT_EQ(rows[0], header);
+    const json& mean = run["vectors"]["test_mean_field"];
+    const json& label = run["vectors"]["test_class"];
+    std::size_t test = 0;
+    for (std::size_t i = 1; i < data.size(); ++i) {
+      if (data[i][train_column] != "0") continue;
+      const double m = std::stod(rows[i][1]);
+      EXPECT_NEAR(m, mean[test].get<double>(), 1e-12 * (1 + std::abs(m))) << "row " << i;
+      if (!svm) {
+        EXPECT_NEAR(std::stod(rows[i][2]), run["vectors"]["test_variance"][test].get<double>(),
+                    1e-12)
+            << "row " << i;
+        EXPECT_NEAR(std::stod(rows[i][3]), run["vectors"]["test_probability"][test].get<double>(),
+                    1e-12)
+            << "row " << i;
+      }
+      EXPECT_EQ(rows[i].back(), label[test].get<double>() > 0 ? "1" : "-1") << "row " << i;
+      ++test;
+    }
+    EXPECT_EQ(test, mean.size());
+    const auto py = quench_test::run_program(
+        "/usr/bin/python3",
+        {QUENCH_READ_MODEL_PY, (work_ / model).string(), (work_ / "sonar.csv").string()}, work_,
+        root_);
+    ASSERT_EQ(py.exit_code, 0) << py.err;
+    const double first = std::stod(rows[1][1]);
+    EXPECT_NEAR(std::stod(py.out), first, 1e-12 * (1 + std::abs(first)));
     fs::remove(work_ / "p.csv");
   }
 }

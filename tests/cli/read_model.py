@@ -4,9 +4,10 @@ column at the first row of a CSV file; prints that number (docs/models.md).
 
     python3 read_model.py MODEL.h5 DATA.csv
 
-gp_regression: the predictive mean, for the gaussian kernel with `length_scales` (ARD) or
-`width`, amplitude v0 and bias v1: k(x, x') = v0 exp(-1/2 sum_l w_l (x_l - x'_l)^2) + v1,
-w_l = 1/l_l^2 (or 1/(width d)).
+With the gaussian kernel (`length_scales` (ARD) or `width`, amplitude v0 and bias v1:
+k(x, x') = v0 exp(-1/2 sum_l w_l (x_l - x'_l)^2) + v1, w_l = 1/l_l^2 (or 1/(width d))):
+gp_regression the predictive mean; gp_classifier the latent mean, svm_classifier the decision
+value; adatap_bootstrap and mc_bootstrap the bootstrap mean.
 wbb_linear: the mean, then the quantiles at posterior/quantile_levels, of the draws' fits
 b_t + x^T beta_t (numpy's default quantile is type 7, as quench's), in the target's units,
 space-separated.
@@ -26,10 +27,10 @@ def first_row(data_file, names):
     return np.array([float(row[n]) for n in names])
 
 
-def gp_regression_mean(f, x):
+def gaussian_kernel_vector(f, x):
+    """k(x, x_i) for every training input x_i (engine units)."""
     assert f["components/kernel/plugin"][()].decode() == "gaussian"
     X_train = f["data/X_train"][()].T  # stored column-major: (cols, rows)
-    alpha = f["posterior/alpha"][()]
 
     def kernel_value(block):
         for group in ("learned", "params"):
@@ -44,8 +45,34 @@ def gp_regression_mean(f, x):
     w = 1.0 / scales**2 if scales is not None else np.full(d, 1.0 / (width[0] * d))
     v0 = kernel_value("amplitude")[0]
     v1 = kernel_value("bias")[0]
-    k = v0 * np.exp(-0.5 * ((X_train - x) ** 2 * w).sum(axis=1)) + v1
-    return k @ alpha * f["data/target_scale"][()] + f["data/target_mean"][()]
+    return v0 * np.exp(-0.5 * ((X_train - x) ** 2 * w).sum(axis=1)) + v1
+
+
+def in_target_units(f, value):
+    return value * f["data/target_scale"][()] + f["data/target_mean"][()]
+
+
+def gp_regression_mean(f, x):
+    return in_target_units(f, gaussian_kernel_vector(f, x) @ f["posterior/alpha"][()])
+
+
+def classifier_latent_mean(f, x):
+    """gp_classifier latent_mean / svm_classifier decision: K(x, X) t o alpha (001 eq 27)."""
+    return gaussian_kernel_vector(f, x) @ f["posterior/t_alpha"][()]
+
+
+def adatap_bootstrap_mean(f, x):
+    """000 eq 57: k^T T gamma with T^T k = k - G diag(delta_lambda) k."""
+    k = gaussian_kernel_vector(f, x)
+    G = f["posterior/G"][()]  # symmetric: the stored transpose is G itself
+    v = k - G @ (f["posterior/delta_lambda"][()] * k)
+    return in_target_units(f, v @ f["posterior/gamma"][()])
+
+
+def mc_bootstrap_mean(f, x):
+    """The mean over the kept retrains f_t(x) = sum_i A_it k(x, x_i)."""
+    A = f["posterior/coefficients"][()]  # N x T stored column-major: h5py reads T x N
+    return in_target_units(f, (A @ gaussian_kernel_vector(f, x)).mean())
 
 
 def wbb_linear_summary(f, x):
@@ -95,8 +122,15 @@ with h5py.File(model_file, "r") as f:
     kind = f["model/kind"][()].decode()
     names = [n.decode() for n in f["data/input_names"][()]]
     x = (first_row(data_file, names) - f["data/input_mean"][()]) / f["data/input_scale"][()]
-    if kind == "gp_regression":
-        print(repr(float(gp_regression_mean(f, x))))
+    first_column = {
+        "gp_regression": gp_regression_mean,
+        "gp_classifier": classifier_latent_mean,
+        "svm_classifier": classifier_latent_mean,
+        "adatap_bootstrap": adatap_bootstrap_mean,
+        "mc_bootstrap": mc_bootstrap_mean,
+    }
+    if kind in first_column:
+        print(repr(float(first_column[kind](f, x))))
     elif kind == "wbb_linear":
         print(" ".join(repr(float(v)) for v in wbb_linear_summary(f, x)))
     elif kind == "vboot":
