@@ -4,8 +4,10 @@
 #include <cmath>
 
 #include "adatap_model.h"
+#include "general_solver.h"
 #include "quench/errors.h"
 #include "quench/losses.h"
+#include "quench/normal.h"
 
 namespace quench::adatap {
 
@@ -56,7 +58,20 @@ ParamSchema AdatapBootstrap::schema() {
                true)
       .real("density_bin", "bin width of the binned eq-67 density (000 Fig. 5: 0.2)", 0.2, 1e-6)
       .real("occupation_tail", "truncate the k-sums where the pmf tail is below this", 1e-12,
-            1e-300, 1e-2);
+            1e-300, 1e-2)
+      .real("site_tolerance",
+            "non-Gaussian likelihoods: stop when the three computations of each site's bootstrap "
+            "mean, within-sample and bootstrap variance agree to this "
+            "(docs/adatap_classification.md)",
+            1e-6, 1e-14, 0.1)
+      .real("damping",
+            "non-Gaussian likelihoods: the fraction of the new site parameters taken per "
+            "iteration",
+            0.5, 0.01, 1.0)
+      .integer("hermite_nodes",
+               "non-Gaussian likelihoods: Gauss-Hermite nodes of the average over the decoupling "
+               "variable u",
+               20, 2, 200);
   return s;
 }
 
@@ -90,6 +105,10 @@ AdatapBootstrap::AdatapBootstrap(const Params& p)
   if (options_.woodbury && options_.active_threshold >= options_.tolerance)
     throw ConfigError({}, "adatap_bootstrap: active_threshold must be below tolerance (A.3)");
   options_.max_iterations = static_cast<int>(p.integer("max_iterations"));
+  general_.tolerance = p.real("site_tolerance");
+  general_.damping = p.real("damping");
+  general_.hermite_nodes = static_cast<int>(p.integer("hermite_nodes"));
+  general_.max_iterations = options_.max_iterations;
 }
 
 Results AdatapBootstrap::run(const Problem& problem) const {
@@ -99,7 +118,7 @@ Results AdatapBootstrap::run(const Problem& problem) const {
   const Dataset& data = *problem.data;
   const Kernel& kernel = *problem.kernel;
   const auto lik_noise = problem.likelihood->gaussian_noise_variance();
-  if (!lik_noise) throw ConfigError({}, "adatap_bootstrap needs a Gaussian likelihood (000 eq 59)");
+  if (!lik_noise) return run_general(problem);
   const double s2 = *lik_noise + kernel.diagonal_noise();  // as gp_regression's observation_noise
   const Eigen::Index n = data.X_train.rows(), m = data.X_test.rows();
   const Occupation occ = occupation_of(*problem.resampler, tail_);
@@ -168,6 +187,87 @@ Results AdatapBootstrap::run(const Problem& problem) const {
   r.info["method"] = options_.method == SolverOptions::Method::full ? "full" : "approximate";
   r.info["loss_eps_insensitive"] =
       "epsilon=" + std::to_string(epsilon_) + ", beta=" + std::to_string(beta_);
+  r.status.iterations = sol.iterations;
+  if (!sol.converged) r.status = Status{RunStatus::not_converged, sol.message, sol.iterations};
+  r.timings["kernel"] = seconds(kernel_done - start).count();
+  r.timings["solve"] = seconds(solved - kernel_done).count();
+  r.timings["total"] = seconds(clock::now() - start).count();
+  return r;
+}
+
+Results AdatapBootstrap::run_general(const Problem& problem) const {
+  using clock = std::chrono::steady_clock;
+  using seconds = std::chrono::duration<double>;
+  const auto start = clock::now();
+  const Dataset& data = *problem.data;
+  const Kernel& kernel = *problem.kernel;
+  if (kernel.diagonal_noise() > 0)
+    throw ConfigError({},
+                      "adatap_bootstrap with a non-Gaussian likelihood needs the noise in the "
+                      "likelihood (e.g. probit noise), not on the kernel diagonal: a point "
+                      "drawn k times contributes k independent noise draws "
+                      "(docs/adatap_classification.md eq 1)");
+  const Eigen::VectorXd y = class_labels(data, DataPart::train, "adatap_bootstrap");
+  const Eigen::Index m = data.X_test.rows();
+  Occupation occ = occupation_of(*problem.resampler, tail_);
+  occ.pmf /= occ.pmf.sum();  // the truncated tail's mass spread over the kept k
+  const Eigen::MatrixXd K = kernel.cross(data.X_train, data.X_train);
+  const auto kernel_done = clock::now();
+  GeneralOptions o = general_;
+  o.threads = problem.context.threads;
+  GeneralSolution sol = solve_general(K, y, *problem.likelihood, occ, o);
+  const auto solved = clock::now();
+
+  Results r;
+  // Eq 18: f^_i given k_i = 0 is N(gamma_c / Delta lambda_c, -lambda_c / Delta lambda_c^2); the
+  // 0/1 loss averaged over it. Eq 20: the predictive probability of the left-out label.
+  const Eigen::Index n = y.size();
+  Eigen::VectorXd left_out_error(n), left_out_probability(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double v = 1.0 / sol.dlc(i), mean = sol.gammac(i) * v;
+    const double sd = std::sqrt(std::max(-sol.lamc(i), 0.0)) * v;
+    left_out_error(i) = sd > 0 ? normal_cdf(-y(i) * mean / sd) : (y(i) * mean < 0 ? 1.0 : 0.0);
+    left_out_probability(i) =
+        std::exp(problem.likelihood->tilted_moments(y(i), mean, v + sd * sd).log_z);
+  }
+  r.scalars["bootstrap_error"] = left_out_error.mean();
+  r.vectors["left_out_error"] = left_out_error;
+  r.vectors["left_out_probability"] = left_out_probability;
+  r.scalars["expected_sample_size"] = problem.resampler->expected_size();
+  r.scalars["iterations"] = sol.iterations;
+  r.scalars["final_change"] = sol.final_change;
+  r.vectors["train_prediction_mean"] = sol.m;      // eq 39
+  r.vectors["train_prediction_variance"] = sol.C;  // eq 40
+  r.vectors["train_within_sample_variance"] = sol.V;
+  r.vectors["delta_lambda"] = sol.dl;
+  r.vectors["delta_lambda_c"] = sol.dlc;
+  r.vectors["gamma_c"] = sol.gammac;
+  r.vectors["lambda_c"] = sol.lamc;
+  if (sol.converged && (m > 0 || problem.make_model)) {
+    auto model = std::make_shared<const AdatapModel>(
+        problem.kernel, data.X_train, std::move(sol.G), sol.dl, sol.gamma, sol.lam,
+        problem.resampler->expected_size(), problem.likelihood);
+    if (m > 0) {  // eqs 19, 21; eq 22 where the test labels are known
+      const Predictions p = model->predict(data.X_test);
+      r.vectors["prediction_mean"] = p.column("bootstrap_mean");
+      r.vectors["prediction_variance"] = p.column("bootstrap_variance");
+      r.vectors["prediction_probability"] = p.column("probability");
+      r.vectors["test_class"] = p.column("label");
+      if (data.y_test.size() == m) {
+        const Eigen::VectorXd t = class_labels(data, DataPart::test, "adatap_bootstrap");
+        Eigen::VectorXd errors(m);
+        for (Eigen::Index i = 0; i < m; ++i) {
+          const double mean = r.vectors["prediction_mean"](i);
+          const double sd = std::sqrt(std::max(r.vectors["prediction_variance"](i), 0.0));
+          errors(i) = sd > 0 ? normal_cdf(-t(i) * mean / sd) : (t(i) * mean < 0 ? 1.0 : 0.0);
+        }
+        r.vectors["test_bootstrap_errors"] = errors;
+        r.scalars["test_bootstrap_error"] = errors.mean();
+      }
+    }
+    if (problem.make_model) r.model = std::move(model);
+  }
+  r.info["method"] = "general likelihood (docs/adatap_classification.md)";
   r.status.iterations = sol.iterations;
   if (!sol.converged) r.status = Status{RunStatus::not_converged, sol.message, sol.iterations};
   r.timings["kernel"] = seconds(kernel_done - start).count();

@@ -1,8 +1,11 @@
-// The analytical ADATAP bootstrap engine for GP regression (000 Secs. 4-5, App. A). Outputs use
-// the names of mc_bootstrap (docs/results.md) so both run side by side in one pipeline.
+// The analytical ADATAP bootstrap engine: GP regression with a Gaussian likelihood (000 Secs. 4-5,
+// App. A), any other likelihood (GP classifiers with the probit) through the general replica EP
+// of general_solver.h (docs/adatap_classification.md). Outputs use the names of mc_bootstrap
+// (docs/results.md) so both run side by side in one pipeline.
 #pragma once
 
 #include "adatap_solver.h"
+#include "general_solver.h"
 #include "quench/inference_engine.h"
 #include "quench/parameters.h"
 
@@ -16,7 +19,9 @@ class AdatapBootstrap final : public InferenceEngine {
   std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 
  private:
+  Results run_general(const Problem& problem) const;
   SolverOptions options_;
+  GeneralOptions general_;
   double epsilon_, beta_, density_bin_, tail_;
   bool density_;
 };

@@ -1,6 +1,7 @@
 #include "adatap_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "quench/errors.h"
@@ -13,14 +14,16 @@ constexpr Eigen::Index kBlockRows = 512;
 
 AdatapModel::AdatapModel(std::shared_ptr<const Kernel> kernel, Eigen::MatrixXd X_train,
                          Eigen::MatrixXd G, Eigen::VectorXd delta_lambda, Eigen::VectorXd gamma,
-                         Eigen::VectorXd lambda, double expected_sample_size)
+                         Eigen::VectorXd lambda, double expected_sample_size,
+                         std::shared_ptr<const Likelihood> classifier)
     : kernel_(std::move(kernel)),
       X_train_(std::move(X_train)),
       G_(std::move(G)),
       delta_lambda_(std::move(delta_lambda)),
       gamma_(std::move(gamma)),
       lambda_(std::move(lambda)),
-      expected_sample_size_(expected_sample_size) {}
+      expected_sample_size_(expected_sample_size),
+      classifier_(std::move(classifier)) {}
 
 std::unique_ptr<AdatapModel> AdatapModel::read(ModelArchive& archive, const ModelParts& parts) {
   if (!parts.kernel || !parts.X_train)
@@ -30,24 +33,45 @@ std::unique_ptr<AdatapModel> AdatapModel::read(ModelArchive& archive, const Mode
   return std::make_unique<AdatapModel>(
       parts.kernel, *parts.X_train, std::move(G), archive.vector("posterior/delta_lambda", n),
       archive.vector("posterior/gamma", n), archive.vector("posterior/lambda", n),
-      archive.real("posterior/expected_sample_size"));
+      archive.real("posterior/expected_sample_size"),
+      parts.likelihood && !parts.likelihood->gaussian_noise_variance() ? parts.likelihood
+                                                                       : nullptr);
 }
 
 Predictions AdatapModel::predict(const Eigen::MatrixXd& X) const {
   const Eigen::Index m = X.rows();
-  Eigen::VectorXd mean(m), variance(m);
+  Eigen::VectorXd mean(m), variance(m), within(classifier_ ? m : 0);
   for (Eigen::Index start = 0; start < m; start += kBlockRows) {
     const Eigen::Index rows = std::min(kBlockRows, m - start);
-    const Eigen::MatrixXd Kx = kernel_->cross(X_train_, X.middleRows(start, rows));  // N x rows
+    const Eigen::MatrixXd Xb = X.middleRows(start, rows);
+    const Eigen::MatrixXd Kx = kernel_->cross(X_train_, Xb);  // N x rows
     // T^T k(x) = k - G D k (eq 57 without a factorization; 2 N^2 rows flops).
+    const Eigen::MatrixXd DK = delta_lambda_.asDiagonal() * Kx;
     Eigen::MatrixXd V = Kx;
-    V.noalias() -= G_ * (delta_lambda_.asDiagonal() * Kx);
+    V.noalias() -= G_ * DK;
     mean.segment(start, rows).noalias() = V.transpose() * gamma_;
     variance.segment(start, rows).noalias() = -(V.cwiseAbs2().transpose() * lambda_);
+    if (classifier_)  // G_xx = K(x, x) - (D k)^T T^T k
+      within.segment(start, rows) =
+          (kernel_->diagonal(Xb) - DK.cwiseProduct(V).colwise().sum().transpose()).cwiseMax(0.0);
   }
   Predictions p;
-  p.add("bootstrap_mean", mean, PredictionUnit::target);
-  p.add("bootstrap_variance", variance, PredictionUnit::target_variance);
+  if (!classifier_) {
+    p.add("bootstrap_mean", mean, PredictionUnit::target);
+    p.add("bootstrap_variance", variance, PredictionUnit::target_variance);
+    return p;
+  }
+  Eigen::VectorXd probability(m), label(m);
+  for (Eigen::Index i = 0; i < m; ++i) {  // eq 21: the predictive integral under the replica
+    const double v = within(i) + std::max(variance(i), 0.0);
+    probability(i) = std::exp(classifier_->tilted_moments(1.0, mean(i), v).log_z);
+    label(i) = mean(i) >= 0 ? 1.0 : -1.0;
+  }
+  p.add("bootstrap_mean", mean);
+  p.add("bootstrap_variance", variance);
+  p.add("within_sample_variance", within);
+  p.add("probability", probability);
+  p.add("label", label);
   return p;
 }
 

@@ -11,6 +11,14 @@
 // Entries (N training inputs): posterior/G (matrix N x N), posterior/delta_lambda,
 // posterior/gamma, posterior/lambda (vectors N), posterior/expected_sample_size (real: S of the
 // run). Columns: bootstrap_mean (target units), bootstrap_variance (target variance units).
+//
+// With a non-Gaussian likelihood (kind "adatap_classifier", docs/adatap_classification.md eqs
+// 19-21) the same entries; the columns, without units: bootstrap_mean and bootstrap_variance
+// of the latent posterior mean, within_sample_variance G_xx = K(x, x) - k^T (K + diag(Delta
+// lambda)^-1)^-1 k = K(x, x) - (D k)^T T^T k (the replica Gaussian's variance within a sample),
+// probability E_D[p(+1 | x, D)] = the likelihood's predictive integral under
+// N(bootstrap_mean, G_xx + bootstrap_variance) (eq 21: Phi(mean / sqrt(sigma^2 + G_xx + var))
+// for the probit), label (+1 when bootstrap_mean >= 0, else -1).
 #pragma once
 
 #include <memory>
@@ -21,17 +29,21 @@ namespace quench::adatap {
 
 class AdatapModel final : public Model {
  public:
+  /// `classifier`: the likelihood of a non-Gaussian model (null for GP regression).
   AdatapModel(std::shared_ptr<const Kernel> kernel, Eigen::MatrixXd X_train, Eigen::MatrixXd G,
               Eigen::VectorXd delta_lambda, Eigen::VectorXd gamma, Eigen::VectorXd lambda,
-              double expected_sample_size);
-  /// The model written by write(), with the kernel and training inputs of `parts`;
-  /// ModelFileError naming the entry when one is missing or has the wrong shape.
+              double expected_sample_size, std::shared_ptr<const Likelihood> classifier = nullptr);
+  /// The model written by write(), with the kernel and training inputs of `parts` (a
+  /// classifier when the likelihood of `parts` is not Gaussian); ModelFileError naming the
+  /// entry when one is missing or has the wrong shape.
   static std::unique_ptr<AdatapModel> read(ModelArchive& archive, const ModelParts& parts);
 
   /// Eq 57 in blocks of new inputs (an N x block kernel matrix at a time).
   Predictions predict(const Eigen::MatrixXd& X) const override;
   Eigen::Index input_dimension() const override { return X_train_.cols(); }
-  std::string kind() const override { return "adatap_bootstrap"; }
+  std::string kind() const override {
+    return classifier_ ? "adatap_classifier" : "adatap_bootstrap";
+  }
   void write(ModelArchive& archive) const override;
 
  private:
@@ -39,6 +51,7 @@ class AdatapModel final : public Model {
   Eigen::MatrixXd X_train_, G_;
   Eigen::VectorXd delta_lambda_, gamma_, lambda_;
   double expected_sample_size_;
+  std::shared_ptr<const Likelihood> classifier_;
 };
 
 }  // namespace quench::adatap

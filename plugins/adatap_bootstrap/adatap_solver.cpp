@@ -165,12 +165,6 @@ struct SingleG {
   }
 };
 
-MatrixXd g_full(const MatrixXd& K, const VectorXd& dl) {
-  ExactG e;
-  e.compute(K, dl);
-  return e.full(K, true);
-}
-
 // Solves A x = r for the symmetric positive definite A = diag(d) - W, W symmetric with diagonal
 // w_diag and applied by apply(v, q): q = W v (no copy of A), by conjugate gradients with the
 // Jacobi preconditioner (O(n^2) per step); returns false when it has not reached the relative
@@ -255,6 +249,12 @@ bool newton_step(Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& work, const V
 }
 
 }  // namespace
+
+MatrixXd g_full(const MatrixXd& K, const VectorXd& dl) {
+  ExactG e;
+  e.compute(K, dl);
+  return e.full(K, true);
+}
 
 // A.2: G(x) = mean_k omega_k / (1 + omega_k x) (eq 68) and
 // f(x) = sum_k p_k / (1 - G(x)(x - k/s2)) - 1 = 0 (eq 69), bisection on [0, E[k]/s2]

@@ -66,6 +66,12 @@ struct Solution {
 Solution solve(const Eigen::MatrixXd& K, const Eigen::VectorXd& y, double s2, const Occupation& occ,
                const SolverOptions& options);
 
+/// G = (K^-1 + diag dl)^-1 (eqs 41, 70) without K^-1: one Cholesky of B = I + D^1/2 K D^1/2
+/// and G = D^-1/2 (I - B^-1) D^-1/2, with the columns of sites whose dl_i K_ii is tiny (dl_i = 0
+/// included: G = K at dl = 0) taken as K e_i - K D^1/2 B^-1 D^1/2 K e_i. Throws NumericalError
+/// when B is not positive definite.
+Eigen::MatrixXd g_full(const Eigen::MatrixXd& K, const Eigen::VectorXd& dl);
+
 /// A.2: the scalar start value dl from eqs 68-69 given kernel eigenvalues omega (of K, or of
 /// the kernel matrix of a random N/P subset: eq 68 then averages over N/P eigenvalues).
 double initial_dl(const Eigen::VectorXd& omega, double s2, const Occupation& occ);

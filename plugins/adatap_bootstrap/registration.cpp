@@ -7,10 +7,12 @@ namespace quench::adatap {
 const LibraryDescriptor* describe() {
   static const auto descriptor = make_library(
       "quench_adatap_bootstrap", "0.1.0",
-      {make_plugin<AdatapBootstrap>(
-          Family::engine, "adatap_bootstrap", "0.1.0",
-          "analytical (ADATAP) bootstrap of GP regression (000 eqs 53-67, App. A)",
-          AdatapBootstrap::schema(), {Family::kernel, Family::likelihood, Family::resampler})});
+      {make_plugin<AdatapBootstrap>(Family::engine, "adatap_bootstrap", "0.1.0",
+                                    "analytical (ADATAP) bootstrap of GP regression (000 eqs "
+                                    "53-67, App. A) and GP classifiers "
+                                    "(docs/adatap_classification.md)",
+                                    AdatapBootstrap::schema(),
+                                    {Family::kernel, Family::likelihood, Family::resampler})});
   return &descriptor;
 }
 

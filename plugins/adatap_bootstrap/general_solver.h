@@ -1,0 +1,64 @@
+// The ADATAP bootstrap for any likelihood (000 eqs 35-46, worked out for classification in
+// docs/adatap_classification.md, "the note" below): parallel damped EP on the replica model.
+// Per training point six parameters: the site Delta lambda(i), gamma(i), lambda(i) (000 eq 32)
+// and the cavity Delta lambda_c(i), gamma_c(i), lambda_c(i) (000 eq 26). The fixed point makes
+// three computations of the moments agree: site + cavity (000 eqs 35-37), the Gaussian part
+// with the GP prior (eqs 38-41: G = (K^-1 + diag Delta lambda)^-1, m = G gamma,
+// C_i = -sum_j G_ij^2 lambda(j)) and the exact site averaged over the occupation number k and the
+// decoupling variable u (eqs 43-46: the k-fold tilted moments of Likelihood::tilted_moments_power
+// under the cavity N(mu_i(u), v_i), mu_i(u) = (gamma_c + u sqrt(-lambda_c)) / Delta lambda_c,
+// v_i = 1 / Delta lambda_c, u ~ N(0, 1) by Gauss-Hermite).
+#pragma once
+
+#include <string>
+
+#include <Eigen/Core>
+
+#include "adatap_solver.h"
+#include "quench/gauss_hermite.h"
+#include "quench/likelihood.h"
+
+namespace quench::adatap {
+
+struct GeneralOptions {
+  double tolerance = 1e-6;  ///< max |m' - m|, |V' - V| / V, |C' - C| at the fixed point
+  double damping = 0.5;     ///< eta: the fraction of the target site parameters taken per step
+  int max_iterations = 500;
+  int hermite_nodes = 20;  ///< n_u of the u-average
+  int threads = 0;         ///< workers for the site averages (results do not depend on it)
+};
+
+/// The averaged exact site of one point (000 eqs 44-46): m' = E[a], V' = E[b], Q' = E[a^2] over
+/// k ~ pmf and u ~ N(0, 1), a and b the mean and variance of the k-fold tilted density (000 eq 43)
+/// under the cavity (delta_lambda_c, gamma_c, lambda_c). k = 0 in closed form (the cavity
+/// itself); k >= 1 by the Gauss-Hermite rule in u (one node when lambda_c = 0).
+struct AveragedSite {
+  double mean = 0, variance = 0, second_moment = 0;
+};
+AveragedSite averaged_site(const Likelihood& likelihood, double y, double delta_lambda_c,
+                           double gamma_c, double lambda_c, const Eigen::VectorXd& pmf,
+                           const GaussHermiteRule& rule);
+
+struct GeneralSolution {
+  Eigen::VectorXd dl, gamma, lam;     ///< site: Delta lambda(i), gamma(i), lambda(i)
+  Eigen::VectorXd dlc, gammac, lamc;  ///< cavity: Delta lambda_c(i), gamma_c(i), lambda_c(i)
+  Eigen::MatrixXd G;                  ///< (K^-1 + diag dl)^-1 at the final site parameters
+  /// Eq 39: E_D[f^_i]; V_i = G_ii, the within-sample posterior variance averaged over D; eq 40:
+  /// C_i = Var_D[f^_i].
+  Eigen::VectorXd m, V, C;
+  int iterations = 0;
+  bool converged = false;
+  double final_change = 0;  ///< the convergence measure at the last iteration
+  std::string message;      ///< why it stopped when not converged
+};
+
+/// Algorithm 1 of the note from the prior (all site parameters 0): G, m, V, C (eq 9 of the note);
+/// the cavities (eq 16); the averaged sites; stop when they agree to `tolerance`; else damped
+/// steps towards the sites that make them agree (eq 17). K: the kernel matrix of the
+/// noise-free latent process; y: the targets as the likelihood takes them (+-1 labels).
+/// A cavity with lambda_c(i) > 0 (no real decoupling) stops the iteration with a message.
+GeneralSolution solve_general(const Eigen::MatrixXd& K, const Eigen::VectorXd& y,
+                              const Likelihood& likelihood, const Occupation& occupation,
+                              const GeneralOptions& options);
+
+}  // namespace quench::adatap
