@@ -13,6 +13,7 @@
 #include "quench/likelihood.h"
 #include "quench/optimizer.h"
 #include "quench/resampler.h"
+#include "quench/tilted_power_moments.h"
 
 namespace quench {
 
@@ -149,6 +150,28 @@ TiltedMoments Likelihood::tilted_moments(double y, double m, double v) const {
   out.mean = m + s * ez;
   out.variance = v * std::max(second / z - ez * ez, 0.0);
   return out;
+}
+
+TiltedMoments Likelihood::tilted_moments_power(double y, double m, double v, int k) const {
+  check_tilted_power_arguments(m, v, k);
+  if (k == 0) return {0.0, m, v};
+  if (k == 1) return tilted_moments(y, m, v);
+  // The site through the virtual log-likelihood and its derivatives, one node at a time.
+  class Site final : public TiltedPowerSite {
+   public:
+    Site(const Likelihood& l, double y) : l_(l), y_(y) {}
+    Slope slope(double f) const override {
+      return {l_.d_log_likelihood(y_, f), l_.d2_log_likelihood(y_, f)};
+    }
+    void values(const double* f, double* out, std::size_t n) const override {
+      for (std::size_t i = 0; i < n; ++i) out[i] = l_.log_likelihood(y_, f[i]);
+    }
+
+   private:
+    const Likelihood& l_;
+    double y_;
+  };
+  return tilted_power_moments(Site(*this, y), m, v, k);
 }
 
 std::unique_ptr<ResampledModel> InferenceEngine::prepare_resampling(const Problem&) const {

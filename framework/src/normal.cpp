@@ -11,6 +11,7 @@ constexpr double kLogSqrt2Pi = 0.91893853320467274178;  // log sqrt(2 pi)
 // which is accurate in relative terms there (Phi(-6) ~ 1e-9, no cancellation in z + r yet
 // beyond ~1 digit).
 constexpr double kSwitch = -6.0;
+constexpr double kLogSwitch = -37.0;
 
 // U(x) = x + 2/(x + 3/(x + 4/(x + ...))) for x = -z >= 6, by backward recurrence. The Mills
 // ratio continued fraction is (1 - Phi(x))/D(x) = 1/(x + 1/U(x)) (Abramowitz & Stegun 26.2.14),
@@ -30,7 +31,9 @@ double normal_pdf(double z) { return std::exp(-0.5 * z * z - kLogSqrt2Pi); }
 double normal_cdf(double z) { return 0.5 * std::erfc(-z / M_SQRT2); }
 
 double normal_log_cdf(double z) {
-  if (z >= kSwitch) {
+  // erfc keeps full relative accuracy until it underflows (x = 26.5, z = -37.5); the
+  // 80-term continued fraction costs ~10x more, so it is used only below kLogSwitch.
+  if (z >= kLogSwitch) {
     // log1p for z large positive, where Phi ~ 1.
     if (z > 0) return std::log1p(-0.5 * std::erfc(z / M_SQRT2));
     return std::log(normal_cdf(z));

@@ -2,9 +2,11 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "quench/errors.h"
 #include "quench/normal.h"
+#include "quench/tilted_power_moments.h"
 
 namespace quench::likelihoods {
 
@@ -38,6 +40,63 @@ ProbitSite probit_site(double z, double kappa) {
   s.a = r * one_minus_eps;
   s.factor = normal_variance_factor(z) + eps * r * (normal_ratio_plus_z(z) + r * one_minus_eps);
   return s;
+}
+
+// Tilted moments of [kappa + (1 - 2 kappa) Phi(y f / sigma)] N(f; m, v), sigma^2 = noise:
+// d log Z / dm = y a / s, d^2 log Z / dm^2 = -a (z + a) / s^2 (001 eqs 23, 29).
+TiltedMoments probit_tilted(double y, double m, double v, double noise, double kappa) {
+  const double s2 = v + noise;
+  const double s = std::sqrt(s2);
+  const double z = y * m / s;
+  const ProbitSite p = probit_site(z, kappa);
+  TiltedMoments t;
+  t.log_z = p.log_z;
+  t.mean = m + v * y * p.a / s;
+  // v - v^2 a (z + a) / s^2 = v (noise + v * factor) / s^2, no cancellation.
+  t.variance = v * (noise + v * p.factor) / s2;
+  return t;
+}
+
+// l(f) = log Phi(y f / sigma) for the mode-centred quadrature of quench/tilted_power_moments.h.
+class ProbitPowerSite final : public TiltedPowerSite {
+ public:
+  ProbitPowerSite(double y, double sigma) : y_over_sigma_(y / sigma), sigma_(sigma) {}
+  // l' = y r(z) / sigma, l'' = -r (z + r) / sigma^2 with r = D/Phi(z), one ratio per call:
+  // r from D/Phi above z = -6, else z + r from the continued fraction and r = (z + r) - z, a
+  // sum of positive terms there.
+  Slope slope(double f) const override {
+    const double z = y_over_sigma_ * f;
+    double r, zr;
+    if (z >= -6.0) {
+      r = normal_pdf_cdf_ratio(z);
+      zr = z + r;
+    } else {
+      zr = normal_ratio_plus_z(z);
+      r = zr - z;
+    }
+    return {y_over_sigma_ * r, -r * zr / (sigma_ * sigma_)};
+  }
+  void values(const double* f, double* out, std::size_t n) const override {
+    for (std::size_t i = 0; i < n; ++i) out[i] = normal_log_cdf(y_over_sigma_ * f[i]);
+  }
+  // log Phi(z) has curvature in [-1, -0.63] for z <= 0 (one scale) and bends to 0 over
+  // z in [0, 9] (above 9, log Phi > -1e-19: the tilted density is the cavity itself).
+  int transitions(double* out) const override {
+    out[0] = 0.0;
+    out[1] = 9.0 / y_over_sigma_;
+    return 2;
+  }
+
+ private:
+  double y_over_sigma_, sigma_;
+};
+
+// Moments of Phi(y f / sigma)^k N(f; m, v) (kappa = 0): k = 0 the Gaussian, k = 1 and the step
+// (sigma = 0, where Theta^k = Theta) in closed form, else the mode-centred quadrature.
+TiltedMoments noiseless_label_power(double y, double m, double v, int k, double noise) {
+  if (k == 0) return {0.0, m, v};
+  if (k == 1 || noise == 0.0) return probit_tilted(y, m, v, noise, 0.0);
+  return tilted_power_moments(ProbitPowerSite(y, std::sqrt(noise)), m, v, k);
 }
 
 }  // namespace
@@ -81,17 +140,39 @@ double ProbitLikelihood::d2_log_likelihood(double y, double f) const {
 }
 
 TiltedMoments ProbitLikelihood::tilted_moments(double y, double m, double v) const {
-  // d log Z / dm = y a / s, d^2 log Z / dm^2 = -a (z + a) / s^2 (001 eqs 23, 29).
-  const double s2 = v + noise_;
-  const double s = std::sqrt(s2);
-  const double z = y * m / s;
-  const ProbitSite p = probit_site(z, kappa_);
-  TiltedMoments t;
-  t.log_z = p.log_z;
-  t.mean = m + v * y * p.a / s;
-  // v - v^2 a (z + a) / s^2 = v (noise + v * factor) / s^2, no cancellation.
-  t.variance = v * (noise_ + v * p.factor) / s2;
-  return t;
+  return probit_tilted(y, m, v, noise_, kappa_);
+}
+
+TiltedMoments ProbitLikelihood::tilted_moments_power(double y, double m, double v, int k) const {
+  check_tilted_power_arguments(m, v, k);
+  if (k == 1) return tilted_moments(y, m, v);
+  if (k == 0 || kappa_ == 0.0) return noiseless_label_power(y, m, v, k, noise_);
+  // (kappa + (1 - 2 kappa) Phi)^k = sum_j C(k, j) kappa^(k-j) (1 - 2 kappa)^j Phi^j: a mixture
+  // of the kappa = 0 tilted distributions of every power j <= k with positive weights
+  // C(k, j) kappa^(k-j) (1 - 2 kappa)^j Z_j, exact although the likelihood is not log-concave.
+  std::vector<TiltedMoments> parts(static_cast<std::size_t>(k) + 1);
+  std::vector<double> log_w(parts.size());
+  double top = -std::numeric_limits<double>::infinity();
+  for (int j = 0; j <= k; ++j) {
+    const auto i = static_cast<std::size_t>(j);
+    parts[i] = noiseless_label_power(y, m, v, j, noise_);
+    log_w[i] = std::lgamma(k + 1.0) - std::lgamma(j + 1.0) - std::lgamma(k - j + 1.0) +
+               (k - j) * std::log(kappa_) + j * std::log1p(-2.0 * kappa_) + parts[i].log_z;
+    top = std::max(top, log_w[i]);
+  }
+  double total = 0, mean = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    log_w[i] = std::exp(log_w[i] - top);  // now the unnormalized weight
+    total += log_w[i];
+    mean += log_w[i] * parts[i].mean;
+  }
+  mean /= total;
+  double variance = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const double d = parts[i].mean - mean;
+    variance += log_w[i] * (parts[i].variance + d * d);
+  }
+  return {top + std::log(total), mean, variance / total};
 }
 
 std::vector<Hyperparameter> ProbitLikelihood::hyperparameters() const {

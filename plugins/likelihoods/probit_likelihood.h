@@ -23,6 +23,12 @@ class ProbitLikelihood final : public Likelihood {
   /// Closed form (001 eq 23, 003): Z = kappa + (1 - 2 kappa) Phi(z), z = y m / sqrt(v + sigma^2),
   /// with the D/Phi ratios taken in log space / continued fractions (quench/normal.h).
   TiltedMoments tilted_moments(double y, double m, double v) const override;
+  /// k = 0 the Gaussian, k = 1 tilted_moments. k >= 2 at kappa = 0: the step (noise = 0,
+  /// Theta^k = Theta) in closed form, else the mode-centred quadrature of
+  /// quench/tilted_power_moments.h on log Phi and its ratios (quench/normal.h). kappa > 0, k >= 2
+  /// (not log-concave): exactly, as the binomial mixture over j <= k of the kappa = 0 tilted
+  /// distributions Phi^j N with weights C(k, j) kappa^(k-j) (1 - 2 kappa)^j Z_j (k quadratures).
+  TiltedMoments tilted_moments_power(double y, double m, double v, int k) const override;
 
   double noise() const { return noise_; }
   double kappa() const { return kappa_; }

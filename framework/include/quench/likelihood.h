@@ -40,6 +40,13 @@ class QUENCH_API Likelihood : public Component {
   /// likelihoods with closed forms override it.
   virtual TiltedMoments tilted_moments(double y, double m, double v) const;
 
+  /// Moments of p(y|f)^k N(f; m, v) / Z_k (one site of a point drawn k times, 000 eqs 43-46):
+  /// k = 0 the Gaussian itself (log_z = 0), k = 1 tilted_moments(y, m, v).
+  /// The default (k >= 2) needs a log-concave likelihood: mode-centred Gauss-Legendre
+  /// quadrature on log_likelihood / d_log_likelihood / d2_log_likelihood
+  /// (quench/tilted_power_moments.h). Throws std::invalid_argument for k < 0 or v <= 0.
+  virtual TiltedMoments tilted_moments_power(double y, double m, double v, int k) const;
+
   /// The noise variance when the likelihood is Gaussian N(y; f, sigma^2), else nullopt.
   /// Engines with closed-form Gaussian algebra (exact GP regression) require it.
   virtual std::optional<double> gaussian_noise_variance() const { return std::nullopt; }

@@ -32,7 +32,8 @@ namespace quench {
 /// 3: the descriptor carries an AbiFingerprint after descriptor_size.
 /// 4: learnable hyperparameters (Kernel, Likelihood) and hyperparameter objectives of engines.
 /// 5: fitted models (Results::model, Problem::make_model, InferenceEngine::read_model).
-/// 6: retrains kept as kernel expansions (ResampledModel::kernel_expansion).
+/// 6: retrains kept as kernel expansions (ResampledModel::kernel_expansion); k-fold tilted
+///    moments (Likelihood::tilted_moments_power).
 inline constexpr std::uint32_t kPluginApiVersion = 6;
 
 using PluginFactory = std::function<std::unique_ptr<Component>(const Params&)>;
