@@ -156,7 +156,18 @@ TEST(ResampledClassifier, CountsAboveOneNeedTheKFoldMoments) {
   Eigen::VectorXd w = Eigen::VectorXd::Ones(8);
   w(2) = 2;
   EXPECT_THROW(engine("ep")->prepare_resampling(p)->predict(w), std::logic_error);
-  EXPECT_NO_THROW(engine("svm_limit")->prepare_resampling(p)->predict(w));  // multiplicity-free
+}
+
+// The hard-margin SVM sees only which points were drawn: Theta(t h - 1)^k = Theta(t h - 1).
+TEST(ResampledClassifier, SvmRetrainIgnoresMultiplicity) {
+  const Dataset d = toy(12, 4, 7);
+  const Problem p = problem_for(d);
+  Eigen::VectorXd once = Eigen::VectorXd::Ones(12), several = once;
+  once(5) = several(5) = 0;
+  several(2) = 2;
+  several(9) = 3;
+  const auto model = engine("svm_limit")->prepare_resampling(p);
+  EXPECT_EQ(model->predict(several), model->predict(once));
 }
 
 // EP with one site per point and k_i-fold site moments, where the sites are Gaussian:
