@@ -177,13 +177,23 @@ PosteriorCovariance cavity_variances(const Eigen::MatrixXd& C, const Eigen::Vect
 }
 
 SiteMoments site_moments(const Likelihood& lik, double t, double m, double lambda) {
-  const TiltedMoments tm = lik.tilted_moments(t, m, lambda);
+  return site_moments(lik.tilted_moments(t, m, lambda), t, m, lambda);
+}
+
+SiteMoments site_moments(const TiltedMoments& tm, double t, double m, double lambda) {
   SiteMoments s;
   s.log_z = tm.log_z;
   s.alpha = t * (tm.mean - m) / lambda;  // eq 23: t alpha = d log Z / dm
   // Omega = lambda Var / (lambda - Var) (eqs 29-30 in EP form); tau = 1/Omega.
   s.tau = (lambda - tm.variance) / (lambda * tm.variance);
   return s;
+}
+
+TiltedMoments occupation_tilted_moments(const Likelihood& lik, double y, double m, double v,
+                                        int k) {
+  if (k == 0) return {0.0, m, v};
+  if (k == 1) return lik.tilted_moments(y, m, v);
+  throw std::logic_error("k-fold tilted moments need Likelihood::tilted_moments_power");
 }
 
 SiteDerivatives site_derivatives(const Likelihood& lik, const Eigen::VectorXd& t,

@@ -5,11 +5,13 @@
 #include <string>
 
 #include "hyperparameter_objectives.h"
+#include "quench/errors.h"
 
 namespace quench::gp_classification {
 
-MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
-                      const EpOptions& o, const MeanFieldFit* warm_start) {
+MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+                      const SiteTiltedMoments& tilted, const EpOptions& o,
+                      const MeanFieldFit* warm_start) {
   const Eigen::Index n = t.size();
   Eigen::VectorXd tau = Eigen::VectorXd::Zero(n), nu = Eigen::VectorXd::Zero(n);
   Eigen::VectorXd sigma = C.diagonal(), mu = Eigen::VectorXd::Zero(n);
@@ -33,7 +35,7 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const 
   for (it = 1; it <= o.max_iterations; ++it) {
     cavities();
     for (Eigen::Index i = 0; i < n; ++i) {
-      const TiltedMoments tm = lik.tilted_moments(t(i), m(i), lambda(i));
+      const TiltedMoments tm = tilted(i, m(i), lambda(i));
       const double tau_new = 1.0 / tm.variance - 1.0 / lambda(i);
       const double nu_new = tm.mean / tm.variance - m(i) / lambda(i);
       tau(i) = (1 - o.damping) * tau(i) + o.damping * tau_new;
@@ -67,7 +69,7 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const 
   fit.alpha.resize(n);
   fit.tau.resize(n);
   for (Eigen::Index i = 0; i < n; ++i) {
-    const SiteMoments sm = site_moments(lik, t(i), m(i), lambda(i));
+    const SiteMoments sm = site_moments(tilted(i, m(i), lambda(i)), t(i), m(i), lambda(i));
     fit.alpha(i) = sm.alpha;
     fit.tau(i) = sm.tau;
   }
@@ -75,6 +77,35 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const 
   fit.cavity_mean = m;
   fit.cavity_variance = lambda;
   return fit;
+}
+
+MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
+                      const EpOptions& options, const MeanFieldFit* warm_start) {
+  return solve_ep(
+      C, t, [&](Eigen::Index i, double m, double v) { return lik.tilted_moments(t(i), m, v); },
+      options, warm_start);
+}
+
+MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+                      const Eigen::VectorXi& counts, const Likelihood& lik,
+                      const EpOptions& options) {
+  return solve_ep(
+      C, t,
+      [&](Eigen::Index i, double m, double v) {
+        return occupation_tilted_moments(lik, t(i), m, v, counts(i));
+      },
+      options);
+}
+
+CountedFit counted_ep_fit(std::shared_ptr<const Likelihood> lik, const EpOptions& options,
+                          const char* engine) {
+  return [lik = std::move(lik), options, engine](const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+                                                 const Eigen::VectorXi& counts) {
+    const MeanFieldFit fit = solve_ep(C, t, counts, *lik, options);
+    if (fit.status.code != RunStatus::ok)
+      throw NumericalError(engine, "bootstrap retrain: " + fit.status.message);
+    return Eigen::VectorXd(t.cwiseProduct(fit.alpha));
+  };
 }
 
 ParamSchema EpEngine::schema() {
@@ -110,6 +141,11 @@ Results EpEngine::run(const Problem& problem) const {
   r.timings["fit"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+std::unique_ptr<ResampledModel> EpEngine::prepare_resampling(const Problem& problem) const {
+  return make_resampled_classifier(problem, "ep",
+                                   counted_ep_fit(problem.likelihood, options_, "ep"));
 }
 
 std::vector<std::string> EpEngine::hyperparameter_objectives() const { return {"evidence", "loo"}; }

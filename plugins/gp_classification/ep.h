@@ -2,8 +2,11 @@
 // Its fixed point is the TAP fixed point of 001 (Sec. 3 / 003): the cross-check of `tap`.
 #pragma once
 
+#include <functional>
+
 #include "classifier_model.h"
 #include "quench/parameters.h"
+#include "resampled_classifier.h"
 
 namespace quench::gp_classification {
 
@@ -13,10 +16,28 @@ struct EpOptions {
   int max_iterations = 2000;
 };
 
+/// The tilted moments of site i at cavity mean m and variance v.
+using SiteTiltedMoments = std::function<TiltedMoments(Eigen::Index i, double m, double v)>;
+
 /// Parallel damped EP from zero sites, or from the sites (tau, site_nu) of `warm_start` (a
-/// fit on the same labels, e.g. at nearby hyperparameters).
+/// fit on the same labels, e.g. at nearby hyperparameters), with the sites' tilted moments
+/// given by `tilted`; alpha and tau of the fit are those of these sites (site_moments).
+MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+                      const SiteTiltedMoments& tilted, const EpOptions& options,
+                      const MeanFieldFit* warm_start = nullptr);
+/// The same with site i the likelihood p(t_i | f_i).
 MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
                       const EpOptions& options, const MeanFieldFit* warm_start = nullptr);
+/// The same with site i the likelihood to the power counts_i >= 1 (a point drawn counts_i
+/// times: occupation_tilted_moments).
+MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+                      const Eigen::VectorXi& counts, const Likelihood& lik,
+                      const EpOptions& options);
+
+/// Bootstrap retrains by EP with the counted sites above (make_resampled_classifier); a fit
+/// that does not reach the tolerance throws NumericalError naming `engine`.
+CountedFit counted_ep_fit(std::shared_ptr<const Likelihood> lik, const EpOptions& options,
+                          const char* engine);
 
 class EpEngine final : public InferenceEngine {
  public:
@@ -27,6 +48,8 @@ class EpEngine final : public InferenceEngine {
   std::vector<std::string> hyperparameter_objectives() const override;
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const override;
+  /// Retrains on bootstrap counts with this engine's options (resampled_classifier.h).
+  std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
 
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
   std::unique_ptr<Model> read_model(ModelArchive& archive,

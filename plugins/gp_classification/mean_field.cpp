@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "ep.h"
 #include "hyperparameter_objectives.h"
 #include "quench/errors.h"
 
@@ -446,6 +447,11 @@ Results TapEngine::run(const Problem& problem) const {
   r.info["method"] = "TAP mean field, 001 Secs. 3-4 (eqs 19, 23, 26, 28-30)";
   r.timings["fit"] = seconds_since(start);
   return r;
+}
+
+std::unique_ptr<ResampledModel> TapEngine::prepare_resampling(const Problem& problem) const {
+  return make_resampled_classifier(problem, "tap",
+                                   counted_ep_fit(problem.likelihood, EpOptions{}, "tap"));
 }
 
 std::vector<std::string> TapEngine::hyperparameter_objectives() const {

@@ -44,6 +44,10 @@ class TapEngine final : public InferenceEngine {
   std::vector<std::string> hyperparameter_objectives() const override;
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const override;
+  /// Retrains on bootstrap counts by EP with its default options (counted_ep_fit): EP's fixed
+  /// point is TAP's, and the TAP iteration's site moments and their derivatives come from the
+  /// likelihood of one point, with no place for a per-point count.
+  std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
 
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
   std::unique_ptr<Model> read_model(ModelArchive& archive,

@@ -164,4 +164,18 @@ Results SvmLimitEngine::run(const Problem& problem) const {
   return r;
 }
 
+std::unique_ptr<ResampledModel> SvmLimitEngine::prepare_resampling(const Problem& problem) const {
+  const double tol = tol_;
+  const int max_sweeps = max_sweeps_;
+  return make_resampled_classifier(
+      problem, "svm_limit",
+      [tol, max_sweeps](const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+                        const Eigen::VectorXi&) {
+        const SvmFit fit = solve_svm(C, t, tol, max_sweeps);
+        if (fit.status.code != RunStatus::ok)
+          throw NumericalError("svm_limit", "bootstrap retrain: " + fit.status.message);
+        return Eigen::VectorXd(t.cwiseProduct(fit.alpha));
+      });
+}
+
 }  // namespace quench::gp_classification

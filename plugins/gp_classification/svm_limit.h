@@ -4,6 +4,7 @@
 
 #include "classifier_model.h"
 #include "quench/parameters.h"
+#include "resampled_classifier.h"
 
 namespace quench::gp_classification {
 
@@ -29,6 +30,10 @@ class SvmLimitEngine final : public InferenceEngine {
   static ParamSchema schema();
   explicit SvmLimitEngine(const Params& params);
   Results run(const Problem& problem) const override;
+  /// Retrains on bootstrap counts: the Adatron on the drawn points, whose multiplicity does not
+  /// matter (Theta(t h - 1)^k = Theta(t h - 1)); a retrain that does not reach the tolerance
+  /// throws NumericalError.
+  std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
   /// The "svm_classifier" model of a run with Problem::make_model (classifier_model.h).
   std::unique_ptr<Model> read_model(ModelArchive& archive,
                                     const ModelParts& parts) const override {

@@ -1,6 +1,8 @@
 #include "mc_bootstrap.h"
 
 #include <chrono>
+#include <cmath>
+#include <optional>
 
 #include "mc_bootstrap_model.h"
 #include "quench/errors.h"
@@ -10,12 +12,33 @@
 #include "quench/rng.h"
 
 namespace quench::mc_bootstrap {
+namespace {
+
+// Targets as t = +-1 when they are class labels: every one -1/+1, or every one 0/1 (0 -> -1).
+std::optional<Eigen::VectorXd> class_labels(const Eigen::VectorXd& y) {
+  if (y.size() == 0) return std::nullopt;
+  if ((y.array() == -1.0 || y.array() == 1.0).all()) return y;
+  if ((y.array() == 0.0 || y.array() == 1.0).all())
+    return Eigen::VectorXd((2.0 * y.array() - 1.0).matrix());
+  return std::nullopt;
+}
+
+// The 0/1 loss Theta(-t f) of the class sgn f (the classification guide's eq 3), a tie f = 0
+// counting as an error as in the classifiers' own error rates.
+double zero_one_loss(double f, double t) { return t * f <= 0.0 ? 1.0 : 0.0; }
+
+}  // namespace
 
 ParamSchema McBootstrap::schema() {
   ParamSchema s;
   s.integer("samples", "number of resampled data sets T", 1000, 1, 10000000)
       .plugin("inner", "engine", "engine retrained on each resampled data set",
               "exact_gp_regression")
+      .string("loss",
+              "regression: square and epsilon-insensitive losses of the prediction; zero_one: "
+              "the 0/1 loss of its sign against class labels -1/+1 or 0/1; auto: zero_one "
+              "when the training targets are such labels, else regression",
+              "auto", {"auto", "regression", "zero_one"})
       .real("epsilon", "epsilon of the epsilon-insensitive test loss (000 Fig. 1)", 0.1, 0.0)
       .real("beta", "smoothing beta of the epsilon-insensitive loss, in (0, 1]", 0.1, 1e-9, 1.0)
       .boolean("keep_samples",
@@ -26,6 +49,7 @@ ParamSchema McBootstrap::schema() {
 McBootstrap::McBootstrap(const Params& p)
     : samples_(p.integer("samples")),
       inner_(p.string("inner")),
+      loss_(p.string("loss")),
       epsilon_(p.real("epsilon")),
       beta_(p.real("beta")),
       keep_samples_(p.boolean("keep_samples")) {}
@@ -35,6 +59,12 @@ Results McBootstrap::run(const Problem& problem) const {
   const Dataset& data = *problem.data;
   const Eigen::Index n = data.X_train.rows(), m = data.X_test.rows();
   const auto T = static_cast<Eigen::Index>(samples_);
+  const std::optional<Eigen::VectorXd> labels = class_labels(data.y_train);
+  const bool zero_one = loss_ == "zero_one" || (loss_ == "auto" && labels);
+  if (zero_one && !labels)
+    throw ConfigError({},
+                      "mc_bootstrap loss 'zero_one' needs class labels -1/+1 or 0/1 as "
+                      "training targets");
   if (!problem.context.make_engine)
     throw ConfigError({}, "mc_bootstrap needs the host to create its inner engine");
   const auto inner = problem.context.make_engine(inner_);
@@ -75,15 +105,53 @@ Results McBootstrap::run(const Problem& problem) const {
 
   Results r;
   const Eigen::MatrixXd F_train = F.topRows(n);
-  const auto square = out_of_bag_error(F_train, O, data.y_train, square_loss);
-  const auto eps = out_of_bag_error(F_train, O, data.y_train, [this](double d) {
-    return eps_insensitive_loss(d, epsilon_, beta_);
-  });
-  r.scalars["test_error_square"] = square.value;
-  r.scalars["test_error_square_stderr"] = square.standard_error;
-  r.scalars["test_error_eps_insensitive"] = eps.value;
-  r.scalars["test_error_eps_insensitive_stderr"] = eps.standard_error;
-  r.scalars["test_error_points"] = static_cast<double>(square.points);
+  if (zero_one) {
+    // The out-of-bag 0/1 error (000 eq 21; the classification guide's eq 3) and its per-point
+    // summands, the left-out error rates.
+    const auto e = out_of_bag_error(F_train, O, *labels, zero_one_loss);
+    r.scalars["bootstrap_error"] = e.value;
+    r.scalars["bootstrap_error_stderr"] = e.standard_error;
+    r.scalars["test_error_points"] = static_cast<double>(e.points);
+    if (e.points == n)
+      r.vectors["left_out_error"] = e.per_point;
+    else
+      r.info["left_out_error"] = "not reported: " + std::to_string(n - e.points) +
+                                 " training points were never left out (more samples)";
+    // At labelled test inputs: the mean over samples of Theta(-y f_x) (the Monte-Carlo
+    // counterpart of the guide's eq 22), averaged over the inputs; sd/sqrt(T) of the per-sample
+    // error rates.
+    const std::optional<Eigen::VectorXd> test_labels =
+        data.y_test.size() == m ? class_labels(data.y_test) : std::nullopt;
+    if (m > 0 && test_labels) {
+      Eigen::VectorXd rate(T);
+      for (Eigen::Index t = 0; t < T; ++t) {
+        double errors = 0.0;
+        for (Eigen::Index x = 0; x < m; ++x)
+          errors += zero_one_loss(F(n + x, t), (*test_labels)(x));
+        rate(t) = errors / static_cast<double>(m);
+      }
+      r.scalars["test_bootstrap_error"] = rate.mean();
+      r.scalars["test_bootstrap_error_stderr"] =
+          T > 1 ? std::sqrt((rate.array() - rate.mean()).square().sum() /
+                            static_cast<double>((T - 1) * T))
+                : 0.0;
+    }
+    r.info["loss"] = "zero_one";
+  } else {
+    const auto square = out_of_bag_error(F_train, O, data.y_train,
+                                         [](double f, double y) { return square_loss(f - y); });
+    const auto eps = out_of_bag_error(F_train, O, data.y_train, [this](double f, double y) {
+      return eps_insensitive_loss(f - y, epsilon_, beta_);
+    });
+    r.scalars["test_error_square"] = square.value;
+    r.scalars["test_error_square_stderr"] = square.standard_error;
+    r.scalars["test_error_eps_insensitive"] = eps.value;
+    r.scalars["test_error_eps_insensitive_stderr"] = eps.standard_error;
+    r.scalars["test_error_points"] = static_cast<double>(square.points);
+    r.info["loss"] = "regression";
+    r.info["loss_eps_insensitive"] =
+        "epsilon=" + std::to_string(epsilon_) + ", beta=" + std::to_string(beta_);
+  }
   r.scalars["samples"] = static_cast<double>(T);
   r.scalars["mean_sample_size"] = sizes.mean();
   r.scalars["expected_sample_size"] = problem.resampler->expected_size();
@@ -121,8 +189,6 @@ Results McBootstrap::run(const Problem& problem) const {
   }
   if (keep_samples_) r.matrices["predictor_samples"] = F_train;
   r.info["inner_engine"] = inner_;
-  r.info["loss_eps_insensitive"] =
-      "epsilon=" + std::to_string(epsilon_) + ", beta=" + std::to_string(beta_);
   using seconds = std::chrono::duration<double>;
   r.timings["prepare"] = seconds(prepared - start).count();
   r.timings["sampling"] = seconds(sampled - prepared).count();

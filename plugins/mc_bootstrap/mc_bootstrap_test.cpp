@@ -1,5 +1,6 @@
 // The Monte-Carlo bootstrap against an exact enumeration of every resample of a tiny data
-// set, its error formula against a hand computation, and thread-count invariance.
+// set, its error formula against a hand computation, and thread-count invariance; for GP
+// regression and (with the 0/1 loss) for the GP classifiers.
 #include <unistd.h>
 #include <cmath>
 #include <filesystem>
@@ -11,10 +12,13 @@
 
 #include "toy_models.h"
 
+#include "bernoulli_subsample.h"
 #include "bootstrap_resamplers.h"
 #include "exact_gp_regression.h"
+#include "exact_loo.h"
 #include "mc_bootstrap.h"
 #include "mc_bootstrap_model.h"
+#include "probit_likelihood.h"
 #include "quench/losses.h"
 
 namespace quench::mc_bootstrap {
@@ -63,7 +67,7 @@ TEST(McBootstrap, OutOfBagErrorMatchesHandComputation) {
   Eigen::VectorXd y(2);
   y << 0, 1;
   // Point 0: out of bag in samples 0 and 2: (1 + 9)/2 = 5. Point 1: sample 2: 9. Mean 7.
-  const auto e = out_of_bag_error(F, O, y, square_loss);
+  const auto e = out_of_bag_error(F, O, y, [](double f, double t) { return square_loss(f - t); });
   EXPECT_DOUBLE_EQ(e.value, 7.0);
   EXPECT_EQ(e.points, 2);
   EXPECT_GT(e.standard_error, 0.0);
@@ -235,6 +239,173 @@ TEST(McBootstrap, NoModelWithAReasonWhenRetrainsAreNotKernelExpansions) {
   EXPECT_FALSE(r.model);
   EXPECT_NE(r.info.at("model_refused").find("not kernel expansions"), std::string::npos);
   EXPECT_EQ(r.vectors.at("prediction_mean").size(), 2);
+}
+
+// --- Classification: the 0/1 loss of the sign of the retrained classifier's latent mean ---
+
+// The classification guide's model: probit (noise 0.3) on the noise-free latent of a unit
+// RBF kernel; 1-D inputs with labels that alternate, so that left-out points are often wrong.
+struct ClassFixture {
+  Dataset data;
+  Problem problem;
+  ClassFixture(int n, int m, double ratio) {
+    data.X_train.resize(n, 1);
+    data.y_train.resize(n);
+    for (int i = 0; i < n; ++i) {
+      data.X_train(i, 0) = 0.6 * i + 0.1 * std::sin(7.0 * i);
+      data.y_train(i) = (i % 3 == 1) ? 1.0 : -1.0;
+    }
+    data.X_test.resize(m, 1);
+    data.y_test.resize(m);
+    for (int j = 0; j < m; ++j) {
+      data.X_test(j, 0) = 0.3 + 0.7 * j;
+      data.y_test(j) = j % 2 ? -1.0 : 1.0;
+    }
+    problem.data = &data;
+    problem.kernel = std::make_shared<testing::UnitSquaredExponential>();
+    problem.likelihood = std::make_shared<likelihoods::ProbitLikelihood>(0.3, 0.0);
+    auto r = std::make_shared<resamplers::BernoulliSubsample>(
+        Params(resamplers::BernoulliSubsample::schema(), {{"ratio", ratio}}));
+    r->prepare(n);
+    problem.resampler = r;
+    problem.seed = 9;
+    problem.context.make_engine = [](const std::string& name) {
+      return gp_classification::make_classifier(name);
+    };
+  }
+};
+
+Results run_inner(const Problem& p, const std::string& inner, std::int64_t samples, int threads) {
+  Problem q = p;
+  q.context.threads = threads;
+  return McBootstrap(Params(McBootstrap::schema(), {{"samples", samples}, {"inner", inner}}))
+      .run(q);
+}
+
+double theta_error(double t, double f) { return t * f <= 0.0 ? 1.0 : 0.0; }
+
+// Bernoulli subsampling at p = 0.5 makes all 2^N subsets equally likely: the exact bootstrap
+// averages are plain means over the 16 subsets, each fitted by the inner engine's retrain.
+TEST(McBootstrapClassification, AgreesWithExactEnumerationOfAllSubsets) {
+  const int n = 4, m = 2, subsets = 16;
+  const std::int64_t T = 20000;
+  for (const char* inner : {"ep", "svm_limit"}) {
+    SCOPED_TRACE(inner);
+    ClassFixture f(n, m, 0.5);
+    const auto model = f.problem.context.make_engine(inner)->prepare_resampling(f.problem);
+    Eigen::VectorXd left_out = Eigen::VectorXd::Zero(n);  // sum over subsets without point i
+    double test_error = 0.0;
+    Eigen::MatrixXd F(n + m, subsets);
+    for (int code = 0; code < subsets; ++code) {
+      Eigen::VectorXd counts(n);
+      for (int i = 0; i < n; ++i) counts(i) = (code >> i) & 1;
+      F.col(code) = model->predict(counts);
+      for (int i = 0; i < n; ++i)
+        if (counts(i) == 0) left_out(i) += theta_error(f.data.y_train(i), F(i, code));
+      for (int j = 0; j < m; ++j)
+        test_error += theta_error(f.data.y_test(j), F(n + j, code)) / (m * subsets);
+    }
+    left_out /= subsets / 2;  // every point is out of half the subsets
+    const Eigen::VectorXd mean = F.rowwise().mean();
+    const Eigen::VectorXd var = (F.colwise() - mean).rowwise().squaredNorm() / subsets;
+    const Eigen::VectorXd m4 = (F.colwise() - mean).array().pow(4).rowwise().mean();
+    ASSERT_GT(left_out.mean(), 0.05);  // a problem where the error is neither 0 nor 1
+    ASSERT_LT(left_out.mean(), 0.95);
+
+    const Results r = run_inner(f.problem, inner, T, 2);
+    EXPECT_EQ(r.info.at("loss"), "zero_one");
+    EXPECT_EQ(r.scalars.count("test_error_square"), 0u);
+    const double se = r.scalars.at("bootstrap_error_stderr");
+    EXPECT_GT(se, 0.0);
+    // 4.5-sigma bands: each fails with probability ~1e-5 if the estimator and its error are right.
+    EXPECT_NEAR(r.scalars.at("bootstrap_error"), left_out.mean(), 4.5 * se);
+    const Eigen::VectorXd& per_point = r.vectors.at("left_out_error");
+    for (int i = 0; i < n; ++i) {  // a binomial proportion over the ~T/2 samples without i
+      const double p = left_out(i);
+      EXPECT_NEAR(per_point(i), p, 4.5 * std::sqrt(p * (1 - p) / (0.45 * T)) + 1e-15);
+    }
+    const double test_se = r.scalars.at("test_bootstrap_error_stderr");
+    EXPECT_NEAR(r.scalars.at("test_bootstrap_error"), test_error, 4.5 * test_se);
+    const Eigen::VectorXd mc_mean((Eigen::VectorXd(n + m) << r.vectors.at("train_prediction_mean"),
+                                   r.vectors.at("prediction_mean"))
+                                      .finished());
+    const Eigen::VectorXd mc_var(
+        (Eigen::VectorXd(n + m) << r.vectors.at("train_prediction_variance"),
+         r.vectors.at("prediction_variance"))
+            .finished());
+    for (int i = 0; i < n + m; ++i) {
+      EXPECT_NEAR(mc_mean(i), mean(i), 4.5 * std::sqrt(var(i) / T));
+      EXPECT_NEAR(mc_var(i), var(i), 4.5 * std::sqrt((m4(i) - var(i) * var(i)) / T));
+    }
+  }
+}
+
+TEST(McBootstrapClassification, ResultsDoNotDependOnTheThreadCount) {
+  for (const char* inner : {"ep", "tap", "svm_limit"}) {
+    SCOPED_TRACE(inner);
+    ClassFixture f(20, 5, 0.632);
+    const Results one = run_inner(f.problem, inner, 64, 1),
+                  two = run_inner(f.problem, inner, 64, 2);
+    EXPECT_EQ(one.scalars.at("bootstrap_error"), two.scalars.at("bootstrap_error"));
+    EXPECT_EQ(one.scalars.at("test_bootstrap_error"), two.scalars.at("test_bootstrap_error"));
+    EXPECT_EQ(one.vectors.at("left_out_error"), two.vectors.at("left_out_error"));
+    EXPECT_EQ(one.matrices.at("predictor_samples"), two.matrices.at("predictor_samples"));
+    EXPECT_EQ(one.vectors.at("prediction_mean"), two.vectors.at("prediction_mean"));
+    EXPECT_EQ(one.vectors.at("prediction_variance"), two.vectors.at("prediction_variance"));
+  }
+}
+
+// The kept retrains (kernel expansions t o alpha) give the per-sample latent means at the test
+// inputs: K(x, X) a against the retrain's own test outputs, and the run's test moments (from
+// the kept coefficients) against the moments of the retrains redone here with the same draws.
+// 1e-10: the same numbers summed in a different order (a GEMM of N-term sums, |a| ~ 1).
+TEST(McBootstrapClassification, KeptRetrainsReproduceTheTestLatentMeans) {
+  const int n = 20, m = 7;
+  const std::int64_t T = 40;
+  ClassFixture f(n, m, 0.632);
+  const auto model = f.problem.context.make_engine("ep")->prepare_resampling(f.problem);
+  const Eigen::MatrixXd Kx = f.problem.kernel->cross(f.data.X_test, f.data.X_train);
+  Eigen::MatrixXd G(m, T);
+  for (std::int64_t t = 0; t < T; ++t) {
+    RngStream rng(f.problem.seed, static_cast<std::uint64_t>(t));
+    Eigen::VectorXd a;
+    const Eigen::VectorXd pred = model->predict(f.problem.resampler->sample(rng), &a);
+    EXPECT_LT((Kx * a - pred.tail(m)).cwiseAbs().maxCoeff(), 1e-10);
+    G.col(t) = pred.tail(m);
+  }
+  const Eigen::VectorXd mean = G.rowwise().mean();
+  const Eigen::VectorXd var = (G.colwise() - mean).rowwise().squaredNorm() / double(T - 1);
+  Problem q = f.problem;
+  q.make_model = true;
+  const Results r = run_inner(q, "ep", T, 2);
+  ASSERT_TRUE(r.model);
+  EXPECT_LT((r.vectors.at("prediction_mean") - mean).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_LT((r.vectors.at("prediction_variance") - var).cwiseAbs().maxCoeff(), 1e-10);
+}
+
+TEST(McBootstrapClassification, LossFollowsTheTargetsOrTheParameter) {
+  ClassFixture f(10, 0, 0.632);
+  Problem q = f.problem;
+  const auto with_loss = [&](const char* loss) {
+    return McBootstrap(
+               Params(McBootstrap::schema(), {{"samples", 8}, {"inner", "ep"}, {"loss", loss}}))
+        .run(q);
+  };
+  // Forced regression on +-1 labels: the square loss of f - y.
+  const Results reg = with_loss("regression");
+  EXPECT_EQ(reg.info.at("loss"), "regression");
+  EXPECT_EQ(reg.scalars.count("bootstrap_error"), 0u);
+  EXPECT_GT(reg.scalars.at("test_error_square"), 0.0);
+  // 0/1 labels are class labels too (0 -> -1): the same errors as with -1/+1.
+  const Results pm = with_loss("auto");
+  f.data.y_train = (f.data.y_train.array() + 1.0) / 2.0;
+  const Results zo = with_loss("auto");
+  EXPECT_EQ(pm.scalars.at("bootstrap_error"), zo.scalars.at("bootstrap_error"));
+  // Regression targets with the 0/1 loss are refused.
+  Fixture g(10, 0, 1.0);
+  EXPECT_THROW(McBootstrap(Params(McBootstrap::schema(), {{"samples", 8}, {"loss", "zero_one"}}))
+                   .run(g.problem),
+               ConfigError);
 }
 
 }  // namespace

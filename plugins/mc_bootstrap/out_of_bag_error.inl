@@ -1,5 +1,6 @@
 // Implementation of out_of_bag_error (a template; see mc_bootstrap.h).
 #include <cmath>
+#include <limits>
 
 namespace quench::mc_bootstrap {
 
@@ -7,15 +8,17 @@ template <class Loss>
 OutOfBagError out_of_bag_error(const Eigen::MatrixXd& F, const Eigen::MatrixXd& O,
                                const Eigen::VectorXd& y, Loss loss) {
   const Eigen::Index n = F.rows(), T = F.cols();
-  Eigen::MatrixXd A(n, T);  // a_it = O_it g(F_it - y_i)
+  Eigen::MatrixXd A(n, T);  // a_it = O_it g(F_it, y_i)
   for (Eigen::Index t = 0; t < T; ++t)
-    for (Eigen::Index i = 0; i < n; ++i) A(i, t) = O(i, t) > 0 ? loss(F(i, t) - y(i)) : 0.0;
+    for (Eigen::Index i = 0; i < n; ++i) A(i, t) = O(i, t) > 0 ? loss(F(i, t), y(i)) : 0.0;
   const Eigen::VectorXd a_mean = A.rowwise().mean(), b_mean = O.rowwise().mean();
   OutOfBagError out;
   Eigen::VectorXd ratio = Eigen::VectorXd::Zero(n);
+  out.per_point = Eigen::VectorXd::Constant(n, std::numeric_limits<double>::quiet_NaN());
   for (Eigen::Index i = 0; i < n; ++i)
     if (b_mean(i) > 0) {
       ratio(i) = a_mean(i) / b_mean(i);
+      out.per_point(i) = ratio(i);
       out.value += ratio(i);
       ++out.points;
     }
