@@ -189,13 +189,6 @@ SiteMoments site_moments(const TiltedMoments& tm, double t, double m, double lam
   return s;
 }
 
-TiltedMoments occupation_tilted_moments(const Likelihood& lik, double y, double m, double v,
-                                        int k) {
-  if (k == 0) return {0.0, m, v};
-  if (k == 1) return lik.tilted_moments(y, m, v);
-  throw std::logic_error("k-fold tilted moments need Likelihood::tilted_moments_power");
-}
-
 SiteDerivatives site_derivatives(const Likelihood& lik, const Eigen::VectorXd& t,
                                  const Eigen::VectorXd& m, const Eigen::VectorXd& lambda) {
   const Eigen::Index n = t.size();

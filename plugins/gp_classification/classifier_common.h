@@ -93,13 +93,6 @@ SiteMoments site_moments(const Likelihood& lik, double t, double m, double lambd
 /// power of the likelihood).
 SiteMoments site_moments(const TiltedMoments& tm, double t, double m, double lambda);
 
-/// Moments of p(y|f)^k N(f; m, v) / Z_k: one site of a point drawn k times by a bootstrap, the
-/// likelihood acting on the noise-free latent (000 eqs 14, 43-46; the classification guide's
-/// eq 2). k = 0: the Gaussian itself (log Z = 0); k = 1: lik.tilted_moments(y, m, v). k >= 2 throws
-/// std::logic_error until the core Likelihood::tilted_moments_power exists (this function then
-/// returns it).
-TiltedMoments occupation_tilted_moments(const Likelihood& lik, double y, double m, double v, int k);
-
 /// Derivatives of one site's eq 23 (f = t alpha = d log Z / dm) and eqs 29-30 (tau = 1/Omega)
 /// at the cavity mean m and variance lambda, for the joint Newton step of the TAP solver. With
 /// k = d^2 log Z / dm^2 = (Var - lambda)/lambda^2 and the heat equation of the Gaussian cavity,

@@ -92,7 +92,7 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
   return solve_ep(
       C, t,
       [&](Eigen::Index i, double m, double v) {
-        return occupation_tilted_moments(lik, t(i), m, v, counts(i));
+        return lik.tilted_moments_power(t(i), m, v, counts(i));  // 000 eq 43
       },
       options);
 }

@@ -29,7 +29,7 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
 MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
                       const EpOptions& options, const MeanFieldFit* warm_start = nullptr);
 /// The same with site i the likelihood to the power counts_i >= 1 (a point drawn counts_i
-/// times: occupation_tilted_moments).
+/// times: Likelihood::tilted_moments_power).
 MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
                       const Eigen::VectorXi& counts, const Likelihood& lik,
                       const EpOptions& options);
@@ -52,8 +52,7 @@ class EpEngine final : public InferenceEngine {
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
 
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
-  std::unique_ptr<Model> read_model(ModelArchive& archive,
-                                    const ModelParts& parts) const override {
+  std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override {
     return ClassifierModel::read(archive, parts);
   }
 

@@ -22,8 +22,7 @@ class ExactLooEngine final : public InferenceEngine {
   /// The full-data fit's model (Results::model) when the inner engine is one of this library.
   Results run(const Problem& problem) const override;
   /// The inner engine's model (it is that engine's fit on all the training data).
-  std::unique_ptr<Model> read_model(ModelArchive& archive,
-                                    const ModelParts& parts) const override;
+  std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 
  private:
   std::string inner_;

@@ -50,8 +50,7 @@ class TapEngine final : public InferenceEngine {
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
 
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
-  std::unique_ptr<Model> read_model(ModelArchive& archive,
-                                    const ModelParts& parts) const override {
+  std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override {
     return ClassifierModel::read(archive, parts);
   }
 
@@ -72,8 +71,7 @@ class NaiveMeanFieldEngine final : public InferenceEngine {
   explicit NaiveMeanFieldEngine(const Params& params);
   Results run(const Problem& problem) const override;
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
-  std::unique_ptr<Model> read_model(ModelArchive& archive,
-                                    const ModelParts& parts) const override {
+  std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override {
     return ClassifierModel::read(archive, parts);
   }
 

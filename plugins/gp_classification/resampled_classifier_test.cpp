@@ -148,16 +148,6 @@ TEST(ResampledClassifier, RefusesWeightsThatAreNotCounts) {
   EXPECT_THROW(engine("ep")->prepare_resampling(p)->predict(w), ConfigError);
 }
 
-// Until the core Likelihood::tilted_moments_power exists, a point drawn twice is refused rather
-// than fitted as if drawn once. (Replace by a check of the k-fold moments when it is merged.)
-TEST(ResampledClassifier, CountsAboveOneNeedTheKFoldMoments) {
-  const Dataset d = toy(8, 0, 7);
-  const Problem p = problem_for(d);
-  Eigen::VectorXd w = Eigen::VectorXd::Ones(8);
-  w(2) = 2;
-  EXPECT_THROW(engine("ep")->prepare_resampling(p)->predict(w), std::logic_error);
-}
-
 // The hard-margin SVM sees only which points were drawn: Theta(t h - 1)^k = Theta(t h - 1).
 TEST(ResampledClassifier, SvmRetrainIgnoresMultiplicity) {
   const Dataset d = toy(12, 4, 7);

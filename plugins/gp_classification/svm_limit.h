@@ -35,8 +35,7 @@ class SvmLimitEngine final : public InferenceEngine {
   /// throws NumericalError.
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
   /// The "svm_classifier" model of a run with Problem::make_model (classifier_model.h).
-  std::unique_ptr<Model> read_model(ModelArchive& archive,
-                                    const ModelParts& parts) const override {
+  std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override {
     return SvmModel::read(archive, parts);
   }
 
