@@ -122,7 +122,8 @@ void learning_curves(const std::vector<Results>& runs, const fs::path& dir, Gnup
     for (const auto& [k, v] : r.sweep) keys.insert(k);
   if (keys.size() != 1) return;  // a curve needs exactly one swept parameter
   const std::string key = *keys.begin();
-  for (const char* quantity : {"test_error_square", "test_error_eps_insensitive"}) {
+  for (const char* quantity :
+       {"test_error_square", "test_error_eps_insensitive", "bootstrap_error"}) {
     std::map<std::string, std::vector<CurvePoint>> curves;
     for (const auto& r : runs) {
       auto it = r.scalars.find(quantity);
