@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "adatap_model.h"
+#include "classifier_outputs.h"
 #include "general_solver.h"
 #include "quench/errors.h"
 #include "quench/losses.h"
@@ -208,7 +209,6 @@ Results AdatapBootstrap::run_general(const Problem& problem) const {
                       "drawn k times contributes k independent noise draws "
                       "(docs/adatap_classification.md eq 1)");
   const Eigen::VectorXd y = class_labels(data, DataPart::train, "adatap_bootstrap");
-  const Eigen::Index m = data.X_test.rows();
   Occupation occ = occupation_of(*problem.resampler, tail_);
   occ.pmf /= occ.pmf.sum();  // the truncated tail's mass spread over the kept k
   const Eigen::MatrixXd K = kernel.cross(data.X_train, data.X_train);
@@ -218,58 +218,8 @@ Results AdatapBootstrap::run_general(const Problem& problem) const {
   GeneralSolution sol = solve_general(K, y, *problem.likelihood, occ, o);
   const auto solved = clock::now();
 
-  Results r;
-  // Eq 18: f^_i given k_i = 0 is N(gamma_c / Delta lambda_c, -lambda_c / Delta lambda_c^2); the
-  // 0/1 loss averaged over it. Eq 20: the predictive probability of the left-out label.
-  const Eigen::Index n = y.size();
-  Eigen::VectorXd left_out_error(n), left_out_probability(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double v = 1.0 / sol.dlc(i), mean = sol.gammac(i) * v;
-    const double sd = std::sqrt(std::max(-sol.lamc(i), 0.0)) * v;
-    left_out_error(i) = sd > 0 ? normal_cdf(-y(i) * mean / sd) : (y(i) * mean < 0 ? 1.0 : 0.0);
-    left_out_probability(i) =
-        std::exp(problem.likelihood->tilted_moments(y(i), mean, v + sd * sd).log_z);
-  }
-  r.scalars["bootstrap_error"] = left_out_error.mean();
-  r.vectors["left_out_error"] = left_out_error;
-  r.vectors["left_out_probability"] = left_out_probability;
-  r.scalars["expected_sample_size"] = problem.resampler->expected_size();
-  r.scalars["iterations"] = sol.iterations;
-  r.scalars["final_change"] = sol.final_change;
-  r.vectors["train_prediction_mean"] = sol.m;      // eq 39
-  r.vectors["train_prediction_variance"] = sol.C;  // eq 40
-  r.vectors["train_within_sample_variance"] = sol.V;
-  r.vectors["delta_lambda"] = sol.dl;
-  r.vectors["delta_lambda_c"] = sol.dlc;
-  r.vectors["gamma_c"] = sol.gammac;
-  r.vectors["lambda_c"] = sol.lamc;
-  if (sol.converged && (m > 0 || problem.make_model)) {
-    auto model = std::make_shared<const AdatapModel>(
-        problem.kernel, data.X_train, std::move(sol.G), sol.dl, sol.gamma, sol.lam,
-        problem.resampler->expected_size(), problem.likelihood);
-    if (m > 0) {  // eqs 19, 21; eq 22 where the test labels are known
-      const Predictions p = model->predict(data.X_test);
-      r.vectors["prediction_mean"] = p.column("bootstrap_mean");
-      r.vectors["prediction_variance"] = p.column("bootstrap_variance");
-      r.vectors["prediction_probability"] = p.column("probability");
-      r.vectors["test_class"] = p.column("label");
-      if (data.y_test.size() == m) {
-        const Eigen::VectorXd t = class_labels(data, DataPart::test, "adatap_bootstrap");
-        Eigen::VectorXd errors(m);
-        for (Eigen::Index i = 0; i < m; ++i) {
-          const double mean = r.vectors["prediction_mean"](i);
-          const double sd = std::sqrt(std::max(r.vectors["prediction_variance"](i), 0.0));
-          errors(i) = sd > 0 ? normal_cdf(-t(i) * mean / sd) : (t(i) * mean < 0 ? 1.0 : 0.0);
-        }
-        r.vectors["test_bootstrap_errors"] = errors;
-        r.scalars["test_bootstrap_error"] = errors.mean();
-      }
-    }
-    if (problem.make_model) r.model = std::move(model);
-  }
+  Results r = classifier_results(problem, y, std::move(sol), AdatapModel::Form::classifier);
   r.info["method"] = "general likelihood (docs/adatap_classification.md)";
-  r.status.iterations = sol.iterations;
-  if (!sol.converged) r.status = Status{RunStatus::not_converged, sol.message, sol.iterations};
   r.timings["kernel"] = seconds(kernel_done - start).count();
   r.timings["solve"] = seconds(solved - kernel_done).count();
   r.timings["total"] = seconds(clock::now() - start).count();

@@ -14,8 +14,8 @@ constexpr Eigen::Index kBlockRows = 512;
 
 AdatapModel::AdatapModel(std::shared_ptr<const Kernel> kernel, Eigen::MatrixXd X_train,
                          Eigen::MatrixXd G, Eigen::VectorXd delta_lambda, Eigen::VectorXd gamma,
-                         Eigen::VectorXd lambda, double expected_sample_size,
-                         std::shared_ptr<const Likelihood> classifier)
+                         Eigen::VectorXd lambda, double expected_sample_size, Form form,
+                         std::shared_ptr<const Likelihood> likelihood)
     : kernel_(std::move(kernel)),
       X_train_(std::move(X_train)),
       G_(std::move(G)),
@@ -23,9 +23,14 @@ AdatapModel::AdatapModel(std::shared_ptr<const Kernel> kernel, Eigen::MatrixXd X
       gamma_(std::move(gamma)),
       lambda_(std::move(lambda)),
       expected_sample_size_(expected_sample_size),
-      classifier_(std::move(classifier)) {}
+      form_(form),
+      likelihood_(std::move(likelihood)) {
+  if (form_ == Form::classifier && !likelihood_)
+    throw ConfigError({}, "an adatap_classifier model needs its likelihood");
+}
 
-std::unique_ptr<AdatapModel> AdatapModel::read(ModelArchive& archive, const ModelParts& parts) {
+std::unique_ptr<AdatapModel> AdatapModel::read(ModelArchive& archive, const ModelParts& parts,
+                                               Form form) {
   if (!parts.kernel || !parts.X_train)
     throw ConfigError({}, "adatap_bootstrap model needs its kernel and training inputs");
   const Eigen::Index n = parts.X_train->rows();
@@ -34,13 +39,16 @@ std::unique_ptr<AdatapModel> AdatapModel::read(ModelArchive& archive, const Mode
       parts.kernel, *parts.X_train, std::move(G), archive.vector("posterior/delta_lambda", n),
       archive.vector("posterior/gamma", n), archive.vector("posterior/lambda", n),
       archive.real("posterior/expected_sample_size"),
-      parts.likelihood && !parts.likelihood->gaussian_noise_variance() ? parts.likelihood
-                                                                       : nullptr);
+      form == Form::regression && parts.likelihood && !parts.likelihood->gaussian_noise_variance()
+          ? Form::classifier
+          : form,
+      parts.likelihood);
 }
 
 Predictions AdatapModel::predict(const Eigen::MatrixXd& X) const {
   const Eigen::Index m = X.rows();
-  Eigen::VectorXd mean(m), variance(m), within(classifier_ ? m : 0);
+  const bool classifier = form_ == Form::classifier;
+  Eigen::VectorXd mean(m), variance(m), within(classifier ? m : 0);
   for (Eigen::Index start = 0; start < m; start += kBlockRows) {
     const Eigen::Index rows = std::min(kBlockRows, m - start);
     const Eigen::MatrixXd Xb = X.middleRows(start, rows);
@@ -51,26 +59,27 @@ Predictions AdatapModel::predict(const Eigen::MatrixXd& X) const {
     V.noalias() -= G_ * DK;
     mean.segment(start, rows).noalias() = V.transpose() * gamma_;
     variance.segment(start, rows).noalias() = -(V.cwiseAbs2().transpose() * lambda_);
-    if (classifier_)  // G_xx = K(x, x) - (D k)^T T^T k
+    if (classifier)  // G_xx = K(x, x) - (D k)^T T^T k
       within.segment(start, rows) =
           (kernel_->diagonal(Xb) - DK.cwiseProduct(V).colwise().sum().transpose()).cwiseMax(0.0);
   }
   Predictions p;
-  if (!classifier_) {
+  if (form_ == Form::regression) {
     p.add("bootstrap_mean", mean, PredictionUnit::target);
     p.add("bootstrap_variance", variance, PredictionUnit::target_variance);
     return p;
   }
-  Eigen::VectorXd probability(m), label(m);
-  for (Eigen::Index i = 0; i < m; ++i) {  // eq 21: the predictive integral under the replica
-    const double v = within(i) + std::max(variance(i), 0.0);
-    probability(i) = std::exp(classifier_->tilted_moments(1.0, mean(i), v).log_z);
-    label(i) = mean(i) >= 0 ? 1.0 : -1.0;
-  }
+  const Eigen::VectorXd label = mean.unaryExpr([](double f) { return f >= 0 ? 1.0 : -1.0; });
   p.add("bootstrap_mean", mean);
   p.add("bootstrap_variance", variance);
-  p.add("within_sample_variance", within);
-  p.add("probability", probability);
+  if (classifier) {
+    Eigen::VectorXd probability(m);
+    for (Eigen::Index i = 0; i < m; ++i)  // eq 21: the predictive integral under the replica
+      probability(i) = std::exp(
+          likelihood_->tilted_moments(1.0, mean(i), within(i) + std::max(variance(i), 0.0)).log_z);
+    p.add("within_sample_variance", within);
+    p.add("probability", probability);
+  }
   p.add("label", label);
   return p;
 }

@@ -19,6 +19,11 @@
 // probability E_D[p(+1 | x, D)] = the likelihood's predictive integral under
 // N(bootstrap_mean, G_xx + bootstrap_variance) (eq 21: Phi(mean / sqrt(sigma^2 + G_xx + var))
 // for the probit), label (+1 when bootstrap_mean >= 0, else -1).
+//
+// The SVM limit (kind "adatap_svm", note §6): the entries in the rescaled parameters (G~,
+// Delta lambda~, gamma~, lambda~; eq 19 is invariant under the rescaling), columns
+// bootstrap_mean and bootstrap_variance of the decision value, label; no within-sample variance
+// or probability (both degenerate as beta -> infinity).
 #pragma once
 
 #include <memory>
@@ -29,20 +34,25 @@ namespace quench::adatap {
 
 class AdatapModel final : public Model {
  public:
-  /// `classifier`: the likelihood of a non-Gaussian model (null for GP regression).
+  /// What the model predicts: GP regression, a classifier with `likelihood`, the SVM limit.
+  enum class Form { regression, classifier, svm };
   AdatapModel(std::shared_ptr<const Kernel> kernel, Eigen::MatrixXd X_train, Eigen::MatrixXd G,
               Eigen::VectorXd delta_lambda, Eigen::VectorXd gamma, Eigen::VectorXd lambda,
-              double expected_sample_size, std::shared_ptr<const Likelihood> classifier = nullptr);
-  /// The model written by write(), with the kernel and training inputs of `parts` (a
-  /// classifier when the likelihood of `parts` is not Gaussian); ModelFileError naming the
-  /// entry when one is missing or has the wrong shape.
-  static std::unique_ptr<AdatapModel> read(ModelArchive& archive, const ModelParts& parts);
+              double expected_sample_size, Form form = Form::regression,
+              std::shared_ptr<const Likelihood> likelihood = nullptr);
+  /// The model written by write(), with the kernel and training inputs of `parts`; `form`
+  /// regression becomes classifier when the likelihood of `parts` is not Gaussian.
+  /// ModelFileError naming the entry when one is missing or has the wrong shape.
+  static std::unique_ptr<AdatapModel> read(ModelArchive& archive, const ModelParts& parts,
+                                           Form form = Form::regression);
 
   /// Eq 57 in blocks of new inputs (an N x block kernel matrix at a time).
   Predictions predict(const Eigen::MatrixXd& X) const override;
   Eigen::Index input_dimension() const override { return X_train_.cols(); }
   std::string kind() const override {
-    return classifier_ ? "adatap_classifier" : "adatap_bootstrap";
+    return form_ == Form::classifier ? "adatap_classifier"
+           : form_ == Form::svm      ? "adatap_svm"
+                                     : "adatap_bootstrap";
   }
   void write(ModelArchive& archive) const override;
 
@@ -51,7 +61,8 @@ class AdatapModel final : public Model {
   Eigen::MatrixXd X_train_, G_;
   Eigen::VectorXd delta_lambda_, gamma_, lambda_;
   double expected_sample_size_;
-  std::shared_ptr<const Likelihood> classifier_;
+  Form form_;
+  std::shared_ptr<const Likelihood> likelihood_;
 };
 
 }  // namespace quench::adatap

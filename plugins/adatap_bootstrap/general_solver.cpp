@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "quench/cancellation.h"
+#include "quench/normal.h"
 #include "quench/parallel.h"
 
 namespace quench::adatap {
@@ -39,6 +40,28 @@ AveragedSite averaged_site(const Likelihood& likelihood, double y, double delta_
   return s;
 }
 
+AveragedSite svm_limit_site(double y, double delta_lambda_c, double gamma_c, double lambda_c,
+                            double p0) {
+  const double x = y * gamma_c / delta_lambda_c;                          // E_u of X = y mu(u)
+  const double s = std::sqrt(std::max(-lambda_c, 0.0)) / delta_lambda_c;  // sd_u of X
+  double above, tail, second;  // P(X > 1), E[max(X, 1)], E[max(X, 1)^2]
+  if (s > 0) {
+    const double t = (1.0 - x) / s, pdf = normal_pdf(t);
+    above = normal_cdf(-t);
+    tail = normal_cdf(t) + x * above + s * pdf;
+    second = normal_cdf(t) + (x * x + s * s) * above + s * (x + 1.0) * pdf;
+  } else {
+    above = x > 1.0 ? 1.0 : 0.0;
+    tail = std::max(x, 1.0);
+    second = tail * tail;
+  }
+  AveragedSite a;  // note eq 23
+  a.mean = y * (p0 * x + (1 - p0) * tail);
+  a.variance = (p0 + (1 - p0) * above) / delta_lambda_c;
+  a.second_moment = p0 * (x * x + s * s) + (1 - p0) * second;
+  return a;
+}
+
 namespace {
 
 // The Gaussian part (note eq 9) at the current sites.
@@ -53,8 +76,18 @@ void gaussian_part(const MatrixXd& K, GeneralSolution& s) {
 
 GeneralSolution solve_general(const MatrixXd& K, const VectorXd& y, const Likelihood& likelihood,
                               const Occupation& occupation, const GeneralOptions& o) {
-  const Index n = K.rows();
   const GaussHermiteRule& rule = gauss_hermite(o.hermite_nodes);
+  return solve_general(
+      K, y,
+      [&](Index, double yi, double dlc, double gammac, double lamc) {
+        return averaged_site(likelihood, yi, dlc, gammac, lamc, occupation.pmf, rule);
+      },
+      o);
+}
+
+GeneralSolution solve_general(const MatrixXd& K, const VectorXd& y,
+                              const AveragedSiteFunction& site, const GeneralOptions& o) {
+  const Index n = K.rows();
   GeneralSolution s;
   s.dl = s.gamma = s.lam = VectorXd::Zero(n);  // the cavity is the GP prior
   VectorXd m1(n), V1(n), Q1(n);
@@ -80,8 +113,7 @@ GeneralSolution solve_general(const MatrixXd& K, const VectorXd& y, const Likeli
     }
     parallel_for(static_cast<std::size_t>(n), o.threads, [&](std::size_t j) {
       const auto i = static_cast<Index>(j);
-      const AveragedSite a =
-          averaged_site(likelihood, y(i), s.dlc(i), s.gammac(i), s.lamc(i), occupation.pmf, rule);
+      const AveragedSite a = site(i, y(i), s.dlc(i), s.gammac(i), s.lamc(i));
       m1(i) = a.mean;
       V1(i) = a.variance;
       Q1(i) = a.second_moment;

@@ -10,6 +10,7 @@
 // v_i = 1 / Delta lambda_c, u ~ N(0, 1) by Gauss-Hermite).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include <Eigen/Core>
@@ -39,6 +40,19 @@ AveragedSite averaged_site(const Likelihood& likelihood, double y, double delta_
                            double gamma_c, double lambda_c, const Eigen::VectorXd& pmf,
                            const GaussHermiteRule& rule);
 
+/// The SVM limit of the averaged site (note §6, eq 23): the likelihood Theta(y f - 1) with the
+/// prior K / beta, beta -> infinity, in the rescaled parameters (Delta lambda = beta Delta
+/// lambda~, gamma = beta gamma~, lambda = beta^2 lambda~; `variance` is beta V'). Multiplicity
+/// drops out (Theta^k = Theta): only p0 = p(k = 0) matters. For k >= 1 the tilted mean is
+/// y max(X, 1), X = y mu(u) ~ N(x, s^2), x = y gamma_c / Delta lambda_c,
+/// s^2 = -lambda_c / Delta lambda_c^2, and beta times its variance Theta(X - 1) / Delta lambda_c.
+AveragedSite svm_limit_site(double y, double delta_lambda_c, double gamma_c, double lambda_c,
+                            double p0);
+
+/// The averaged site of point i under its cavity (y_i, Delta lambda_c, gamma_c, lambda_c).
+using AveragedSiteFunction =
+    std::function<AveragedSite(Eigen::Index i, double y, double dlc, double gammac, double lamc)>;
+
 struct GeneralSolution {
   Eigen::VectorXd dl, gamma, lam;     ///< site: Delta lambda(i), gamma(i), lambda(i)
   Eigen::VectorXd dlc, gammac, lamc;  ///< cavity: Delta lambda_c(i), gamma_c(i), lambda_c(i)
@@ -57,6 +71,9 @@ struct GeneralSolution {
 /// steps towards the sites that make them agree (eq 17). K: the kernel matrix of the
 /// noise-free latent process; y: the targets as the likelihood takes them (+-1 labels).
 /// A cavity with lambda_c(i) > 0 (no real decoupling) stops the iteration with a message.
+GeneralSolution solve_general(const Eigen::MatrixXd& K, const Eigen::VectorXd& y,
+                              const AveragedSiteFunction& site, const GeneralOptions& options);
+/// The same with the likelihood's averaged site (averaged_site over the occupation pmf).
 GeneralSolution solve_general(const Eigen::MatrixXd& K, const Eigen::VectorXd& y,
                               const Likelihood& likelihood, const Occupation& occupation,
                               const GeneralOptions& options);

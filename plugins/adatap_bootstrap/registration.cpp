@@ -1,5 +1,6 @@
 // The ADATAP analytical bootstrap library's descriptor.
 #include "adatap_bootstrap.h"
+#include "adatap_svm.h"
 #include "quench/plugin.h"
 
 namespace quench::adatap {
@@ -12,7 +13,11 @@ const LibraryDescriptor* describe() {
                                     "53-67, App. A) and GP classifiers "
                                     "(docs/adatap_classification.md)",
                                     AdatapBootstrap::schema(),
-                                    {Family::kernel, Family::likelihood, Family::resampler})});
+                                    {Family::kernel, Family::likelihood, Family::resampler}),
+       make_plugin<AdatapSvm>(Family::engine, "adatap_svm", "0.1.0",
+                              "analytical (ADATAP) bootstrap of the hard-margin SVM without bias, "
+                              "the SVM limit (docs/adatap_classification.md eq 23)",
+                              AdatapSvm::schema(), {Family::kernel, Family::resampler})});
   return &descriptor;
 }
 

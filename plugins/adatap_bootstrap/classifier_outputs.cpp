@@ -1,0 +1,71 @@
+#include "classifier_outputs.h"
+
+#include <cmath>
+
+#include "quench/normal.h"
+
+namespace quench::adatap {
+
+double gaussian_error(double y, double mean, double sd) {
+  return sd > 0 ? normal_cdf(-y * mean / sd) : (y * mean < 0 ? 1.0 : 0.0);
+}
+
+Results classifier_results(const Problem& problem, const Eigen::VectorXd& y, GeneralSolution sol,
+                           AdatapModel::Form form) {
+  const Dataset& data = *problem.data;
+  const Eigen::Index n = y.size(), m = data.X_test.rows();
+  const bool classifier = form == AdatapModel::Form::classifier;
+  Results r;
+  // Eq 18: f^_i given k_i = 0 is N(gamma_c / Delta lambda_c, -lambda_c / Delta lambda_c^2); the
+  // 0/1 loss averaged over it. Eq 20: the predictive probability of the left-out label.
+  Eigen::VectorXd left_out_error(n), left_out_probability(classifier ? n : 0);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double v = 1.0 / sol.dlc(i), mean = sol.gammac(i) * v;
+    const double sd = std::sqrt(std::max(-sol.lamc(i), 0.0)) * v;
+    left_out_error(i) = gaussian_error(y(i), mean, sd);
+    if (classifier)
+      left_out_probability(i) =
+          std::exp(problem.likelihood->tilted_moments(y(i), mean, v + sd * sd).log_z);
+  }
+  r.scalars["bootstrap_error"] = left_out_error.mean();
+  r.vectors["left_out_error"] = left_out_error;
+  if (classifier) r.vectors["left_out_probability"] = left_out_probability;
+  r.scalars["expected_sample_size"] = problem.resampler->expected_size();
+  r.scalars["iterations"] = sol.iterations;
+  r.scalars["final_change"] = sol.final_change;
+  r.vectors["train_prediction_mean"] = sol.m;      // eq 39
+  r.vectors["train_prediction_variance"] = sol.C;  // eq 40
+  if (classifier) r.vectors["train_within_sample_variance"] = sol.V;
+  r.vectors["delta_lambda"] = sol.dl;
+  r.vectors["delta_lambda_c"] = sol.dlc;
+  r.vectors["gamma_c"] = sol.gammac;
+  r.vectors["lambda_c"] = sol.lamc;
+  if (sol.converged && (m > 0 || problem.make_model)) {
+    auto model = std::make_shared<const AdatapModel>(
+        problem.kernel, data.X_train, std::move(sol.G), sol.dl, sol.gamma, sol.lam,
+        problem.resampler->expected_size(), form, classifier ? problem.likelihood : nullptr);
+    if (m > 0) {  // eqs 19, 21; eq 22 where the test labels are known
+      const Predictions p = model->predict(data.X_test);
+      const Eigen::VectorXd mean = p.column("bootstrap_mean");
+      const Eigen::VectorXd variance = p.column("bootstrap_variance");
+      r.vectors["prediction_mean"] = mean;
+      r.vectors["prediction_variance"] = variance;
+      if (classifier) r.vectors["prediction_probability"] = p.column("probability");
+      r.vectors["test_class"] = p.column("label");
+      if (data.y_test.size() == m) {
+        const Eigen::VectorXd t = class_labels(data, DataPart::test, "adatap_bootstrap");
+        Eigen::VectorXd errors(m);
+        for (Eigen::Index i = 0; i < m; ++i)
+          errors(i) = gaussian_error(t(i), mean(i), std::sqrt(std::max(variance(i), 0.0)));
+        r.vectors["test_bootstrap_errors"] = errors;
+        r.scalars["test_bootstrap_error"] = errors.mean();
+      }
+    }
+    if (problem.make_model) r.model = std::move(model);
+  }
+  r.status.iterations = sol.iterations;
+  if (!sol.converged) r.status = Status{RunStatus::not_converged, sol.message, sol.iterations};
+  return r;
+}
+
+}  // namespace quench::adatap
