@@ -1,0 +1,145 @@
+// The analytical (ADATAP) bootstrap of a GP classifier against its references, measured in one
+// run (issue 13 targets: at N = 1000, S = N, ADATAP <= the time of 10 EP retrains of the
+// Monte-Carlo inner model and <= 20 N x N Cholesky-equivalents; at N = 200 under 1 s on one
+// core).
+//
+//   quench_bench_adatap_classification [path/to/letter.csv] [--n N]
+//
+// Data: binary letter (classes 0-12 vs 13-25), the first N rows, inputs standardized over those
+// rows; Gaussian covariance w_l = 1/(sigma^2 d), sigma^2 = 1, no kernel noise; probit noise 1 on
+// the likelihood; Poisson bootstrap S = N (occupation pmf truncated below 1e-12). One thread for
+// everything (BLAS included). Units: the fastest of 5 Choleskys of K; one EP retrain = EP with
+// k-fold sites on the points of one Poisson sample (the mc_bootstrap inner model), the faster of
+// 2. "sites/iter" is one evaluation of every averaged site at the final cavities (the k-fold
+// tilted moments, N k_max n_u calls): the part of an iteration that is not the O(N^3) algebra.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_timing.h"
+#include "ep.h"
+#include "general_solver.h"
+#include "probit_likelihood.h"
+#include "quench/cholesky.h"
+#include "quench/dataset.h"
+#include "quench/parallel.h"
+#include "quench/tool_main.h"
+
+namespace {
+
+using Eigen::Index;
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+MatrixXd gaussian_gram(const MatrixXd& X, double sigma2) {
+  const Index n = X.rows();
+  const double w = 1.0 / (sigma2 * static_cast<double>(X.cols()));
+  MatrixXd C(n, n);
+  for (Index i = 0; i < n; ++i)
+    for (Index j = 0; j < n; ++j)
+      C(i, j) = std::exp(-0.5 * w * (X.row(i) - X.row(j)).squaredNorm());
+  return C;
+}
+
+quench::adatap::Occupation poisson(double nu, double tail) {
+  std::vector<double> p{std::exp(-nu)};
+  double mass = p[0];
+  while (1.0 - mass > tail || static_cast<double>(p.size()) < nu) {
+    p.push_back(p.back() * nu / static_cast<double>(p.size()));
+    mass += p.back();
+  }
+  quench::adatap::Occupation o;
+  o.pmf = Eigen::Map<const VectorXd>(p.data(), static_cast<Index>(p.size())) / mass;
+  return o;
+}
+
+}  // namespace
+
+static int main_body(int argc, char** argv) {
+  std::string path = "examples/data/letter.csv";
+  int only = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--n") == 0 && i + 1 < argc)
+      only = std::atoi(argv[++i]);
+    else
+      path = argv[i];
+  }
+  const quench::ScopedBlasThreads one_blas_thread(1);
+  const quench::CsvTable table = quench::read_csv(path);
+  const MatrixXd values = quench::to_numbers(table);
+  const Index ycol = table.column_index("y");
+  const quench::likelihoods::ProbitLikelihood probit(1.0, 0.0);
+  const quench::adatap::Occupation occ = poisson(1.0, 1e-12);
+  std::printf("%5s %8s %9s %9s %6s %9s %10s %12s %12s\n", "N", "chol[s]", "EP[s]", "ADATAP[s]",
+              "iters", "sites/it", "x EP", "x Cholesky", "(targets)");
+  for (int n : {200, 1000}) {
+    if (only > 0 && n != only) continue;
+    MatrixXd X(n, 16);
+    VectorXd t(n);
+    int c = 0;
+    for (Index j = 0; j < values.cols(); ++j) {
+      if (j == ycol || table.columns[static_cast<std::size_t>(j)] == "train") continue;
+      if (c < 16) X.col(c++) = values.col(j).head(n);
+    }
+    for (int i = 0; i < n; ++i) t(i) = values(i, ycol) <= 12 ? 1.0 : -1.0;
+    const Eigen::RowVectorXd mean = X.colwise().mean();
+    X.rowwise() -= mean;
+    const Eigen::RowVectorXd sd = (X.colwise().squaredNorm() / (n - 1)).cwiseSqrt();
+    X = X.array().rowwise() / sd.array();
+    const MatrixXd K = gaussian_gram(X, 1.0);
+    const double chol = quench::bench::best_of(5, [&] { const quench::Cholesky L(K); });
+
+    // One EP retrain on a Poisson sample (S = N): the drawn points with their counts.
+    std::mt19937 gen(7);
+    std::poisson_distribution<int> draw(1.0);
+    std::vector<Index> kept;
+    std::vector<int> counts;
+    for (int i = 0; i < n; ++i)
+      if (const int k = draw(gen); k > 0) {
+        kept.push_back(i);
+        counts.push_back(k);
+      }
+    const auto m = static_cast<Index>(kept.size());
+    MatrixXd KA(m, m);
+    VectorXd tA(m);
+    Eigen::VectorXi kA(m);
+    for (Index a = 0; a < m; ++a) {
+      tA(a) = t(kept[static_cast<std::size_t>(a)]);
+      kA(a) = counts[static_cast<std::size_t>(a)];
+      for (Index b = 0; b < m; ++b)
+        KA(a, b) = K(kept[static_cast<std::size_t>(a)], kept[static_cast<std::size_t>(b)]);
+    }
+    const quench::gp_classification::EpOptions ep_options;
+    const double ep = quench::bench::best_of(
+        2, [&] { quench::gp_classification::solve_ep(KA, tA, kA, probit, ep_options); });
+
+    quench::adatap::GeneralOptions o;
+    o.threads = 1;
+    quench::adatap::GeneralSolution sol;
+    const double adatap = quench::bench::best_of(
+        1, [&] { sol = quench::adatap::solve_general(K, t, probit, occ, o); });
+    const auto& rule = quench::gauss_hermite(o.hermite_nodes);
+    const double sites = quench::bench::best_of(1, [&] {
+      for (Index i = 0; i < n; ++i)
+        quench::adatap::averaged_site(probit, t(i), sol.dlc(i), sol.gammac(i), sol.lamc(i), occ.pmf,
+                                      rule);
+    });
+    std::printf("%5d %8.4f %9.4f %9.3f %6d %9.3f %10.1f %12.1f   %s%s\n", n, chol, ep, adatap,
+                sol.iterations, sites, adatap / ep, adatap / chol,
+                n == 1000 ? "<= 10 EP, <= 20 chol" : "< 1 s",
+                sol.converged ? "" : "  (NOT CONVERGED)");
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  return quench::tool_main(argc, argv,
+                           "[letter.csv] [--n N]\nADATAP GP classification cost against EP "
+                           "retrains and Choleskys (issue 13 targets).",
+                           [&] { return main_body(argc, argv); });
+}
