@@ -173,6 +173,42 @@ void prediction_plots(const std::vector<Results>& runs, const fs::path& dir, Gnu
   }
 }
 
+// Engines of the same sweep point that all predict at the test inputs (an analytical bootstrap
+// and its Monte-Carlo reference, 000 Fig. 2): their means +- sd side by side in one figure,
+// slightly offset along the test-input axis.
+void prediction_comparison_plots(const std::vector<Results>& runs, const fs::path& dir,
+                                 Gnuplot& gnuplot, ReportFiles& files) {
+  std::map<std::map<std::string, double>, std::vector<const Results*>> by_point;
+  for (const auto& r : runs)
+    if (r.vectors.count("prediction_mean") && r.vectors.count("prediction_variance"))
+      by_point[r.sweep].push_back(&r);
+  for (const auto& [point, group] : by_point) {
+    if (group.size() < 2) continue;
+    const std::string suffix = run_label(*group.front()).substr(group.front()->engine.size());
+    std::ostringstream plot;
+    plot << "set xlabel 'test input'\nset ylabel 'bootstrap prediction'\nset grid\n"
+         << "set key top right\nset title "
+         << gnuplot_string("bootstrap mean +- sd of the prediction" +
+                           (suffix.empty() ? std::string() : " (" + suffix.substr(2) + ")"))
+         << "\nplot ";
+    const double width = 0.6 / static_cast<double>(group.size());
+    for (std::size_t e = 0; e < group.size(); ++e) {
+      const Eigen::VectorXd& mean = group[e]->vectors.at("prediction_mean");
+      const Eigen::VectorXd& var = group[e]->vectors.at("prediction_variance");
+      const double offset = (static_cast<double>(e) - 0.5 * (group.size() - 1.0)) * width;
+      std::string data;
+      for (Eigen::Index i = 0; i < mean.size(); ++i)
+        data += format_number(static_cast<double>(i + 1) + offset) + " " + format_number(mean(i)) +
+                " " + format_number(std::sqrt(std::max(var(i), 0.0))) + "\n";
+      plot << (e ? ", " : "") << gnuplot.data_file(data)
+           << " using 1:2:3 with yerrorbars pointtype 7 pointsize 0.6 title "
+           << gnuplot_string(group[e]->engine);
+    }
+    plot << "\n";
+    gnuplot.render(plot.str(), dir / ("prediction_comparison" + suffix + ".png"), files);
+  }
+}
+
 // Posterior samplers (wbb, bayesian_lasso_gibbs): kernel densities of every coefficient of
 // `posterior_draws` (one panel per coefficient, one curve per run with the same number of
 // coefficients, at most 16), and a fit with its +-2 sd band (`fit`, `fit_lower`, `fit_upper`).
@@ -480,6 +516,7 @@ void write_plots(const std::vector<Results>& runs, const std::string& directory,
   Gnuplot gnuplot(executable.string(), work);
   learning_curves(runs, dir, gnuplot, files);
   prediction_plots(runs, dir, gnuplot, files);
+  prediction_comparison_plots(runs, dir, gnuplot, files);
   posterior_plots(runs, dir, gnuplot, files);
   accuracy_posterior_plots(runs, dir, gnuplot, files);
   reliability_plots(runs, dir, gnuplot, files);
