@@ -568,4 +568,75 @@ outputs: {models: true, plots: false}
   }
 }
 
+// The analytical classifier bootstraps on Sonar (docs/adatap_classification.md): the probit
+// ADATAP and its SVM limit leave models whose predictions at the test rows are the runs' own
+// outputs, and h5py reproduces the bootstrap mean from G, delta_lambda and gamma.
+TEST_F(ModelsCli, AdatapClassifierModelsReproduceTheRunsTestOutputs) {
+  fs::copy_file(kData + "/sonar.csv", work_ / "sonar.csv");
+  write_file(work_ / "boot.yaml", R"(name: sonar_adatap_model
+seed: 3
+data:
+  file: sonar.csv
+  target: y
+  split: {rule: column, column: train}
+  standardize_inputs: true
+components:
+  kernel: {plugin: gaussian, width: 0.2, noise: 0.0}
+  likelihood: {plugin: probit, noise: 0.1}
+  resampler: {plugin: poisson_bootstrap, ratio: 1}
+engines:
+  - {name: adatap, plugin: adatap_bootstrap}
+  - {name: adatap_svm, plugin: adatap_svm}
+outputs: {models: true, plots: false}
+)");
+  const auto r = quench({"run", "boot.yaml", "--out", "out", "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json results = json::parse(read_file(work_ / "out" / "results.json"));
+  const auto data = csv_rows(read_file(work_ / "sonar.csv"));
+  const std::size_t train_column = 60;
+  ASSERT_EQ(data[0][train_column], "train");
+  for (const json& run : results["runs"]) {
+    const std::string engine = run["engine"];
+    SCOPED_TRACE(engine);
+    const std::string model = "out/" + run["model"].get<std::string>();
+    const auto p =
+        quench({"predict", model, "sonar.csv", "--out", "p.csv", "--ignore-extra-columns"});
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    const auto rows = csv_rows(read_file(work_ / "p.csv"));
+    ASSERT_EQ(rows.size(), 209u);
+    const bool svm = engine == "adatap_svm";
+    const std::vector<std::string> header =
+        svm ? std::vector<std::string>{"y", "bootstrap_mean", "bootstrap_variance", "label"}
+            : std::vector<std::string>{
+                  "y",           "bootstrap_mean", "bootstrap_variance", "within_sample_variance",
+                  "probability", "label"};
+    EXPECT_EQ(rows[0], header);
+    const json& mean = run["vectors"]["prediction_mean"];
+    const json& variance = run["vectors"]["prediction_variance"];
+    std::size_t test = 0;
+    for (std::size_t i = 1; i < data.size(); ++i) {
+      if (data[i][train_column] != "0") continue;
+      const double m = std::stod(rows[i][1]), v = std::stod(rows[i][2]);
+      EXPECT_NEAR(m, mean[test].get<double>(), 1e-12 * (1 + std::abs(m))) << "row " << i;
+      EXPECT_NEAR(v, variance[test].get<double>(), 1e-12 * (1 + std::abs(v))) << "row " << i;
+      if (!svm) {
+        EXPECT_NEAR(std::stod(rows[i][4]),
+                    run["vectors"]["prediction_probability"][test].get<double>(), 1e-12)
+            << "row " << i;
+      }
+      EXPECT_EQ(rows[i].back(), run["vectors"]["test_class"][test].get<double>() > 0 ? "1" : "-1");
+      ++test;
+    }
+    EXPECT_EQ(test, mean.size());
+    const auto py = quench_test::run_program(
+        "/usr/bin/python3",
+        {QUENCH_READ_MODEL_PY, (work_ / model).string(), (work_ / "sonar.csv").string()}, work_,
+        root_);
+    ASSERT_EQ(py.exit_code, 0) << py.err;
+    const double first = std::stod(rows[1][1]);
+    EXPECT_NEAR(std::stod(py.out), first, 1e-12 * (1 + std::abs(first)));
+    fs::remove(work_ / "p.csv");
+  }
+}
+
 }  // namespace

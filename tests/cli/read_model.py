@@ -7,7 +7,7 @@ column at the first row of a CSV file; prints that number (docs/models.md).
 With the gaussian kernel (`length_scales` (ARD) or `width`, amplitude v0 and bias v1:
 k(x, x') = v0 exp(-1/2 sum_l w_l (x_l - x'_l)^2) + v1, w_l = 1/l_l^2 (or 1/(width d))):
 gp_regression the predictive mean; gp_classifier the latent mean, svm_classifier the decision
-value; adatap_bootstrap and mc_bootstrap the bootstrap mean.
+value; adatap_bootstrap, adatap_classifier, adatap_svm and mc_bootstrap the bootstrap mean.
 wbb_linear: the mean, then the quantiles at posterior/quantile_levels, of the draws' fits
 b_t + x^T beta_t (numpy's default quantile is type 7, as quench's), in the target's units,
 space-separated.
@@ -127,6 +127,8 @@ with h5py.File(model_file, "r") as f:
         "gp_classifier": classifier_latent_mean,
         "svm_classifier": classifier_latent_mean,
         "adatap_bootstrap": adatap_bootstrap_mean,
+        "adatap_classifier": adatap_bootstrap_mean,
+        "adatap_svm": adatap_bootstrap_mean,
         "mc_bootstrap": mc_bootstrap_mean,
     }
     if kind in first_column:
