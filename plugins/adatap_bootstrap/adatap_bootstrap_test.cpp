@@ -1,14 +1,13 @@
 // ADATAP against Monte-Carlo on a small data set, speed-up paths against the plain iteration,
 // and limits with known answers.
-#include <unistd.h>
 #include <cmath>
-#include <filesystem>
 #include <random>
 
 #include <gtest/gtest.h>
 
 #include <Eigen/LU>
 
+#include "model_round_trip.h"
 #include "toy_models.h"
 
 #include "adatap_bootstrap.h"
@@ -328,16 +327,9 @@ TEST(adatap, ModelSavedAndLoadedPredictsBitwiseTheSame) {
   const Results r = adatap(f.problem);
   ASSERT_TRUE(r.model);
   EXPECT_EQ(r.model->kind(), "adatap_bootstrap");
-  ModelArchive archive;
-  r.model->write(archive);
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("quench_adatap_model_" + std::to_string(::getpid()) + ".h5");
-  save_archive(archive, path.string());
-  ModelArchive read = load_archive(path.string());
-  std::filesystem::remove(path);
-  const AdatapBootstrap engine(Params(AdatapBootstrap::schema(), {}));
   const auto loaded =
-      engine.read_model(read, {f.problem.kernel, f.problem.likelihood, nullptr, &f.data.X_train});
+      testing::through_file(AdatapBootstrap(Params(AdatapBootstrap::schema(), {})), *r.model,
+                            {f.problem.kernel, f.problem.likelihood, nullptr, &f.data.X_train});
   std::mt19937 gen(9);
   std::uniform_real_distribution<double> u(-3, 3);
   Eigen::MatrixXd X(1100, 2);  // three blocks of new inputs

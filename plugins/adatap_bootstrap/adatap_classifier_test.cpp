@@ -2,15 +2,14 @@
 // Monte-Carlo bootstrap of EP retrained on Poisson occupation counts (mc_bootstrap, the k-fold
 // sites of the `ep` engine), against the `ep` engine's own retrain for a deterministic occupation,
 // and its model at new inputs against eqs 19 and 21 computed densely.
-#include <unistd.h>
 #include <cmath>
-#include <filesystem>
 #include <random>
 
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
 
+#include "model_round_trip.h"
 #include "toy_models.h"
 
 #include "adatap_bootstrap.h"
@@ -128,14 +127,9 @@ TEST(AdatapClassifier, ModelIsEqsNineteenAndTwentyOne) {
   EXPECT_EQ(r.model->kind(), "adatap_classifier");
   ModelArchive archive;
   r.model->write(archive);
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("quench_adatap_classifier_" + std::to_string(::getpid()) + ".h5");
-  save_archive(archive, path.string());
-  ModelArchive read = load_archive(path.string());
-  std::filesystem::remove(path);
-  const AdatapBootstrap engine(Params(AdatapBootstrap::schema(), {}));
   const auto loaded =
-      engine.read_model(read, {f.problem.kernel, f.problem.likelihood, nullptr, &f.data.X_train});
+      testing::through_file(AdatapBootstrap(Params(AdatapBootstrap::schema(), {})), *r.model,
+                            {f.problem.kernel, f.problem.likelihood, nullptr, &f.data.X_train});
   std::mt19937 gen(5);
   std::uniform_real_distribution<double> u(-3, 3);
   MatrixXd X(600, 2);  // two blocks of new inputs

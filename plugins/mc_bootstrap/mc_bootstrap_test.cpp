@@ -1,15 +1,14 @@
 // The Monte-Carlo bootstrap against an exact enumeration of every resample of a tiny data
 // set, its error formula against a hand computation, and thread-count invariance; for GP
 // regression and (with the 0/1 loss) for the GP classifiers.
-#include <unistd.h>
 #include <cmath>
-#include <filesystem>
 #include <random>
 
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
 
+#include "model_round_trip.h"
 #include "toy_models.h"
 
 #include "bernoulli_subsample.h"
@@ -144,14 +143,9 @@ TEST(McBootstrap, ModelSavedAndLoadedPredictsBitwiseTheSame) {
   ModelArchive archive;
   r.model->write(archive);
   EXPECT_EQ(archive.matrix("posterior/coefficients").cols(), 40);
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("quench_mc_model_" + std::to_string(::getpid()) + ".h5");
-  save_archive(archive, path.string());
-  ModelArchive read = load_archive(path.string());
-  std::filesystem::remove(path);
-  const McBootstrap engine(Params(McBootstrap::schema(), {}));
   const auto loaded =
-      engine.read_model(read, {f.problem.kernel, f.problem.likelihood, nullptr, &f.data.X_train});
+      testing::through_file(McBootstrap(Params(McBootstrap::schema(), {})), *r.model,
+                            {f.problem.kernel, f.problem.likelihood, nullptr, &f.data.X_train});
   const Eigen::MatrixXd X = new_inputs(600, 4);  // three blocks of new inputs
   const Predictions a = r.model->predict(X), b = loaded->predict(X);
   EXPECT_EQ(a.columns, (std::vector<std::string>{"bootstrap_mean", "bootstrap_variance"}));

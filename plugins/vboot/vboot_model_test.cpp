@@ -6,7 +6,6 @@
 // impossible entry is refused by name.
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -14,6 +13,7 @@
 
 #include "dirichlet_likelihood.h"
 #include "kernels.h"
+#include "model_round_trip.h"
 #include "perturbation.h"
 #include "quench/rng.h"
 #include "vboot.h"
@@ -21,8 +21,6 @@
 
 namespace quench::vboot {
 namespace {
-
-namespace fs = std::filesystem;
 
 // Blobs around `classes` points on a circle in 2-D, labels 0..classes-1 (or -1/+1).
 Dataset blobs(int classes, bool plus_minus, Eigen::Index n_train, Eigen::Index n_test) {
@@ -120,15 +118,9 @@ void expect_bitwise_equal(const Predictions& a, const Predictions& b) {
       ASSERT_EQ(a.values(i, j), b.values(i, j)) << a.columns[j] << " row " << i;
 }
 
-// The model through a real file: write, save_archive, load_archive, read_model.
+// The model through a real file (tests/support/model_round_trip.h); vboot needs no parts.
 std::unique_ptr<Model> through_file(const VBoot& engine, const Model& model) {
-  ModelArchive archive;
-  model.write(archive);
-  const fs::path file = fs::temp_directory_path() / ("vboot_model_test_" + model.kind() + ".h5");
-  save_archive(archive, file.string());
-  ModelArchive back = load_archive(file.string());
-  fs::remove(file);
-  return engine.read_model(back, ModelParts{});
+  return testing::through_file(engine, model, ModelParts{});
 }
 
 std::vector<std::string> expected_columns(int C) {

@@ -4,11 +4,8 @@
 // filter's discrete spline reproduces the fitted values at the training inputs, is linear
 // interpolation for order 1 and equals the falling factorial basis expansion for order k; a
 // file with a missing or misshapen entry is refused by name.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -20,6 +17,7 @@
 #include "coordinate_descent.h"
 #include "discrete_spline.h"
 #include "exponential_weights.h"
+#include "model_round_trip.h"
 #include "quench/dataset.h"
 #include "quench/mlp.h"
 #include "quench/model_archive.h"
@@ -58,19 +56,6 @@ double type7(std::vector<double> v, double q) {
 
 double relative(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
   return (a - b).cwiseAbs().maxCoeff() / b.cwiseAbs().maxCoeff();
-}
-
-// The model written to a file, read back from it and rebuilt by the engine.
-std::unique_ptr<Model> round_trip(const WbbEngine& engine, const Model& model,
-                                  const ModelParts& parts) {
-  ModelArchive archive;
-  model.write(archive);
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("wbb_model_test_" + std::to_string(::getpid()) + ".h5");
-  save_archive(archive, path.string());
-  ModelArchive loaded = load_archive(path.string());
-  std::filesystem::remove(path);
-  return engine.read_model(loaded, parts);
 }
 
 void expect_bitwise_equal(const Predictions& a, const Predictions& b) {
@@ -145,7 +130,7 @@ TEST(WbbLinearModel, SavedAndLoadedPredictsBitwiseTheSame) {
   ASSERT_TRUE(f.r.model);
   EXPECT_EQ(f.r.model->kind(), "wbb_linear");
   EXPECT_EQ(f.r.model->input_dimension(), 10);
-  const auto loaded = round_trip(f.engine, *f.r.model, f.parts);
+  const auto loaded = testing::through_file(f.engine, *f.r.model, f.parts);
   const Eigen::MatrixXd X = normal_matrix(1100, 10, 1);  // three blocks of new inputs
   const Predictions a = f.r.model->predict(X);
   EXPECT_EQ(a.columns, kRegressionColumns);
@@ -267,7 +252,7 @@ TEST(WbbTrendFilterModel, SavedAndLoadedPredictsBitwiseTheSameAndEqualsTheEngine
     X.topRows(60) = f.data.X_train;
     const Predictions a = f.r.model->predict(X);
     EXPECT_EQ(a.columns, kRegressionColumns);
-    expect_bitwise_equal(a, round_trip(f.engine, *f.r.model, f.parts)->predict(X));
+    expect_bitwise_equal(a, testing::through_file(f.engine, *f.r.model, f.parts)->predict(X));
     const Predictions test = f.r.model->predict(f.data.X_test);
     const char* outputs[] = {"mean", "variance", "lower", "median", "upper"};
     for (std::size_t j = 0; j < 5; ++j)
@@ -457,7 +442,7 @@ TEST(WbbNetworkModel, SavedAndLoadedPredictsBitwiseTheSameAndEqualsTheEngine) {
     EXPECT_EQ(f.r.model->kind(), "wbb_network");
     const Eigen::MatrixXd X = normal_matrix(600, f.data.X_train.cols(), 13);  // two blocks
     const Predictions a = f.r.model->predict(X);
-    expect_bitwise_equal(a, round_trip(f.engine, *f.r.model, f.parts)->predict(X));
+    expect_bitwise_equal(a, testing::through_file(f.engine, *f.r.model, f.parts)->predict(X));
     EXPECT_EQ(a.columns.size(), digits ? 10u * 4 + 1 : 4u + 1);
     EXPECT_EQ(a.columns.back(), "label");
     const Predictions test = f.r.model->predict(f.data.X_test);
