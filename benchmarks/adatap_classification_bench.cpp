@@ -24,6 +24,7 @@
 #include "bench_timing.h"
 #include "ep.h"
 #include "general_solver.h"
+#include "letter_task.h"
 #include "probit_likelihood.h"
 #include "quench/cholesky.h"
 #include "quench/dataset.h"
@@ -35,16 +36,6 @@ namespace {
 using Eigen::Index;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
-
-MatrixXd gaussian_gram(const MatrixXd& X, double sigma2) {
-  const Index n = X.rows();
-  const double w = 1.0 / (sigma2 * static_cast<double>(X.cols()));
-  MatrixXd C(n, n);
-  for (Index i = 0; i < n; ++i)
-    for (Index j = 0; j < n; ++j)
-      C(i, j) = std::exp(-0.5 * w * (X.row(i) - X.row(j)).squaredNorm());
-  return C;
-}
 
 quench::adatap::Occupation poisson(double nu, double tail) {
   std::vector<double> p{std::exp(-nu)};
@@ -70,28 +61,15 @@ static int main_body(int argc, char** argv) {
       path = argv[i];
   }
   const quench::ScopedBlasThreads one_blas_thread(1);
-  const quench::CsvTable table = quench::read_csv(path);
-  const MatrixXd values = quench::to_numbers(table);
-  const Index ycol = table.column_index("y");
   const quench::likelihoods::ProbitLikelihood probit(1.0, 0.0);
   const quench::adatap::Occupation occ = poisson(1.0, 1e-12);
   std::printf("%5s %8s %9s %9s %6s %9s %10s %12s %12s\n", "N", "chol[s]", "EP[s]", "ADATAP[s]",
               "iters", "sites/it", "x EP", "x Cholesky", "(targets)");
   for (int n : {200, 1000}) {
     if (only > 0 && n != only) continue;
-    MatrixXd X(n, 16);
-    VectorXd t(n);
-    int c = 0;
-    for (Index j = 0; j < values.cols(); ++j) {
-      if (j == ycol || table.columns[static_cast<std::size_t>(j)] == "train") continue;
-      if (c < 16) X.col(c++) = values.col(j).head(n);
-    }
-    for (int i = 0; i < n; ++i) t(i) = values(i, ycol) <= 12 ? 1.0 : -1.0;
-    const Eigen::RowVectorXd mean = X.colwise().mean();
-    X.rowwise() -= mean;
-    const Eigen::RowVectorXd sd = (X.colwise().squaredNorm() / (n - 1)).cwiseSqrt();
-    X = X.array().rowwise() / sd.array();
-    const MatrixXd K = gaussian_gram(X, 1.0);
+    const quench::bench::LetterRows letter = quench::bench::first_letter_rows(path, n);
+    const VectorXd& t = letter.label;
+    const MatrixXd K = quench::bench::gaussian_gram(letter.X, 1.0);
     const double chol = quench::bench::best_of(5, [&] { const quench::Cholesky L(K); });
 
     // One EP retrain on a Poisson sample (S = N): the drawn points with their counts.

@@ -33,6 +33,7 @@
 #include <Eigen/LU>
 
 #include "ep.h"
+#include "letter_task.h"
 #include "mean_field.h"
 #include "probit_likelihood.h"
 #include "quench/cholesky.h"
@@ -41,19 +42,10 @@
 #include "svm_limit.h"
 
 namespace {
+using quench::bench::gaussian_gram;
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-Eigen::MatrixXd gaussian_gram(const Eigen::MatrixXd& X, double sigma2) {
-  const Eigen::Index n = X.rows();
-  const double w = 1.0 / (sigma2 * static_cast<double>(X.cols()));
-  Eigen::MatrixXd C(n, n);
-  for (Eigen::Index i = 0; i < n; ++i)
-    for (Eigen::Index j = 0; j < n; ++j)
-      C(i, j) = std::exp(-0.5 * w * (X.row(i) - X.row(j)).squaredNorm());
-  return C;
 }
 
 // Restriction of C and t to the index set `keep`; `cross` = C(keep, i).
@@ -141,26 +133,13 @@ static int main_body(int argc, char** argv) {
     else
       path = argv[i];
   }
-  const quench::CsvTable table = quench::read_csv(path);
-  const Eigen::MatrixXd values = quench::to_numbers(table);
-  const Eigen::Index ycol = table.column_index("y");
   std::printf("%6s %9s %7s %7s %6s %6s %8s %10s %10s %9s\n", "N", "chol[s]", "TAP", "EP", "alpha",
               "joint", "EPsweeps", "max|da|", "max|dp|", "TAPpaper");
   for (int n : {500, 1000, 2000}) {
     if ((quick && n > 500) || (only > 0 && n != only)) continue;
-    Eigen::MatrixXd X(n, 16);
-    Eigen::VectorXd t(n);
-    int c = 0;
-    for (Eigen::Index j = 0; j < values.cols(); ++j) {
-      if (j == ycol || table.columns[static_cast<std::size_t>(j)] == "train") continue;
-      if (c < 16) X.col(c++) = values.col(j).head(n);
-    }
-    for (int i = 0; i < n; ++i) t(i) = values(i, ycol) <= 12 ? 1.0 : -1.0;
-    const Eigen::RowVectorXd mean = X.colwise().mean();
-    X.rowwise() -= mean;
-    const Eigen::RowVectorXd sd = (X.colwise().squaredNorm() / (n - 1)).cwiseSqrt();
-    X = X.array().rowwise() / sd.array();
-    const Eigen::MatrixXd C = gaussian_gram(X, 1.0);
+    const quench::bench::LetterRows letter = quench::bench::first_letter_rows(path, n);
+    const Eigen::VectorXd& t = letter.label;
+    const Eigen::MatrixXd C = gaussian_gram(letter.X, 1.0);
     double chol = 1e300;
     auto time_cholesky = [&](int reps) {
       for (int r = 0; r < reps; ++r) {

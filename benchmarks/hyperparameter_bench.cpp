@@ -23,6 +23,7 @@
 #include "exact_gp_regression.h"
 #include "gaussian_likelihood.h"
 #include "kernels.h"
+#include "letter_task.h"
 #include "mean_field.h"
 #include "probit_likelihood.h"
 #include "quench/cholesky.h"
@@ -32,34 +33,6 @@
 namespace {
 
 using quench::bench::best_of;
-
-struct Letter {
-  Eigen::MatrixXd X;
-  Eigen::VectorXd index, label;
-};
-
-Letter first_rows(const std::string& path, Eigen::Index n) {
-  const quench::CsvTable table = quench::read_csv(path);
-  const Eigen::MatrixXd values = quench::to_numbers(table);
-  const Eigen::Index ycol = table.column_index("y");
-  Letter d{Eigen::MatrixXd(n, 16), values.col(ycol).head(n), Eigen::VectorXd(n)};
-  int c = 0;
-  for (Eigen::Index j = 0; j < values.cols() && c < 16; ++j)
-    if (j != ycol && table.columns[static_cast<std::size_t>(j)] != "train")
-      d.X.col(c++) = values.col(j).head(n);
-  auto standardize = [n](auto&& M) {
-    const Eigen::RowVectorXd mean = M.colwise().mean();
-    M.rowwise() -= mean;
-    const Eigen::RowVectorXd sd = (M.colwise().squaredNorm() / double(n - 1)).cwiseSqrt();
-    M = M.array().rowwise() / sd.array();
-  };
-  standardize(d.X);
-  for (Eigen::Index i = 0; i < n; ++i) d.label(i) = d.index(i) <= 12 ? 1.0 : -1.0;
-  Eigen::MatrixXd y = d.index;
-  standardize(y);
-  d.index = y.col(0);
-  return d;
-}
 
 }  // namespace
 
@@ -76,7 +49,7 @@ static int main_body(int argc, char** argv) {
               "TAP-cold", "TAP-warm", "warm-iter");
   for (int n : {500, 1000, 2000}) {
     if (only > 0 && n != only) continue;
-    const Letter d = first_rows(path, n);
+    const quench::bench::LetterRows d = quench::bench::first_letter_rows(path, n);
     std::vector<double> scales(16);
     for (int l = 0; l < 16; ++l) scales[static_cast<std::size_t>(l)] = 3.5 + l / 15.0;
     auto kernel = quench::kernels::make_gaussian(
@@ -118,19 +91,21 @@ static int main_body(int argc, char** argv) {
       auto tap_evidence = tap.hyperparameter_objective(problem, "evidence");
       auto t0 = std::chrono::steady_clock::now();
       tap_evidence->evaluate(*kernel, step);
-      t_cold = std::min(t_cold, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      t_cold = std::min(
+          t_cold, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       Eigen::VectorXd moved = Eigen::Map<const Eigen::VectorXd>(scales.data(), 16) * 1.01;
       kernel->set_hyperparameter("length_scales", moved);
       t0 = std::chrono::steady_clock::now();
       const quench::ObjectiveValue v = tap_evidence->evaluate(*kernel, step);
-      t_warm = std::min(t_warm, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      t_warm = std::min(
+          t_warm, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       warm_iterations = v.status.iterations;
       kernel->set_hyperparameter("length_scales",
                                  Eigen::Map<const Eigen::VectorXd>(scales.data(), 16));
     }
     chol = std::min(chol, best_of(3, [&] { const quench::Cholesky L(C); }));
-    std::printf("%6d %9.4f %10.2f %10.2f %10.2f %10.2f %10d\n", n, chol, t_gp / chol,
-                t_grad / chol, t_cold / chol, t_warm / chol, warm_iterations);
+    std::printf("%6d %9.4f %10.2f %10.2f %10.2f %10.2f %10d\n", n, chol, t_gp / chol, t_grad / chol,
+                t_cold / chol, t_warm / chol, warm_iterations);
     std::fflush(stdout);
   }
   return 0;
