@@ -47,6 +47,35 @@ std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
 
 const std::string kData = QUENCH_TEST_DATA;
 
+// The rows of sonar.csv (index into csv_rows, header = 0) of its test split: train == 0.
+std::vector<std::size_t> sonar_test_rows(const std::vector<std::vector<std::string>>& data) {
+  const std::size_t train_column = 60;
+  EXPECT_EQ(data[0][train_column], "train");
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 1; i < data.size(); ++i)
+    if (data[i][train_column] == "0") rows.push_back(i);
+  return rows;
+}
+
+// Predicted column `column` at the test rows equals the run's test output `values` (1e-12
+// relative to 1 + |value|); the label column (last) the sign of `labels`.
+void expect_test_outputs(const std::vector<std::vector<std::string>>& predicted,
+                         const std::vector<std::size_t>& test_rows,
+                         const std::vector<std::pair<std::size_t, json>>& columns,
+                         const json& labels) {
+  for (const auto& [column, values] : columns) {
+    ASSERT_EQ(values.size(), test_rows.size()) << predicted[0][column];
+    for (std::size_t t = 0; t < test_rows.size(); ++t) {
+      const double value = std::stod(predicted[test_rows[t]][column]);
+      EXPECT_NEAR(value, values[t].get<double>(), 1e-12 * (1 + std::abs(value)))
+          << predicted[0][column] << " row " << test_rows[t];
+    }
+  }
+  for (std::size_t t = 0; t < test_rows.size(); ++t)
+    EXPECT_EQ(predicted[test_rows[t]].back(), labels[t].get<double>() > 0 ? "1" : "-1")
+        << "row " << test_rows[t];
+}
+
 class ModelsCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -79,6 +108,26 @@ outputs: {models: true, plots: false}
   }
   quench_test::ProgramOutcome quench(const std::vector<std::string>& args) const {
     return quench_test::run_program(QUENCH_CLI, args, work_, root_);
+  }
+  // h5py alone (read_model.py, the layout of docs/models.md): what it prints for `model` at the
+  // first row of `data` (both below the working directory).
+  std::string python_reads(const std::string& model, const std::string& data) const {
+    const auto py = quench_test::run_program(
+        "/usr/bin/python3",
+        {QUENCH_READ_MODEL_PY, (work_ / model).string(), (work_ / data).string()}, work_, root_);
+    EXPECT_EQ(py.exit_code, 0) << py.err;
+    return py.out;
+  }
+  // `quench predict model data --out p.csv` (and --ignore-extra-columns), which must succeed:
+  // the rows of p.csv, header first.
+  std::vector<std::vector<std::string>> predicted_rows(const std::string& model,
+                                                       const std::string& data,
+                                                       bool ignore_extra = false) const {
+    std::vector<std::string> args{"predict", model, data, "--out", "p.csv"};
+    if (ignore_extra) args.push_back("--ignore-extra-columns");
+    const auto r = quench(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return csv_rows(read_file(work_ / "p.csv"));
   }
   // Runs the pipeline; returns its results.json.
   json run_gp() const {
@@ -130,15 +179,8 @@ TEST_F(ModelsCli, PredictReproducesTheRunsOwnTestPredictionsFromTheFile) {
 // An independent reader: h5py and numpy only, the layout of docs/models.md.
 TEST_F(ModelsCli, PythonReadsTheModelWithoutQuench) {
   run_gp();
-  ASSERT_EQ(quench({"predict", "out/models/gp.h5", "boston.csv", "--out", "p.csv"}).exit_code, 0);
-  const auto py =
-      quench_test::run_program("/usr/bin/python3",
-                               {QUENCH_READ_MODEL_PY, (work_ / "out" / "models" / "gp.h5").string(),
-                                (work_ / "boston.csv").string()},
-                               work_, root_);
-  ASSERT_EQ(py.exit_code, 0) << py.err;
-  const double python = std::stod(py.out);
-  const double quench_mean = std::stod(csv_rows(read_file(work_ / "p.csv"))[1][1]);
+  const double quench_mean = std::stod(predicted_rows("out/models/gp.h5", "boston.csv")[1][1]);
+  const double python = std::stod(python_reads("out/models/gp.h5", "boston.csv"));
   EXPECT_NEAR(python, quench_mean, 1e-12 * std::abs(quench_mean));
 }
 
@@ -188,13 +230,7 @@ outputs: {models: true, plots: false}
       EXPECT_NEAR(std::stod(rows[401 + i][j + 1]), expected, 1e-12 * std::abs(expected))
           << outputs[j] << " row " << 401 + i;
     }
-  const auto py = quench_test::run_program(
-      "/usr/bin/python3",
-      {QUENCH_READ_MODEL_PY, (work_ / "out" / "models" / "wbb.h5").string(),
-       (work_ / "diabetes.csv").string()},
-      work_, root_);
-  ASSERT_EQ(py.exit_code, 0) << py.err;
-  std::istringstream python(py.out);
+  std::istringstream python(python_reads("out/models/wbb.h5", "diabetes.csv"));
   for (const std::size_t column : {1, 3, 4, 5}) {  // mean, q0.025, q0.5, q0.975
     double value = NAN;
     python >> value;
@@ -377,16 +413,9 @@ TEST_F(VbootModelsCli, PythonReadsTheParticlesWithoutQuench) {
   run("vboot.yaml");
   for (const std::string engine : {"rff", "mlp"}) {
     const std::string model = "out/models/" + engine + ".h5";
-    ASSERT_EQ(quench({"predict", model, "sonar.csv", "--out", "p.csv", "--ignore-extra-columns"})
-                  .exit_code,
-              0);
-    const auto py = quench_test::run_program(
-        "/usr/bin/python3",
-        {QUENCH_READ_MODEL_PY, (work_ / model).string(), (work_ / "sonar.csv").string()}, work_,
-        root_);
-    ASSERT_EQ(py.exit_code, 0) << py.err;
-    const double quench_probability = std::stod(csv_rows(read_file(work_ / "p.csv"))[1][1]);
-    EXPECT_NEAR(std::stod(py.out), quench_probability, 1e-12) << engine;
+    const double quench_probability = std::stod(predicted_rows(model, "sonar.csv", true)[1][1]);
+    const std::string python = python_reads(model, "sonar.csv");
+    EXPECT_NEAR(std::stod(python), quench_probability, 1e-12) << engine;
   }
 }
 
@@ -470,9 +499,7 @@ outputs: {models: true, plots: false}
   for (const json& run : results["runs"]) {
     ASSERT_TRUE(run.contains("model")) << run.dump();
     const std::string model = "out/" + run["model"].get<std::string>();
-    const auto p = quench({"predict", model, "boston.csv", "--out", "p.csv"});
-    ASSERT_EQ(p.exit_code, 0) << p.err;
-    const auto rows = csv_rows(read_file(work_ / "p.csv"));
+    const auto rows = predicted_rows(model, "boston.csv");
     ASSERT_EQ(rows.size(), 507u);
     EXPECT_EQ(rows[0], (std::vector<std::string>{"y", "bootstrap_mean", "bootstrap_variance"}));
     const json& mean = run["vectors"]["prediction_mean"];
@@ -484,13 +511,9 @@ outputs: {models: true, plots: false}
       EXPECT_NEAR(v, variance[i].get<double>(), 1e-12 * std::abs(v)) << model << " row " << 151 + i;
     }
     // h5py alone: eq 57 from G, delta_lambda, gamma / the mean of the kept retrains.
-    const auto py = quench_test::run_program(
-        "/usr/bin/python3",
-        {QUENCH_READ_MODEL_PY, (work_ / model).string(), (work_ / "boston.csv").string()}, work_,
-        root_);
-    ASSERT_EQ(py.exit_code, 0) << py.err;
+    const std::string python = python_reads(model, "boston.csv");
     const double first = std::stod(rows[1][1]);
-    EXPECT_NEAR(std::stod(py.out), first, 1e-12 * std::abs(first)) << model;
+    EXPECT_NEAR(std::stod(python), first, 1e-12 * std::abs(first)) << model;
     fs::remove(work_ / "p.csv");
   }
 }
@@ -519,51 +542,29 @@ outputs: {models: true, plots: false}
   const auto r = quench({"run", "sonar.yaml", "--out", "out", "--no-progress"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json results = json::parse(read_file(work_ / "out" / "results.json"));
-  const auto data = csv_rows(read_file(work_ / "sonar.csv"));
-  const std::size_t train_column = 60;
-  ASSERT_EQ(data[0][train_column], "train");
+  const auto test_rows = sonar_test_rows(csv_rows(read_file(work_ / "sonar.csv")));
   ASSERT_EQ(results["runs"].size(), 4u);
   for (const json& run : results["runs"]) {
     const std::string engine = run["engine"];
     SCOPED_TRACE(engine);
     const std::string model = "out/" + run["model"].get<std::string>();
-    const auto p =
-        quench({"predict", model, "sonar.csv", "--out", "p.csv", "--ignore-extra-columns"});
-    ASSERT_EQ(p.exit_code, 0) << p.err;
-    const auto rows = csv_rows(read_file(work_ / "p.csv"));
+    const auto rows = predicted_rows(model, "sonar.csv", true);
     ASSERT_EQ(rows.size(), 209u);
-    const bool svm = engine == "svm";
-    const std::vector<std::string> header =
-        svm ? std::vector<std::string>{"y", "decision", "label"}
-            : std::vector<std::string>{"y", "latent_mean", "latent_variance", "probability",
-                                       "label"};
-    EXPECT_EQ(rows[0], header);
-    const json& mean = run["vectors"]["test_mean_field"];
-    const json& label = run["vectors"]["test_class"];
-    std::size_t test = 0;
-    for (std::size_t i = 1; i < data.size(); ++i) {
-      if (data[i][train_column] != "0") continue;
-      const double m = std::stod(rows[i][1]);
-      EXPECT_NEAR(m, mean[test].get<double>(), 1e-12 * (1 + std::abs(m))) << "row " << i;
-      if (!svm) {
-        EXPECT_NEAR(std::stod(rows[i][2]), run["vectors"]["test_variance"][test].get<double>(),
-                    1e-12)
-            << "row " << i;
-        EXPECT_NEAR(std::stod(rows[i][3]), run["vectors"]["test_probability"][test].get<double>(),
-                    1e-12)
-            << "row " << i;
-      }
-      EXPECT_EQ(rows[i].back(), label[test].get<double>() > 0 ? "1" : "-1") << "row " << i;
-      ++test;
+    const json& v = run["vectors"];
+    if (engine == "svm") {
+      EXPECT_EQ(rows[0], (std::vector<std::string>{"y", "decision", "label"}));
+      expect_test_outputs(rows, test_rows, {{1, v["test_mean_field"]}}, v["test_class"]);
+    } else {
+      EXPECT_EQ(rows[0], (std::vector<std::string>{"y", "latent_mean", "latent_variance",
+                                                   "probability", "label"}));
+      expect_test_outputs(
+          rows, test_rows,
+          {{1, v["test_mean_field"]}, {2, v["test_variance"]}, {3, v["test_probability"]}},
+          v["test_class"]);
     }
-    EXPECT_EQ(test, mean.size());
-    const auto py = quench_test::run_program(
-        "/usr/bin/python3",
-        {QUENCH_READ_MODEL_PY, (work_ / model).string(), (work_ / "sonar.csv").string()}, work_,
-        root_);
-    ASSERT_EQ(py.exit_code, 0) << py.err;
+    const std::string python = python_reads(model, "sonar.csv");
     const double first = std::stod(rows[1][1]);
-    EXPECT_NEAR(std::stod(py.out), first, 1e-12 * (1 + std::abs(first)));
+    EXPECT_NEAR(std::stod(python), first, 1e-12 * (1 + std::abs(first)));
     fs::remove(work_ / "p.csv");
   }
 }
@@ -592,49 +593,33 @@ outputs: {models: true, plots: false}
   const auto r = quench({"run", "boot.yaml", "--out", "out", "--no-progress"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json results = json::parse(read_file(work_ / "out" / "results.json"));
-  const auto data = csv_rows(read_file(work_ / "sonar.csv"));
-  const std::size_t train_column = 60;
-  ASSERT_EQ(data[0][train_column], "train");
+  const auto test_rows = sonar_test_rows(csv_rows(read_file(work_ / "sonar.csv")));
   for (const json& run : results["runs"]) {
     const std::string engine = run["engine"];
     SCOPED_TRACE(engine);
     const std::string model = "out/" + run["model"].get<std::string>();
-    const auto p =
-        quench({"predict", model, "sonar.csv", "--out", "p.csv", "--ignore-extra-columns"});
-    ASSERT_EQ(p.exit_code, 0) << p.err;
-    const auto rows = csv_rows(read_file(work_ / "p.csv"));
+    const auto rows = predicted_rows(model, "sonar.csv", true);
     ASSERT_EQ(rows.size(), 209u);
-    const bool svm = engine == "adatap_svm";
-    const std::vector<std::string> header =
-        svm ? std::vector<std::string>{"y", "bootstrap_mean", "bootstrap_variance", "label"}
-            : std::vector<std::string>{
-                  "y",           "bootstrap_mean", "bootstrap_variance", "within_sample_variance",
-                  "probability", "label"};
-    EXPECT_EQ(rows[0], header);
-    const json& mean = run["vectors"]["prediction_mean"];
-    const json& variance = run["vectors"]["prediction_variance"];
-    std::size_t test = 0;
-    for (std::size_t i = 1; i < data.size(); ++i) {
-      if (data[i][train_column] != "0") continue;
-      const double m = std::stod(rows[i][1]), v = std::stod(rows[i][2]);
-      EXPECT_NEAR(m, mean[test].get<double>(), 1e-12 * (1 + std::abs(m))) << "row " << i;
-      EXPECT_NEAR(v, variance[test].get<double>(), 1e-12 * (1 + std::abs(v))) << "row " << i;
-      if (!svm) {
-        EXPECT_NEAR(std::stod(rows[i][4]),
-                    run["vectors"]["prediction_probability"][test].get<double>(), 1e-12)
-            << "row " << i;
-      }
-      EXPECT_EQ(rows[i].back(), run["vectors"]["test_class"][test].get<double>() > 0 ? "1" : "-1");
-      ++test;
+    const json& v = run["vectors"];
+    if (engine == "adatap_svm") {
+      EXPECT_EQ(rows[0],
+                (std::vector<std::string>{"y", "bootstrap_mean", "bootstrap_variance", "label"}));
+      expect_test_outputs(rows, test_rows,
+                          {{1, v["prediction_mean"]}, {2, v["prediction_variance"]}},
+                          v["test_class"]);
+    } else {
+      EXPECT_EQ(rows[0],
+                (std::vector<std::string>{"y", "bootstrap_mean", "bootstrap_variance",
+                                          "within_sample_variance", "probability", "label"}));
+      expect_test_outputs(rows, test_rows,
+                          {{1, v["prediction_mean"]},
+                           {2, v["prediction_variance"]},
+                           {4, v["prediction_probability"]}},
+                          v["test_class"]);
     }
-    EXPECT_EQ(test, mean.size());
-    const auto py = quench_test::run_program(
-        "/usr/bin/python3",
-        {QUENCH_READ_MODEL_PY, (work_ / model).string(), (work_ / "sonar.csv").string()}, work_,
-        root_);
-    ASSERT_EQ(py.exit_code, 0) << py.err;
+    const std::string python = python_reads(model, "sonar.csv");
     const double first = std::stod(rows[1][1]);
-    EXPECT_NEAR(std::stod(py.out), first, 1e-12 * (1 + std::abs(first)));
+    EXPECT_NEAR(std::stod(python), first, 1e-12 * (1 + std::abs(first)));
     fs::remove(work_ / "p.csv");
   }
 }
