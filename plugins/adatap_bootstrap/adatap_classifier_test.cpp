@@ -3,6 +3,7 @@
 // sites of the `ep` engine), against the `ep` engine's own retrain for a deterministic occupation,
 // and its model at new inputs against eqs 19 and 21 computed densely.
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -61,6 +62,33 @@ struct Fixture {
   }
 };
 
+// An analytical bootstrap `a` against its Monte-Carlo reference `mc`: the bootstrap error
+// within 4.5 MC standard errors + budget.error; the bootstrap means at training and test inputs
+// within 4.5 standard errors + budget.mean of their largest magnitude; each variance within the
+// relative budget.variance, and (when set) the average variance within budget.average.
+struct Budget {
+  double error, mean, variance;
+  std::optional<double> average;
+};
+void expect_agrees_with_monte_carlo(const Results& a, const Results& mc, const Budget& budget) {
+  const double se = mc.scalars.at("bootstrap_error_stderr");
+  EXPECT_NEAR(a.scalars.at("bootstrap_error"), mc.scalars.at("bootstrap_error"),
+              4.5 * se + budget.error);
+  for (const std::string prefix : {"train_prediction_", "prediction_"}) {
+    const VectorXd am = a.vectors.at(prefix + "mean"), mm = mc.vectors.at(prefix + "mean");
+    const VectorXd mse = mc.vectors.at(prefix + "mean_stderr");
+    const VectorXd av = a.vectors.at(prefix + "variance"), mv = mc.vectors.at(prefix + "variance");
+    const double spread = mm.cwiseAbs().maxCoeff();
+    for (Eigen::Index i = 0; i < am.size(); ++i) {
+      EXPECT_NEAR(am(i), mm(i), 4.5 * mse(i) + budget.mean * spread) << prefix << i;
+      EXPECT_NEAR(av(i), mv(i), budget.variance * mv(i)) << prefix << i;
+    }
+    if (budget.average) {
+      EXPECT_NEAR(av.mean(), mv.mean(), *budget.average * mv.mean()) << prefix;
+    }
+  }
+}
+
 Results adatap(const Problem& p) {
   return AdatapBootstrap(Params(AdatapBootstrap::schema(), {{"site_tolerance", 1e-9}})).run(p);
 }
@@ -78,18 +106,7 @@ TEST(AdatapClassifier, AgreesWithTheMonteCarloBootstrapOfEp) {
                          Params(mc_bootstrap::McBootstrap::schema(),
                                 {{"samples", std::int64_t{1500}}, {"inner", std::string("ep")}}))
                          .run(f.problem);
-  const double se = mc.scalars.at("bootstrap_error_stderr");
-  EXPECT_NEAR(a.scalars.at("bootstrap_error"), mc.scalars.at("bootstrap_error"), 4.5 * se + 0.02);
-  for (const std::string prefix : {"train_prediction_", "prediction_"}) {
-    const VectorXd am = a.vectors.at(prefix + "mean"), mm = mc.vectors.at(prefix + "mean");
-    const VectorXd mse = mc.vectors.at(prefix + "mean_stderr");
-    const VectorXd av = a.vectors.at(prefix + "variance"), mv = mc.vectors.at(prefix + "variance");
-    const double spread = mm.cwiseAbs().maxCoeff();
-    for (Eigen::Index i = 0; i < am.size(); ++i) {
-      EXPECT_NEAR(am(i), mm(i), 4.5 * mse(i) + 0.05 * spread) << prefix << i;
-      EXPECT_NEAR(av(i), mv(i), 0.25 * mv(i) + 4.5 * mv(i) * std::sqrt(2.0 / 1500)) << prefix << i;
-    }
-  }
+  expect_agrees_with_monte_carlo(a, mc, {0.02, 0.05, 0.25 + 4.5 * std::sqrt(2.0 / 1500), {}});
 }
 
 // p_k = delta_{k,2}: every resample is the data with each point twice, so the replica fixed
@@ -262,19 +279,7 @@ TEST(AdatapSvm, AgreesWithTheMonteCarloBootstrapOfTheAdatronOnSonar) {
                                                       {{"samples", std::int64_t{1500}},
                                                        {"inner", std::string("svm_limit")}}))
                          .run(mc_problem);
-  const double se = mc.scalars.at("bootstrap_error_stderr");
-  EXPECT_NEAR(a.scalars.at("bootstrap_error"), mc.scalars.at("bootstrap_error"), 4.5 * se + 0.01);
-  for (const std::string prefix : {"train_prediction_", "prediction_"}) {
-    const VectorXd am = a.vectors.at(prefix + "mean"), mm = mc.vectors.at(prefix + "mean");
-    const VectorXd mse = mc.vectors.at(prefix + "mean_stderr");
-    const VectorXd av = a.vectors.at(prefix + "variance"), mv = mc.vectors.at(prefix + "variance");
-    const double spread = mm.cwiseAbs().maxCoeff();
-    for (Eigen::Index i = 0; i < am.size(); ++i) {
-      EXPECT_NEAR(am(i), mm(i), 4.5 * mse(i) + 0.05 * spread) << prefix << i;
-      EXPECT_NEAR(av(i), mv(i), 0.5 * mv(i)) << prefix << i;
-    }
-    EXPECT_NEAR(av.mean(), mv.mean(), 0.1 * mv.mean()) << prefix;
-  }
+  expect_agrees_with_monte_carlo(a, mc, {0.01, 0.05, 0.5, 0.1});
   // The model (kind adatap_svm): the engine's test outputs are its predictions.
   ASSERT_TRUE(a.model);
   EXPECT_EQ(a.model->kind(), "adatap_svm");
