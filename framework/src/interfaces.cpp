@@ -3,6 +3,7 @@
 // implementations of the interfaces.
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "quench/component.h"
@@ -108,6 +109,13 @@ OptimizerReport Optimizer::minimize_stochastic(const StochasticObjective& object
   return minimize(objective, x);
 }
 ResampledModel::~ResampledModel() = default;
+
+Eigen::VectorXd ResampledModel::predict_with_probability(const Eigen::VectorXd&, Eigen::VectorXd*,
+                                                         Eigen::VectorXd&) const {
+  throw std::logic_error(
+      "ResampledModel::predict_with_probability: this model has no test "
+      "probabilities (test_probability() is false)");
+}
 InferenceEngine::~InferenceEngine() = default;
 
 void Kernel::prepare(const Eigen::MatrixXd& /*X_train*/) {}

@@ -55,22 +55,40 @@ ClassifierModel::ClassifierModel(std::shared_ptr<const Kernel> kernel,
       t_alpha_(std::move(t_alpha)),
       variance_(std::move(variance)) {}
 
+LatentVarianceForm LatentVarianceForm::of(const SiteSystem* sites) {
+  LatentVarianceForm form;
+  if (sites && sites->b_factor()) {
+    form.kind = Kind::cholesky;
+    form.sqrt_tau = sites->site_scale();
+    form.matrix = *sites->b_factor();
+  } else if (sites) {
+    form.kind = Kind::inverse;
+    form.matrix = sites->inverse_omega_plus_c();
+  }
+  return form;
+}
+
+Eigen::VectorXd LatentVarianceForm::variance(Eigen::MatrixXd& K,
+                                             const Eigen::VectorXd& prior) const {
+  Eigen::VectorXd v = prior;  // eq 27
+  if (kind == Kind::cholesky) {
+    // k^T S B^{-1} S k = |L^{-1} S k|^2 (one dtrsm).
+    K = sqrt_tau.asDiagonal() * K;
+    matrix.triangularView<Eigen::Lower>().solveInPlace(K);
+    v -= K.colwise().squaredNorm().transpose();
+  } else if (kind == Kind::inverse) {
+    v -= (K.array() * (matrix * K).array()).colwise().sum().transpose().matrix();
+  }
+  return v.cwiseMax(0.0);
+}
+
 std::shared_ptr<const ClassifierModel> ClassifierModel::from_fit(const Problem& problem,
                                                                  const Eigen::VectorXd& t,
                                                                  const Eigen::VectorXd& alpha,
                                                                  const SiteSystem* sites) {
-  LatentVarianceForm form;
-  if (sites && sites->b_factor()) {
-    form.kind = LatentVarianceForm::Kind::cholesky;
-    form.sqrt_tau = sites->site_scale();
-    form.matrix = *sites->b_factor();
-  } else if (sites) {
-    form.kind = LatentVarianceForm::Kind::inverse;
-    form.matrix = sites->inverse_omega_plus_c();
-  }
   return std::make_shared<const ClassifierModel>(problem.kernel, problem.likelihood,
                                                  problem.data->X_train, t.cwiseProduct(alpha),
-                                                 std::move(form));
+                                                 LatentVarianceForm::of(sites));
 }
 
 std::unique_ptr<ClassifierModel> ClassifierModel::read(ModelArchive& archive,
@@ -100,21 +118,12 @@ std::unique_ptr<ClassifierModel> ClassifierModel::read(ModelArchive& archive,
 
 Predictions ClassifierModel::predict(const Eigen::MatrixXd& X) const {
   Eigen::VectorXd var(X.rows());
-  const Eigen::VectorXd h = mean_field_in_blocks(
-      *kernel_, X_train_, t_alpha_, X,
-      [&](Eigen::Index start, const Eigen::MatrixXd& Xb, Eigen::MatrixXd& K) {
-        // Eq 27: lambda(x) = C(x, x) - k^T (Omega + C)^{-1} k, C(x, x) with the noise v2.
-        Eigen::VectorXd v = kernel_->diagonal(Xb).array() + kernel_->diagonal_noise();
-        if (variance_.kind == LatentVarianceForm::Kind::cholesky) {
-          // k^T S B^{-1} S k = |L^{-1} S k|^2 (one dtrsm).
-          K = variance_.sqrt_tau.asDiagonal() * K;
-          variance_.matrix.triangularView<Eigen::Lower>().solveInPlace(K);
-          v -= K.colwise().squaredNorm().transpose();
-        } else if (variance_.kind == LatentVarianceForm::Kind::inverse) {
-          v -= (K.array() * (variance_.matrix * K).array()).colwise().sum().transpose().matrix();
-        }
-        var.segment(start, Xb.rows()) = v.cwiseMax(0.0);
-      });
+  const Eigen::VectorXd h =
+      mean_field_in_blocks(*kernel_, X_train_, t_alpha_, X,
+                           [&](Eigen::Index start, const Eigen::MatrixXd& Xb, Eigen::MatrixXd& K) {
+                             var.segment(start, Xb.rows()) = variance_.variance(
+                                 K, kernel_->diagonal(Xb).array() + kernel_->diagonal_noise());
+                           });
   Eigen::VectorXd p(h.size());
   for (Eigen::Index j = 0; j < h.size(); ++j)
     p(j) = std::exp(likelihood_->tilted_moments(1.0, h(j), var(j)).log_z);  // eq 12

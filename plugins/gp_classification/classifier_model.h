@@ -34,6 +34,13 @@ struct LatentVarianceForm {
   Kind kind = Kind::prior;
   Eigen::VectorXd sqrt_tau;  ///< cholesky: sqrt(tau_i)
   Eigen::MatrixXd matrix;    ///< cholesky: L of I + S C S; inverse: (Omega + C)^{-1}
+  /// The form of a fit's site system at its fixed point: its Cholesky factor, or
+  /// (Omega + C)^{-1} in the LU form; null `sites`: prior (naive mean field).
+  static LatentVarianceForm of(const SiteSystem* sites);
+  /// Eq 27 at m inputs: lambda(x) = C(x, x) - k^T (Omega + C)^{-1} k, floored at 0, from their
+  /// prior variances C(x, x) (with the kernel's noise v2) and cross-covariances K = C(X, x)
+  /// (N x m, overwritten).
+  Eigen::VectorXd variance(Eigen::MatrixXd& K, const Eigen::VectorXd& prior) const;
 };
 
 class ClassifierModel final : public Model {

@@ -104,7 +104,7 @@ CountedFit counted_ep_fit(std::shared_ptr<const Likelihood> lik, const EpOptions
     const MeanFieldFit fit = solve_ep(C, t, counts, *lik, options);
     if (fit.status.code != RunStatus::ok)
       throw NumericalError(engine, "bootstrap retrain: " + fit.status.message);
-    return Eigen::VectorXd(t.cwiseProduct(fit.alpha));
+    return CountedFitResult{t.cwiseProduct(fit.alpha), fit.tau};
   };
 }
 
@@ -145,7 +145,7 @@ Results EpEngine::run(const Problem& problem) const {
 
 std::unique_ptr<ResampledModel> EpEngine::prepare_resampling(const Problem& problem) const {
   return make_resampled_classifier(problem, "ep",
-                                   counted_ep_fit(problem.likelihood, options_, "ep"));
+                                   counted_ep_fit(problem.likelihood, options_, "ep"), true);
 }
 
 std::vector<std::string> EpEngine::hyperparameter_objectives() const { return {"evidence", "loo"}; }

@@ -451,7 +451,7 @@ Results TapEngine::run(const Problem& problem) const {
 
 std::unique_ptr<ResampledModel> TapEngine::prepare_resampling(const Problem& problem) const {
   return make_resampled_classifier(problem, "tap",
-                                   counted_ep_fit(problem.likelihood, EpOptions{}, "tap"));
+                                   counted_ep_fit(problem.likelihood, EpOptions{}, "tap"), true);
 }
 
 std::vector<std::string> TapEngine::hyperparameter_objectives() const {

@@ -11,18 +11,29 @@
 
 namespace quench::gp_classification {
 
+/// One sample's fit: t o alpha, the coefficients of the posterior mean
+/// <f(x)> = sum_i C(x, x_i) t_i alpha_i, and for a Gaussian latent posterior (EP, TAP) its site
+/// precisions tau_i = 1/Omega_i (empty otherwise).
+struct CountedFitResult {
+  Eigen::VectorXd t_alpha;
+  Eigen::VectorXd tau;
+};
+
 /// Fits one sample: the drawn points' covariance C (diagonal noise included), their labels
-/// t = +-1 and counts k >= 1; returns t o alpha, the coefficients of the posterior mean
-/// <f(x)> = sum_i C(x, x_i) t_i alpha_i. Throws NumericalError when the fit fails.
-using CountedFit = std::function<Eigen::VectorXd(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
-                                                 const Eigen::VectorXi& counts)>;
+/// t = +-1 and counts k >= 1. Throws NumericalError when the fit fails.
+using CountedFit = std::function<CountedFitResult(
+    const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Eigen::VectorXi& counts)>;
 
 /// A ResampledModel over the problem's training labels (class_labels) whose predict(weights)
 /// takes the counts k_i = weights_i (non-negative integers; ConfigError otherwise), fits the
 /// drawn points with `fit` and returns <f> at the training inputs, then the test inputs (the
 /// kernel's cross(), without its diagonal noise). A kernel expansion: the coefficients are
-/// t o alpha at the drawn points, 0 elsewhere. The kernel matrices are formed once.
+/// t o alpha at the drawn points, 0 elsewhere. The kernel matrices are formed once. With
+/// `latent_posterior` (the fit returns tau) it offers test_probability(): p(+1 | x, D) of each
+/// retrain is the likelihood's predictive integral under N(<f(x)>, lambda(x)), lambda(x) of
+/// 001 eq 27 with the retrain's sites (as the classifiers' own test_probability).
 std::unique_ptr<ResampledModel> make_resampled_classifier(const Problem& problem,
-                                                          const char* engine, CountedFit fit);
+                                                          const char* engine, CountedFit fit,
+                                                          bool latent_posterior);
 
 }  // namespace quench::gp_classification

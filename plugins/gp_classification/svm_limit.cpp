@@ -174,8 +174,9 @@ std::unique_ptr<ResampledModel> SvmLimitEngine::prepare_resampling(const Problem
         const SvmFit fit = solve_svm(C, t, tol, max_sweeps);
         if (fit.status.code != RunStatus::ok)
           throw NumericalError("svm_limit", "bootstrap retrain: " + fit.status.message);
-        return Eigen::VectorXd(t.cwiseProduct(fit.alpha));
-      });
+        return CountedFitResult{t.cwiseProduct(fit.alpha), {}};
+      },
+      false);
 }
 
 }  // namespace quench::gp_classification

@@ -80,6 +80,10 @@ Results McBootstrap::run(const Problem& problem) const {
     require_memory(8.0 * static_cast<double>(n) * static_cast<double>(T),
                    "mc_bootstrap keeping its " + std::to_string(T) + " retrains (N x T)");
   Eigen::MatrixXd A(keep_retrains ? n : 0, keep_retrains ? T : 0);
+  // Each retrain's p(+1 | x, D) at the test inputs, averaged below (the Monte-Carlo counterpart
+  // of the classification guide's eq 21).
+  const bool probabilities = zero_one && m > 0 && model->test_probability();
+  Eigen::MatrixXd P(probabilities ? m : 0, probabilities ? T : 0);
 
   // One RNG stream per sample: the result does not depend on the thread count.
   Eigen::MatrixXd F(n + m, T), O(n, T);
@@ -90,13 +94,12 @@ Results McBootstrap::run(const Problem& problem) const {
         RngStream rng(problem.seed, t);
         const Eigen::VectorXd w = problem.resampler->sample(rng);
         const auto col = static_cast<Eigen::Index>(t);
-        if (keep_retrains) {
-          Eigen::VectorXd a;
-          F.col(col) = model->predict(w, &a);
-          A.col(col) = a;
-        } else {
-          F.col(col) = model->predict(w);
-        }
+        Eigen::VectorXd a, p;
+        Eigen::VectorXd* coefficients = keep_retrains ? &a : nullptr;
+        F.col(col) = probabilities ? model->predict_with_probability(w, coefficients, p)
+                                   : model->predict(w, coefficients);
+        if (keep_retrains) A.col(col) = a;
+        if (probabilities) P.col(col) = p;
         O.col(col) = (w.array() == 0.0).cast<double>();
         sizes(col) = w.sum();
       },
@@ -171,6 +174,15 @@ Results McBootstrap::run(const Problem& problem) const {
                     : Eigen::VectorXd::Zero(G.rows()));
   };
   moments(F_train, "train_prediction_");
+  if (probabilities) {
+    const Eigen::VectorXd mean = P.rowwise().mean();
+    r.vectors["prediction_probability"] = mean;
+    r.vectors["prediction_probability_stderr"] =
+        T > 1 ? Eigen::VectorXd(((P.colwise() - mean).rowwise().squaredNorm() /
+                                 static_cast<double>((T - 1) * T))
+                                    .cwiseSqrt())
+              : Eigen::VectorXd::Zero(m);
+  }
   if (keep_retrains) {
     auto fitted = std::make_shared<const McBootstrapModel>(
         problem.kernel, data.X_train, std::move(A), problem.resampler->expected_size());

@@ -13,12 +13,15 @@
 
 #include "bernoulli_subsample.h"
 #include "bootstrap_resamplers.h"
+#include "ep.h"
 #include "exact_gp_regression.h"
 #include "exact_loo.h"
 #include "mc_bootstrap.h"
 #include "mc_bootstrap_model.h"
 #include "probit_likelihood.h"
 #include "quench/losses.h"
+#include "quench/normal.h"
+#include "quench/rng.h"
 
 namespace quench::mc_bootstrap {
 namespace {
@@ -346,7 +349,73 @@ TEST(McBootstrapClassification, ResultsDoNotDependOnTheThreadCount) {
     EXPECT_EQ(one.matrices.at("predictor_samples"), two.matrices.at("predictor_samples"));
     EXPECT_EQ(one.vectors.at("prediction_mean"), two.vectors.at("prediction_mean"));
     EXPECT_EQ(one.vectors.at("prediction_variance"), two.vectors.at("prediction_variance"));
+    if (std::string(inner) == "svm_limit")  // no latent posterior: no probabilities
+      EXPECT_EQ(one.vectors.count("prediction_probability"), 0u);
+    else
+      EXPECT_EQ(one.vectors.at("prediction_probability"), two.vectors.at("prediction_probability"));
   }
+}
+
+// Each retrain's predictive probability at the test inputs, averaged (the Monte-Carlo
+// E[p(+1 | x, D)] of the classification guide's eq 21): against the retrains redone here on the
+// same Poisson draws, EP by solve_ep and the latent variance at x from a dense inverse of the
+// joint posterior precision of (f at the drawn points, f(x)) -- not the engine's
+// B = I + S C S form -- with p = Phi(<f(x)> / sqrt(sigma^2 + lambda(x))) for the probit.
+// 1e-10: the same EP fits, the variance by another factorization of a system with
+// condition < 1e5.
+TEST(McBootstrapClassification, TestProbabilitiesAreTheRetrainsPredictiveProbabilities) {
+  const int n = 16, m = 5;
+  const std::int64_t T = 30;
+  ClassFixture f(n, m, 0.632);
+  auto poisson = std::make_shared<resamplers::PoissonBootstrap>(
+      Params(resamplers::PoissonBootstrap::schema(), {{"ratio", 1.0}}));
+  poisson->prepare(n);
+  f.problem.resampler = poisson;
+  const double noise = 0.3;  // the fixture's probit
+  const Eigen::MatrixXd K = f.problem.kernel->cross(f.data.X_train, f.data.X_train);
+  const Eigen::MatrixXd Kx = f.problem.kernel->cross(f.data.X_train, f.data.X_test);
+  const Eigen::VectorXd kxx = f.problem.kernel->diagonal(f.data.X_test);
+  Eigen::VectorXd expected = Eigen::VectorXd::Zero(m);
+  int repeated = 0;  // samples with a point drawn more than once (k-fold sites)
+  for (std::int64_t s = 0; s < T; ++s) {
+    RngStream rng(f.problem.seed, static_cast<std::uint64_t>(s));
+    const Eigen::VectorXd w = f.problem.resampler->sample(rng);
+    std::vector<Eigen::Index> kept;
+    for (Eigen::Index i = 0; i < n; ++i)
+      if (w(i) > 0) kept.push_back(i);
+    const auto a = static_cast<Eigen::Index>(kept.size());
+    ASSERT_GT(a, 0);
+    repeated += (w.array() > 1.0).any();
+    Eigen::MatrixXd C(a, a);
+    Eigen::VectorXd t(a);
+    Eigen::VectorXi k(a);
+    for (Eigen::Index b = 0; b < a; ++b) {
+      for (Eigen::Index c = 0; c < a; ++c) C(b, c) = K(kept[b], kept[c]);
+      t(b) = f.data.y_train(kept[b]);
+      k(b) = static_cast<int>(w(kept[b]));
+    }
+    const gp_classification::MeanFieldFit fit =
+        gp_classification::solve_ep(C, t, k, *f.problem.likelihood, gp_classification::EpOptions{});
+    ASSERT_EQ(fit.status.code, RunStatus::ok);
+    for (Eigen::Index x = 0; x < m; ++x) {
+      Eigen::MatrixXd joint(a + 1, a + 1);  // prior covariance of (f_A, f(x))
+      joint.topLeftCorner(a, a) = C;
+      for (Eigen::Index b = 0; b < a; ++b) joint(b, a) = joint(a, b) = Kx(kept[b], x);
+      joint(a, a) = kxx(x);
+      Eigen::MatrixXd precision = joint.fullPivLu().inverse();
+      precision.diagonal().head(a) += fit.tau;
+      const double variance = precision.fullPivLu().inverse()(a, a);
+      double mean = 0;
+      for (Eigen::Index b = 0; b < a; ++b) mean += Kx(kept[b], x) * t(b) * fit.alpha(b);
+      expected(x) += normal_cdf(mean / std::sqrt(noise + variance)) / static_cast<double>(T);
+    }
+  }
+  ASSERT_GT(repeated, 0);
+  const Results r = run_inner(f.problem, "ep", T, 2);
+  const Eigen::VectorXd& p = r.vectors.at("prediction_probability");
+  EXPECT_LT((p - expected).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_EQ(r.vectors.at("prediction_probability_stderr").size(), m);
+  EXPECT_GT(r.vectors.at("prediction_probability_stderr").minCoeff(), 0.0);
 }
 
 // The kept retrains (kernel expansions t o alpha) give the per-sample latent means at the test

@@ -81,7 +81,7 @@ struct BrokenCase {
 const std::vector<BrokenCase>& broken_cases() {
   static const std::vector<BrokenCase> cases = {
       {"libbad_api.so",
-       "plugin API version 7, this quench expects " + std::to_string(kPluginApiVersion)},
+       "plugin API version 1000, this quench expects " + std::to_string(kPluginApiVersion)},
       {"libbad_size.so", "plugin descriptor size"},
       {"libbroken.so", "not an ELF file (no ELF magic number)"},
       {"libno_export.so", "does not export quench_plugin_descriptor; not a quench plugin"},
@@ -124,7 +124,7 @@ TEST(RegistryLoad, ApiMismatchMessageNamesBothVersionsAndThePath) {
   registry.load_library(fixture("libbad_api.so"));
   ASSERT_EQ(registry.failures().size(), 1u);
   EXPECT_EQ(registry.failures()[0].str(),
-            fixture("libbad_api.so") + ": plugin API version 7, this quench expects " +
+            fixture("libbad_api.so") + ": plugin API version 1000, this quench expects " +
                 std::to_string(kPluginApiVersion) + "; rebuild the plugin against this quench");
 }
 

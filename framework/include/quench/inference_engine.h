@@ -77,6 +77,16 @@ class QUENCH_API ResampledModel {
   Eigen::VectorXd predict(const Eigen::VectorXd& weights) const {
     return predict(weights, nullptr);
   }
+  /// Whether each retrain is a classifier with a predictive probability p(+1 | x, D) at the
+  /// test inputs (e.g. EP: the likelihood's predictive integral under the retrain's Gaussian
+  /// latent posterior at x), so that the bootstrap average of it can be taken. Default: false.
+  virtual bool test_probability() const { return false; }
+  /// predict(weights, coefficients) and that retrain's p(+1 | x, D) at the test inputs in
+  /// `probability`. Only asked of a test_probability() model: the default throws
+  /// std::logic_error.
+  virtual Eigen::VectorXd predict_with_probability(const Eigen::VectorXd& weights,
+                                                   Eigen::VectorXd* coefficients,
+                                                   Eigen::VectorXd& probability) const;
 };
 
 class QUENCH_API InferenceEngine : public Component {

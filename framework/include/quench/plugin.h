@@ -34,7 +34,8 @@ namespace quench {
 /// 5: fitted models (Results::model, Problem::make_model, InferenceEngine::read_model).
 /// 6: retrains kept as kernel expansions (ResampledModel::kernel_expansion); k-fold tilted
 ///    moments (Likelihood::tilted_moments_power).
-inline constexpr std::uint32_t kPluginApiVersion = 6;
+/// 7: retrains' predictive probabilities at the test inputs (ResampledModel::test_probability).
+inline constexpr std::uint32_t kPluginApiVersion = 7;
 
 using PluginFactory = std::function<std::unique_ptr<Component>(const Params&)>;
 
