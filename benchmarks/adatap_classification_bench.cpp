@@ -10,8 +10,10 @@
 // the likelihood; Poisson bootstrap S = N (occupation pmf truncated below 1e-12). One thread for
 // everything (BLAS included). Units: the fastest of 5 Choleskys of K; one EP retrain = EP with
 // k-fold sites on the points of one Poisson sample (the mc_bootstrap inner model), the faster of
-// 2. "sites/iter" is one evaluation of every averaged site at the final cavities (the k-fold
-// tilted moments, N k_max n_u calls): the part of an iteration that is not the O(N^3) algebra.
+// 2. "it(crs)": iterations, of them with the coarse site rule. "fine" and "crs": one evaluation
+// of every averaged site at the final cavities with the uniform 20-node u-rule (N k_max n_u
+// k-fold tilted moments) and with the coarse rule of the first stage; "G": the O(N^3) algebra
+// of one iteration (G = (K^-1 + diag Delta lambda)^-1) in Choleskys of K.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -63,8 +65,9 @@ static int main_body(int argc, char** argv) {
   const quench::ScopedBlasThreads one_blas_thread(1);
   const quench::likelihoods::ProbitLikelihood probit(1.0, 0.0);
   const quench::adatap::Occupation occ = poisson(1.0, 1e-12);
-  std::printf("%5s %8s %9s %9s %6s %9s %10s %12s %12s\n", "N", "chol[s]", "EP[s]", "ADATAP[s]",
-              "iters", "sites/it", "x EP", "x Cholesky", "(targets)");
+  std::printf("%5s %8s %9s %9s %8s %7s %7s %7s %8s %11s %12s\n", "N", "chol[s]", "EP[s]",
+              "ADATAP[s]", "it(crs)", "fine[s]", "crs[s]", "G[chol]", "x EP", "x Cholesky",
+              "(targets)");
   for (int n : {200, 1000}) {
     if (only > 0 && n != only) continue;
     const quench::bench::LetterRows letter = quench::bench::first_letter_rows(path, n);
@@ -101,15 +104,18 @@ static int main_body(int argc, char** argv) {
     quench::adatap::GeneralSolution sol;
     const double adatap = quench::bench::best_of(
         1, [&] { sol = quench::adatap::solve_general(K, t, probit, occ, o); });
-    const auto& rule = quench::gauss_hermite(o.hermite_nodes);
-    const double sites = quench::bench::best_of(1, [&] {
-      for (Index i = 0; i < n; ++i)
-        quench::adatap::averaged_site(probit, t(i), sol.dlc(i), sol.gammac(i), sol.lamc(i), occ.pmf,
-                                      rule);
-    });
-    std::printf("%5d %8.4f %9.4f %9.3f %6d %9.3f %10.1f %12.1f   %s%s\n", n, chol, ep, adatap,
-                sol.iterations, sites, adatap / ep, adatap / chol,
-                n == 1000 ? "<= 10 EP, <= 20 chol" : "< 1 s",
+    auto sites = [&](const quench::adatap::SiteQuadrature& q) {
+      return quench::bench::best_of(1, [&] {
+        for (Index i = 0; i < n; ++i)
+          quench::adatap::averaged_site(probit, t(i), sol.dlc(i), sol.gammac(i), sol.lamc(i), q);
+      });
+    };
+    const double fine = sites(quench::adatap::uniform_site_quadrature(occ.pmf, o.hermite_nodes));
+    const double coarse = sites(quench::adatap::coarse_site_quadrature(occ.pmf));
+    const double g = quench::bench::best_of(3, [&] { quench::adatap::g_full(K, sol.dl); });
+    std::printf("%5d %8.4f %9.4f %9.3f %4d(%2d) %7.3f %7.3f %7.1f %8.1f %11.1f   %s%s\n", n, chol,
+                ep, adatap, sol.iterations, sol.coarse_iterations, fine, coarse, g / chol,
+                adatap / ep, adatap / chol, n == 1000 ? "<= 10 EP, <= 20 chol" : "< 1 s",
                 sol.converged ? "" : "  (NOT CONVERGED)");
   }
   return 0;

@@ -67,8 +67,8 @@ ParamSchema AdatapBootstrap::schema() {
             1e-6, 1e-14, 0.1)
       .real("damping",
             "non-Gaussian likelihoods: the fraction of the new site parameters taken per "
-            "iteration",
-            0.5, 0.01, 1.0)
+            "iteration at the start (halved whenever the change grows)",
+            1.0, 0.01, 1.0)
       .integer("hermite_nodes",
                "non-Gaussian likelihoods: Gauss-Hermite nodes of the average over the decoupling "
                "variable u",

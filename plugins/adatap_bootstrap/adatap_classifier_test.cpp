@@ -65,10 +65,12 @@ struct Fixture {
 // An analytical bootstrap `a` against its Monte-Carlo reference `mc`: the bootstrap error
 // within 4.5 MC standard errors + budget.error; the bootstrap means at training and test inputs
 // within 4.5 standard errors + budget.mean of their largest magnitude; each variance within the
-// relative budget.variance, and (when set) the average variance within budget.average.
+// relative budget.variance, and (when set) the average variance within budget.average and
+// E[p(+1 | x)] at the test inputs (eq 21 against the average of the retrains' predictive
+// probabilities) within 4.5 standard errors + budget.probability.
 struct Budget {
   double error, mean, variance;
-  std::optional<double> average;
+  std::optional<double> average, probability;
 };
 void expect_agrees_with_monte_carlo(const Results& a, const Results& mc, const Budget& budget) {
   const double se = mc.scalars.at("bootstrap_error_stderr");
@@ -87,6 +89,13 @@ void expect_agrees_with_monte_carlo(const Results& a, const Results& mc, const B
       EXPECT_NEAR(av.mean(), mv.mean(), *budget.average * mv.mean()) << prefix;
     }
   }
+  if (budget.probability) {
+    const VectorXd ap = a.vectors.at("prediction_probability"),
+                   mp = mc.vectors.at("prediction_probability"),
+                   pse = mc.vectors.at("prediction_probability_stderr");
+    for (Eigen::Index x = 0; x < ap.size(); ++x)
+      EXPECT_NEAR(ap(x), mp(x), 4.5 * pse(x) + *budget.probability) << "probability " << x;
+  }
 }
 
 Results adatap(const Problem& p) {
@@ -97,7 +106,8 @@ Results adatap(const Problem& p) {
 // Budgets: 4.5 MC standard errors plus what the approximation is allowed (the Sonar, Pima and
 // Crabs comparisons of docs/adatap_classification.md: |d eps| <= 0.01, bootstrap means within
 // ~1 standard error, variances within ~5 %): 0.02 in eps, 0.05 of the spread of the means,
-// 25 % per variance (MC: 1500 samples, variance standard error ~ 4 % for Gaussian predictors).
+// 25 % per variance (MC: 1500 samples, variance standard error ~ 4 % for Gaussian predictors),
+// the 0.03 in E[p(+1 | x)].
 TEST(AdatapClassifier, AgreesWithTheMonteCarloBootstrapOfEp) {
   Fixture f(30, 8, 1.0);
   const Results a = adatap(f.problem);
@@ -106,7 +116,7 @@ TEST(AdatapClassifier, AgreesWithTheMonteCarloBootstrapOfEp) {
                          Params(mc_bootstrap::McBootstrap::schema(),
                                 {{"samples", std::int64_t{1500}}, {"inner", std::string("ep")}}))
                          .run(f.problem);
-  expect_agrees_with_monte_carlo(a, mc, {0.02, 0.05, 0.25 + 4.5 * std::sqrt(2.0 / 1500), {}});
+  expect_agrees_with_monte_carlo(a, mc, {0.02, 0.05, 0.25 + 4.5 * std::sqrt(2.0 / 1500), {}, 0.03});
 }
 
 // p_k = delta_{k,2}: every resample is the data with each point twice, so the replica fixed
@@ -279,7 +289,7 @@ TEST(AdatapSvm, AgreesWithTheMonteCarloBootstrapOfTheAdatronOnSonar) {
                                                       {{"samples", std::int64_t{1500}},
                                                        {"inner", std::string("svm_limit")}}))
                          .run(mc_problem);
-  expect_agrees_with_monte_carlo(a, mc, {0.01, 0.05, 0.5, 0.1});
+  expect_agrees_with_monte_carlo(a, mc, {0.01, 0.05, 0.5, 0.1, {}});
   // The model (kind adatap_svm): the engine's test outputs are its predictions.
   ASSERT_TRUE(a.model);
   EXPECT_EQ(a.model->kind(), "adatap_svm");

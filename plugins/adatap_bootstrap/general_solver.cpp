@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "quench/cancellation.h"
@@ -14,9 +15,23 @@ using Eigen::Index;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 
+SiteQuadrature uniform_site_quadrature(const VectorXd& pmf, int n) {
+  SiteQuadrature q{pmf, std::vector<const GaussHermiteRule*>(static_cast<std::size_t>(pmf.size()),
+                                                             &gauss_hermite(n))};
+  return q;
+}
+
+SiteQuadrature coarse_site_quadrature(const VectorXd& pmf) {
+  SiteQuadrature q{pmf, std::vector<const GaussHermiteRule*>(static_cast<std::size_t>(pmf.size()))};
+  for (Index k = 0; k < pmf.size(); ++k)
+    q.rule[static_cast<std::size_t>(k)] =
+        &gauss_hermite(pmf(k) >= 1e-3 ? 8 : (pmf(k) >= 1e-6 ? 4 : 2));
+  return q;
+}
+
 AveragedSite averaged_site(const Likelihood& likelihood, double y, double delta_lambda_c,
-                           double gamma_c, double lambda_c, const VectorXd& pmf,
-                           const GaussHermiteRule& rule) {
+                           double gamma_c, double lambda_c, const SiteQuadrature& quadrature) {
+  const VectorXd& pmf = quadrature.pmf;
   const double v = 1.0 / delta_lambda_c;          // cavity variance
   const double mean_mu = gamma_c * v;             // E_u mu(u)       (note eq 14)
   const double sd_mu = std::sqrt(-lambda_c) * v;  // sd_u mu(u)
@@ -24,9 +39,10 @@ AveragedSite averaged_site(const Likelihood& likelihood, double y, double delta_
   s.mean = pmf(0) * mean_mu;  // k = 0: the cavity itself
   s.variance = pmf(0) * v;
   s.second_moment = pmf(0) * (mean_mu * mean_mu + sd_mu * sd_mu);
-  const std::size_t nodes = sd_mu > 0 ? rule.nodes.size() : 1;
   for (Index k = 1; k < pmf.size(); ++k) {
     if (pmf(k) == 0.0) continue;
+    const GaussHermiteRule& rule = *quadrature.rule[static_cast<std::size_t>(k)];
+    const std::size_t nodes = sd_mu > 0 ? rule.nodes.size() : 1;
     for (std::size_t j = 0; j < nodes; ++j) {
       const double w = pmf(k) * (nodes > 1 ? rule.weights[j] : 1.0);
       const double mu = nodes > 1 ? mean_mu + rule.nodes[j] * sd_mu : mean_mu;
@@ -72,73 +88,142 @@ void gaussian_part(const MatrixXd& K, GeneralSolution& s) {
   s.C.noalias() = -(s.G.cwiseAbs2() * s.lam);
 }
 
+// The cavities from site + cavity = Gaussian part (000 eqs 35-37; note eq 16); the index of the
+// first improper one (Delta lambda_c <= 0 or lambda_c > 0), or -1.
+Index cavities(GeneralSolution& s) {
+  s.dlc = s.V.cwiseInverse() - s.dl;
+  s.gammac = s.m.cwiseQuotient(s.V) - s.gamma;
+  s.lamc = -s.C.cwiseQuotient(s.V.cwiseAbs2()) - s.lam;
+  for (Index i = 0; i < s.dlc.size(); ++i) {
+    // lambda_c = 0 up to rounding where the sites still carry no between-sample variance.
+    const double scale = s.C(i) / (s.V(i) * s.V(i)) + std::abs(s.lam(i));
+    if (s.lamc(i) > 0 && s.lamc(i) <= 1e-12 * scale) s.lamc(i) = 0;
+    if (!(s.dlc(i) > 0) || !(s.lamc(i) <= 0)) return i;
+  }
+  return -1;
+}
+
+// The site parameters (Delta lambda, gamma, lambda) as one point of the iteration.
+struct Sites {
+  VectorXd dl, gamma, lam;
+};
+
+// theta = from + eta (to - from). Delta lambda* >= 0 for a log-concave likelihood (the tilted
+// variance never exceeds the cavity's, Brascamp-Lieb); the floor removes what quadrature
+// rounding leaves below 0 at sites the likelihood barely informs.
+void step(const Sites& from, const Sites& to, double eta, GeneralSolution& s) {
+  s.dl = ((1 - eta) * from.dl + eta * to.dl).cwiseMax(0.0);
+  s.gamma = (1 - eta) * from.gamma + eta * to.gamma;
+  s.lam = (1 - eta) * from.lam + eta * to.lam;
+}
+
 }  // namespace
 
 GeneralSolution solve_general(const MatrixXd& K, const VectorXd& y, const Likelihood& likelihood,
                               const Occupation& occupation, const GeneralOptions& o) {
-  const GaussHermiteRule& rule = gauss_hermite(o.hermite_nodes);
-  return solve_general(
-      K, y,
-      [&](Index, double yi, double dlc, double gammac, double lamc) {
-        return averaged_site(likelihood, yi, dlc, gammac, lamc, occupation.pmf, rule);
-      },
-      o);
+  const SiteQuadrature fine = uniform_site_quadrature(occupation.pmf, o.hermite_nodes);
+  const SiteQuadrature coarse = coarse_site_quadrature(occupation.pmf);
+  auto averaged = [&](const SiteQuadrature& q) {
+    return [&likelihood, &q](Index, double yi, double dlc, double gammac, double lamc) {
+      return averaged_site(likelihood, yi, dlc, gammac, lamc, q);
+    };
+  };
+  return solve_general(K, y, averaged(fine), o, averaged(coarse));
 }
 
 GeneralSolution solve_general(const MatrixXd& K, const VectorXd& y,
-                              const AveragedSiteFunction& site, const GeneralOptions& o) {
+                              const AveragedSiteFunction& site, const GeneralOptions& o,
+                              const AveragedSiteFunction& coarse) {
   const Index n = K.rows();
   GeneralSolution s;
   s.dl = s.gamma = s.lam = VectorXd::Zero(n);  // the cavity is the GP prior
+  const bool two_stage = static_cast<bool>(coarse);
+  // With a coarse site: its moments plus the defect correction (fine - coarse at the cavities
+  // of the last check; zero at first) drive the iteration; the fine site is evaluated only to
+  // check a fixed point of that, at the same cavities.
+  bool checking = !two_stage;
+  VectorXd dm = VectorXd::Zero(n), dV = VectorXd::Zero(n), dQ = VectorXd::Zero(n);
+  VectorXd cm(n), cV(n), cQ(n);  // the last coarse moments, uncorrected
+  double eta = o.damping, best = std::numeric_limits<double>::infinity();
+  Sites from, to;  // the last step: from the sites where the averages were taken, to the target
+  bool stepped = false, same_sites = false;
   VectorXd m1(n), V1(n), Q1(n);
   for (s.iterations = 1; s.iterations <= o.max_iterations; ++s.iterations) {
     throw_if_stop_requested();
-    gaussian_part(K, s);
-    // Cavities from site + cavity = Gaussian part (000 eqs 35-37; note eq 16).
-    s.dlc = s.V.cwiseInverse() - s.dl;
-    s.gammac = s.m.cwiseQuotient(s.V) - s.gamma;
-    s.lamc = -s.C.cwiseQuotient(s.V.cwiseAbs2()) - s.lam;
-    for (Index i = 0; i < n; ++i) {
-      // lambda_c = 0 up to rounding where the sites still carry no between-sample variance.
-      const double scale = s.C(i) / (s.V(i) * s.V(i)) + std::abs(s.lam(i));
-      if (s.lamc(i) > 0 && s.lamc(i) <= 1e-12 * scale) s.lamc(i) = 0;
-      if (!(s.dlc(i) > 0) || !(s.lamc(i) <= 0)) {
+    if (!same_sites) {
+      gaussian_part(K, s);
+      if (const Index i = cavities(s); i >= 0) {
+        if (stepped && eta > o.min_damping) {  // the step was too long: half of it
+          eta = std::max(0.5 * eta, o.min_damping);
+          step(from, to, eta, s);
+          continue;
+        }
         std::ostringstream why;
         why << "cavity of training point " << i << " at iteration " << s.iterations
             << " is not proper (Delta lambda_c = " << s.dlc(i) << ", lambda_c = " << s.lamc(i)
             << "; the decoupling needs Delta lambda_c > 0, lambda_c <= 0)";
         s.message = why.str();
+        s.damping = eta;
         return s;
       }
     }
+    same_sites = false;
+    const AveragedSiteFunction& averaged = checking ? site : coarse;
     parallel_for(static_cast<std::size_t>(n), o.threads, [&](std::size_t j) {
       const auto i = static_cast<Index>(j);
-      const AveragedSite a = site(i, y(i), s.dlc(i), s.gammac(i), s.lamc(i));
+      const AveragedSite a = averaged(i, y(i), s.dlc(i), s.gammac(i), s.lamc(i));
       m1(i) = a.mean;
       V1(i) = a.variance;
       Q1(i) = a.second_moment;
     });
+    if (!checking) {
+      ++s.coarse_iterations;
+      cm = m1;
+      cV = V1;
+      cQ = Q1;
+      m1 += dm;
+      V1 += dV;
+      Q1 += dQ;
+    }
     const VectorXd C1 = Q1 - m1.cwiseAbs2();
     s.final_change = std::max({(m1 - s.m).cwiseAbs().maxCoeff(),
                                ((V1 - s.V).cwiseQuotient(s.V)).cwiseAbs().maxCoeff(),
                                (C1 - s.C).cwiseAbs().maxCoeff()});
+    s.damping = eta;
     if (!std::isfinite(s.final_change)) {
       s.message =
           "the averaged site moments are not finite at iteration " + std::to_string(s.iterations);
       return s;
     }
     if (s.final_change < o.tolerance) {
-      s.converged = true;
-      return s;
+      if (checking) {
+        s.converged = true;
+        return s;
+      }
+      checking = true;  // a fixed point of the corrected coarse site: check it with the fine one
+      same_sites = true;
+      continue;
     }
-    // The sites that make site + cavity reproduce the averaged moments (note eq 17), damped.
-    // Delta lambda* >= 0 for a log-concave likelihood (the tilted variance never exceeds the
-    // cavity's, Brascamp-Lieb); the floor removes what quadrature rounding leaves below 0 at
-    // sites the likelihood barely informs.
-    const double eta = o.damping;
-    s.dl = ((1 - eta) * s.dl + eta * (V1.cwiseInverse() - s.dlc)).cwiseMax(0.0);
-    s.gamma = (1 - eta) * s.gamma + eta * (m1.cwiseQuotient(V1) - s.gammac);
-    s.lam = (1 - eta) * s.lam + eta * (-C1.cwiseQuotient(V1.cwiseAbs2()) - s.lamc);
+    if (two_stage && checking) {  // the check failed: correct the coarse site by the defect
+      dm = m1 - cm;
+      dV = V1 - cV;
+      dQ = Q1 - cQ;
+      checking = false;
+      best = std::numeric_limits<double>::infinity();
+    }
+    // A change that grows far above the best so far (not the zig-zag of a converging
+    // iteration) halves the step.
+    if (s.final_change > 2.0 * best) {
+      eta = std::max(0.5 * eta, o.min_damping);
+      best = s.final_change;
+    }
+    best = std::min(best, s.final_change);
+    // The sites that make site + cavity reproduce the averaged moments (note eq 17).
+    from = {s.dl, s.gamma, s.lam};
+    to = {V1.cwiseInverse() - s.dlc, m1.cwiseQuotient(V1) - s.gammac,
+          -C1.cwiseQuotient(V1.cwiseAbs2()) - s.lamc};
+    step(from, to, eta, s);
+    stepped = true;
   }
   s.iterations = o.max_iterations;
   std::ostringstream why;

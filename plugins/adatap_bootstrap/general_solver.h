@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -23,22 +24,38 @@ namespace quench::adatap {
 
 struct GeneralOptions {
   double tolerance = 1e-6;  ///< max |m' - m|, |V' - V| / V, |C' - C| at the fixed point
-  double damping = 0.5;     ///< eta: the fraction of the target site parameters taken per step
+  /// eta: the fraction of the target site parameters taken per step at the start. It is halved
+  /// (down to min_damping) whenever the change grows, and a step that leaves a cavity improper
+  /// is taken again at half the length.
+  double damping = 1.0;
+  double min_damping = 1.0 / 64;
   int max_iterations = 500;
   int hermite_nodes = 20;  ///< n_u of the u-average
   int threads = 0;         ///< workers for the site averages (results do not depend on it)
 };
 
+/// The u-rule of the averaged site for each occupation k: rule[k] for k >= 1 (rule[0] is
+/// unused: k = 0 is the cavity in closed form).
+struct SiteQuadrature {
+  Eigen::VectorXd pmf;
+  std::vector<const GaussHermiteRule*> rule;
+};
+/// The definition (000 eqs 44-46): the n-node Gauss-Hermite rule in u for every k.
+SiteQuadrature uniform_site_quadrature(const Eigen::VectorXd& pmf, int n);
+/// The first stage of solve_general: 8 nodes for the k with p_k >= 1e-3, 4 down to 1e-6, 2
+/// below, a third of the tilted-moment calls or fewer. Its fixed point is accepted only when the
+/// uniform rule agrees with it to the tolerance.
+SiteQuadrature coarse_site_quadrature(const Eigen::VectorXd& pmf);
+
 /// The averaged exact site of one point (000 eqs 44-46): m' = E[a], V' = E[b], Q' = E[a^2] over
 /// k ~ pmf and u ~ N(0, 1), a and b the mean and variance of the k-fold tilted density (000 eq 43)
 /// under the cavity (delta_lambda_c, gamma_c, lambda_c). k = 0 in closed form (the cavity
-/// itself); k >= 1 by the Gauss-Hermite rule in u (one node when lambda_c = 0).
+/// itself); k >= 1 by the quadrature's rule for k in u (one node when lambda_c = 0).
 struct AveragedSite {
   double mean = 0, variance = 0, second_moment = 0;
 };
 AveragedSite averaged_site(const Likelihood& likelihood, double y, double delta_lambda_c,
-                           double gamma_c, double lambda_c, const Eigen::VectorXd& pmf,
-                           const GaussHermiteRule& rule);
+                           double gamma_c, double lambda_c, const SiteQuadrature& quadrature);
 
 /// The SVM limit of the averaged site (note §6, eq 23): the likelihood Theta(y f - 1) with the
 /// prior K / beta, beta -> infinity, in the rescaled parameters (Delta lambda = beta Delta
@@ -60,20 +77,27 @@ struct GeneralSolution {
   /// Eq 39: E_D[f^_i]; V_i = G_ii, the within-sample posterior variance averaged over D; eq 40:
   /// C_i = Var_D[f^_i].
   Eigen::VectorXd m, V, C;
-  int iterations = 0;
+  int iterations = 0;         ///< passes of the iteration, both stages and repeated steps
+  int coarse_iterations = 0;  ///< of them, with the coarse site (solve_general's first stage)
+  double damping = 0;         ///< eta at the end
   bool converged = false;
   double final_change = 0;  ///< the convergence measure at the last iteration
   std::string message;      ///< why it stopped when not converged
 };
 
 /// Algorithm 1 of the note from the prior (all site parameters 0): G, m, V, C (eq 9 of the note);
-/// the cavities (eq 16); the averaged sites; stop when they agree to `tolerance`; else damped
-/// steps towards the sites that make them agree (eq 17). K: the kernel matrix of the
+/// the cavities (eq 16); the averaged sites; stop when they agree to `tolerance`; else a step
+/// of length eta towards the sites that make them agree (eq 17). K: the kernel matrix of the
 /// noise-free latent process; y: the targets as the likelihood takes them (+-1 labels).
-/// A cavity with lambda_c(i) > 0 (no real decoupling) stops the iteration with a message.
+/// With a `coarse` site the iteration runs on it first; at its fixed point `site` is evaluated
+/// at the same cavities and the iteration goes on with `site` until they agree to `tolerance`,
+/// so the result is a fixed point of `site` either way. A cavity with lambda_c(i) > 0 (no real
+/// decoupling) that halving the step cannot avoid stops the iteration with a message.
 GeneralSolution solve_general(const Eigen::MatrixXd& K, const Eigen::VectorXd& y,
-                              const AveragedSiteFunction& site, const GeneralOptions& options);
-/// The same with the likelihood's averaged site (averaged_site over the occupation pmf).
+                              const AveragedSiteFunction& site, const GeneralOptions& options,
+                              const AveragedSiteFunction& coarse = {});
+/// The likelihood's averaged site over the occupation pmf: the coarse quadrature first, then
+/// the uniform rule of options.hermite_nodes.
 GeneralSolution solve_general(const Eigen::MatrixXd& K, const Eigen::VectorXd& y,
                               const Likelihood& likelihood, const Occupation& occupation,
                               const GeneralOptions& options);

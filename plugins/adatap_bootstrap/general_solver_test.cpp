@@ -142,6 +142,46 @@ TEST(GeneralAdatap, DeterministicOccupationIsEpOnRepeatedData) {
   }
 }
 
+// The fast path against its definition: the coarse u-rules first, then the uniform 20-node rule,
+// with steps of length 1 halved when the change grows (solve_general with a likelihood) reach
+// the fixed point of the uniform rule iterated alone with the fixed damping 0.5 of the note's
+// Algorithm 1. Both stop at 1e-9; the fixed points agree to 1e-7 (the tolerance times the
+// contraction's amplification, measured <= 3e-8). At nu = 0.5 the coarse rule alone is 3e-5
+// off: the defect correction of solve_general takes it to the fine rule's fixed point.
+TEST(GeneralAdatap, CoarseStageAndLongStepsReachTheFixedPointOfTheDefinition) {
+  const Problem2d d(24, 7);
+  const MatrixXd K = rbf(d.X, 3.0, 1.0);
+  const likelihoods::ProbitLikelihood probit(0.2, 0.0);
+  for (double nu : {0.5, 2.0}) {
+    const Occupation occ = poisson(nu, nu < 1 ? 10 : 16);  // tails below 1e-12
+    GeneralOptions fast = tight();
+    fast.tolerance = 1e-9;
+    fast.threads = 2;
+    const GeneralSolution s = solve_general(K, d.y, probit, occ, fast);
+    ASSERT_TRUE(s.converged) << s.message;
+    EXPECT_GT(s.coarse_iterations, 0);
+    EXPECT_LT(s.coarse_iterations, s.iterations);  // the fine rule checked the coarse fixed point
+    GeneralOptions plain = fast;
+    plain.damping = 0.5;
+    plain.min_damping = 0.5;
+    const SiteQuadrature fine = uniform_site_quadrature(occ.pmf, plain.hermite_nodes);
+    const GeneralSolution r = solve_general(
+        K, d.y,
+        [&](Eigen::Index, double yi, double dlc, double gammac, double lamc) {
+          return averaged_site(probit, yi, dlc, gammac, lamc, fine);
+        },
+        plain);
+    ASSERT_TRUE(r.converged) << r.message;
+    EXPECT_EQ(r.coarse_iterations, 0);
+    EXPECT_LT(s.iterations, r.iterations) << "nu = " << nu;
+    EXPECT_LT((s.m - r.m).cwiseAbs().maxCoeff(), 1e-7) << "nu = " << nu;
+    EXPECT_LT((s.V - r.V).cwiseAbs().maxCoeff(), 1e-7) << "nu = " << nu;
+    EXPECT_LT((s.C - r.C).cwiseAbs().maxCoeff(), 1e-7) << "nu = " << nu;
+    EXPECT_LT((s.gammac - r.gammac).cwiseAbs().maxCoeff(), 1e-7) << "nu = " << nu;
+    EXPECT_LT((s.lamc - r.lamc).cwiseAbs().maxCoeff(), 1e-7) << "nu = " << nu;
+  }
+}
+
 // The Gaussian likelihood N(y; f, s2), whose k-fold tilted moments are Gaussian: the general
 // path solves the same equations as the regression ADATAP (000 eqs 63-66; the u-average of a
 // mean linear in u is exact with Gauss-Hermite).
