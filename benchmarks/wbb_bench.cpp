@@ -131,23 +131,23 @@ static int main_body() {
   });
   wbb::LinearDraws warm1, cold1, plain1, zig1;
   const double t_warm1 = bench::best_of(3, [&] {
-    warm1 =
-        wbb::linear_draws(cd, ls, lambda, r, wbb::PenaltyWeights::separate, mode, true, T, 2018, 1);
+    warm1 = wbb::linear_draws(cd, ls, lambda, r, wbb::PenaltyWeights::separate, mode, true, T, 2018,
+                              quench::RunContext::on_threads(1));
   });
   const double t_cold1 = bench::best_of(3, [&] {
     cold1 = wbb::linear_draws(cd, ls, lambda, r, wbb::PenaltyWeights::separate, mode, false, T,
-                              2018, 1);
+                              2018, quench::RunContext::on_threads(1));
   });
   const double t_zig1 = bench::best_of(3, [&] {
     zig1 = wbb::linear_draws(cd, ls, lambda, rz, wbb::PenaltyWeights::separate, mode, true, T, 2018,
-                             1);
+                             quench::RunContext::on_threads(1));
   });
   // Without the active-set solve (plain coordinate descent to the tolerance).
   const weighted_solvers::CoordinateDescent plain(
       Params(weighted_solvers::CoordinateDescent::schema(), {{"active_set_solve", false}}));
   const double t_plain1 = bench::best_of(3, [&] {
     plain1 = wbb::linear_draws(plain, ls, lambda, r, wbb::PenaltyWeights::separate, mode, true, T,
-                               2018, 1);
+                               2018, quench::RunContext::on_threads(1));
   });
   const auto [diff, objective_gap] =
       worst_draw_gap(data.X_train, data.y_train, r, lambda, plain1, warm1);
@@ -155,7 +155,7 @@ static int main_body() {
   wbb::LinearDraws zigN;
   const double t_zigN = bench::best_of(3, [&] {
     zigN = wbb::linear_draws(cd, ls, lambda, rz, wbb::PenaltyWeights::separate, mode, true, T, 2018,
-                             threads);
+                             quench::RunContext::on_threads(threads));
   });
   const bool identical = zigN.beta == zig1.beta && zigN.intercept == zig1.intercept;
   std::printf(
@@ -237,11 +237,11 @@ static int main_body() {
     wbb::LinearDraws d_fast, d_plain;
     const double draws_fast = bench::best_of(3, [&] {
       d_fast = wbb::linear_draws(cd, ls2, lambda2, r2, wbb::PenaltyWeights::separate, mode2, true,
-                                 T2, 2018, 1);
+                                 T2, 2018, quench::RunContext::on_threads(1));
     });
     const double draws_plain = bench::best_of(3, [&] {
       d_plain = wbb::linear_draws(plain, ls2, lambda2, r2, wbb::PenaltyWeights::separate, mode2,
-                                  true, T2, 2018, 1);
+                                  true, T2, 2018, quench::RunContext::on_threads(1));
     });
     const auto gap2 = worst_draw_gap(X2, y2, r2, lambda2, d_plain, d_fast);
     std::printf(
@@ -282,15 +282,15 @@ static int main_body() {
   wbb::TrendDraws tw, tc;
   const double t_tw = bench::best_of(1, [&] {
     tw = wbb::trend_draws(admm, y, 3, 1000, r500, wbb::PenaltyWeights::common, tmode, true, T2,
-                          2018, 1);
+                          2018, quench::RunContext::on_threads(1));
   });
   const double t_tc = bench::best_of(1, [&] {
     tc = wbb::trend_draws(admm, y, 3, 1000, r500, wbb::PenaltyWeights::common, tmode, false, T2,
-                          2018, 1);
+                          2018, quench::RunContext::on_threads(1));
   });
   const double t_tN = bench::best_of(1, [&] {
     wbb::trend_draws(admm, y, 3, 1000, r500, wbb::PenaltyWeights::common, tmode, true, T2, 2018,
-                     threads);
+                     quench::RunContext::on_threads(threads));
   });
   std::printf("Trend filtering n = 500, k = 3, lambda = 1000 (ADMM, duality gap < 1e-8 f):\n");
   std::printf("  unweighted fit from y %9.2f ms\n", 1e3 * t_mode);

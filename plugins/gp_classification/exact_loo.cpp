@@ -8,7 +8,6 @@
 #include "ep.h"
 #include "mean_field.h"
 #include "quench/errors.h"
-#include "quench/parallel.h"
 #include "svm_limit.h"
 
 namespace quench::gp_classification {
@@ -48,44 +47,37 @@ Results ExactLooEngine::run(const Problem& problem) const {
   Results r = inner->run(full);
   r.info["inner"] = inner_;
 
-  std::vector<double> error(static_cast<std::size_t>(n), 0.0);
-  std::vector<Status> status(static_cast<std::size_t>(n));
-  Eigen::VectorXd loo_field(n);
-  parallel_for(
-      static_cast<std::size_t>(n), problem.context.threads,
-      [&](std::size_t k) {
-        const auto i = static_cast<Eigen::Index>(k);
-        Dataset sub;
-        sub.name = d.name;
-        sub.input_names = d.input_names;
-        sub.X_train.resize(n - 1, d.X_train.cols());
-        sub.y_train.resize(n - 1);
-        for (Eigen::Index j = 0, row = 0; j < n; ++j) {
-          if (j == i) continue;
-          sub.X_train.row(row) = d.X_train.row(j);
-          sub.y_train(row++) = t(j);
-        }
-        sub.X_test = d.X_train.row(i);
-        sub.y_test = Eigen::VectorXd::Constant(1, t(i));
-        Problem p = problem;
-        p.data = &sub;
-        p.make_model = false;
-        const Results ri = inner->run(p);
-        error[k] = ri.scalars.at("test_error");
-        loo_field(i) = ri.vectors.at("test_mean_field")(0);
-        status[k] = ri.status;
-      },
-      problem.context.progress);
-
-  double sum = 0.0;
-  int not_ok = 0;
-  for (std::size_t k = 0; k < error.size(); ++k) {
-    sum += error[k];
-    if (status[k].code != RunStatus::ok) ++not_ok;
-  }
+  // One unit per fold: its test error on the left-out point, the latent mean there, and
+  // whether the retrain converged.
+  const UnitOutputs folds =
+      map_units(static_cast<std::size_t>(n), 3, problem.context,
+                [&](std::size_t k, Eigen::Ref<Eigen::VectorXd> out, std::string&) {
+                  const auto i = static_cast<Eigen::Index>(k);
+                  Dataset sub;
+                  sub.name = d.name;
+                  sub.input_names = d.input_names;
+                  sub.X_train.resize(n - 1, d.X_train.cols());
+                  sub.y_train.resize(n - 1);
+                  for (Eigen::Index j = 0, row = 0; j < n; ++j) {
+                    if (j == i) continue;
+                    sub.X_train.row(row) = d.X_train.row(j);
+                    sub.y_train(row++) = t(j);
+                  }
+                  sub.X_test = d.X_train.row(i);
+                  sub.y_test = Eigen::VectorXd::Constant(1, t(i));
+                  Problem p = problem;
+                  p.data = &sub;
+                  p.make_model = false;
+                  const Results ri = inner->run(p);
+                  out(0) = ri.scalars.at("test_error");
+                  out(1) = ri.vectors.at("test_mean_field")(0);
+                  out(2) = ri.status.code == RunStatus::ok ? 0.0 : 1.0;
+                });
+  const double sum = folds.values.row(0).sum();
+  const auto not_ok = static_cast<int>(folds.values.row(2).sum());
   r.scalars["exact_loo_error"] = n > 0 ? sum / static_cast<double>(n) : 0.0;
   r.scalars["exact_loo_errors"] = sum;
-  r.vectors["exact_loo_mean_field"] = loo_field;
+  r.vectors["exact_loo_mean_field"] = folds.values.row(1).transpose();
   if (not_ok > 0 && r.status.code == RunStatus::ok)
     r.status = {RunStatus::not_converged,
                 std::to_string(not_ok) + " of " + std::to_string(n) +

@@ -8,7 +8,6 @@
 #include "quench/errors.h"
 #include "quench/losses.h"
 #include "quench/memory_budget.h"
-#include "quench/parallel.h"
 #include "quench/rng.h"
 
 namespace quench::mc_bootstrap {
@@ -79,31 +78,34 @@ Results McBootstrap::run(const Problem& problem) const {
   if (keep_retrains)
     require_memory(8.0 * static_cast<double>(n) * static_cast<double>(T),
                    "mc_bootstrap keeping its " + std::to_string(T) + " retrains (N x T)");
-  Eigen::MatrixXd A(keep_retrains ? n : 0, keep_retrains ? T : 0);
   // Each retrain's p(+1 | x, D) at the test inputs, averaged below (the Monte-Carlo counterpart
   // of the classification guide's eq 21).
   const bool probabilities = zero_one && m > 0 && model->test_probability();
-  Eigen::MatrixXd P(probabilities ? m : 0, probabilities ? T : 0);
 
-  // One RNG stream per sample: the result does not depend on the thread count.
-  Eigen::MatrixXd F(n + m, T), O(n, T);
-  Eigen::VectorXd sizes(T);
-  parallel_for(
-      static_cast<std::size_t>(T), problem.context.threads,
-      [&](std::size_t t) {
+  // One unit per sample with its own RNG stream (the result does not depend on the threads or
+  // processes): its predictions at the training then test inputs (F), which points it left
+  // out (O), its size, the retrain's coefficients (A) and its test probabilities (P).
+  const Eigen::Index kept_rows = keep_retrains ? n : 0, probability_rows = probabilities ? m : 0;
+  const UnitOutputs units = map_units(
+      static_cast<std::size_t>(T), (n + m) + n + 1 + kept_rows + probability_rows, problem.context,
+      [&](std::size_t t, Eigen::Ref<Eigen::VectorXd> out, std::string&) {
         RngStream rng(problem.seed, t);
         const Eigen::VectorXd w = problem.resampler->sample(rng);
-        const auto col = static_cast<Eigen::Index>(t);
         Eigen::VectorXd a, p;
         Eigen::VectorXd* coefficients = keep_retrains ? &a : nullptr;
-        F.col(col) = probabilities ? model->predict_with_probability(w, coefficients, p)
-                                   : model->predict(w, coefficients);
-        if (keep_retrains) A.col(col) = a;
-        if (probabilities) P.col(col) = p;
-        O.col(col) = (w.array() == 0.0).cast<double>();
-        sizes(col) = w.sum();
-      },
-      problem.context.progress);
+        out.head(n + m) = probabilities ? model->predict_with_probability(w, coefficients, p)
+                                        : model->predict(w, coefficients);
+        out.segment(n + m, n) = (w.array() == 0.0).cast<double>();
+        out(2 * n + m) = w.sum();
+        if (keep_retrains) out.segment(2 * n + m + 1, n) = a;
+        if (probabilities) out.tail(m) = p;
+      });
+  const Eigen::MatrixXd& U = units.values;
+  const auto F = U.topRows(n + m);
+  const auto O = U.middleRows(n + m, n);
+  const Eigen::VectorXd sizes = U.row(2 * n + m).transpose();
+  Eigen::MatrixXd A = U.middleRows(2 * n + m + 1, kept_rows);
+  const auto P = U.bottomRows(probability_rows);
   const auto sampled = std::chrono::steady_clock::now();
 
   Results r;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "calibration.h"
@@ -11,6 +12,7 @@
 #include "quench/mlp.h"
 #include "quench/parallel.h"
 #include "quench/rng.h"
+#include "quench/units.h"
 #include "rff_particles.h"
 #include "vboot_model.h"
 
@@ -118,23 +120,41 @@ Results VBoot::run(const Problem& problem) const {
     const Eigen::MatrixXd G = feature_gram(Phi, threads);
     r.timings["gram"] = seconds_since(t_features);
     const auto t_solve = Clock::now();
-    // One task per class: form and factorize A_c, then all K particles at once (eq 8);
-    // columns c K .. c K + K - 1 of the weights are class c's particles.
+    // One unit per class and fixed block of kBlock particles (the same blocks for any thread
+    // or process count): A_c formed and factorized once per class and process (on first use),
+    // then the block's particles at once (eq 8). Columns c K .. c K + K - 1 of the weights are
+    // class c's particles.
+    constexpr Eigen::Index kBlock = 32;
+    const Eigen::Index blocks = (K + kBlock - 1) / kBlock;
+    std::vector<std::once_flag> formed(static_cast<std::size_t>(C));
+    std::vector<std::unique_ptr<const LinearGaussianPosterior>> posts(static_cast<std::size_t>(C));
+    const UnitOutputs units =
+        map_units(static_cast<std::size_t>(C * blocks), D * kBlock, problem.context,
+                  [&](std::size_t u, Eigen::Ref<Eigen::VectorXd> out, std::string&) {
+                    const auto c = static_cast<Eigen::Index>(u) / blocks;
+                    const Eigen::Index first = (static_cast<Eigen::Index>(u) % blocks) * kBlock;
+                    const Eigen::Index B = std::min(kBlock, K - first);
+                    const auto cs = static_cast<std::size_t>(c);
+                    std::call_once(formed[cs], [&] {
+                      posts[cs] = std::make_unique<const LinearGaussianPosterior>(
+                          Phi, precision.col(c), prior_variance_, &G);
+                    });
+                    Eigen::MatrixXd Yt(n, B), Wt(D, B);
+                    for (Eigen::Index b = 0; b < B; ++b) {
+                      Yt.col(b) = draws[std::size_t(first + b)].targets.col(c);
+                      Wt.col(b) = draws[std::size_t(first + b)].prior_mean.col(c);
+                    }
+                    Eigen::Map<Eigen::MatrixXd>(out.data(), D, B) =
+                        share_factorization_ ? posts[cs]->particles(Yt, Wt)
+                                             : posts[cs]->particles_refactorizing(Yt, Wt);
+                  });
     Eigen::MatrixXd weights(D, C * K);
-    parallel_for(
-        static_cast<std::size_t>(C), threads,
-        [&](std::size_t cu) {
-          const auto c = static_cast<Eigen::Index>(cu);
-          Eigen::MatrixXd Yt(n, K), Wt(D, K);
-          for (Eigen::Index k = 0; k < K; ++k) {
-            Yt.col(k) = draws[std::size_t(k)].targets.col(c);
-            Wt.col(k) = draws[std::size_t(k)].prior_mean.col(c);
-          }
-          const LinearGaussianPosterior post(Phi, precision.col(c), prior_variance_, &G);
-          weights.middleCols(c * K, K) =
-              share_factorization_ ? post.particles(Yt, Wt) : post.particles_refactorizing(Yt, Wt);
-        },
-        problem.context.progress);
+    for (Eigen::Index c = 0; c < C; ++c)
+      for (Eigen::Index b = 0; b < blocks; ++b) {
+        const Eigen::Index first = b * kBlock, B = std::min(kBlock, K - first);
+        weights.middleCols(c * K + first, B) =
+            Eigen::Map<const Eigen::MatrixXd>(units.values.col(c * blocks + b).data(), D, B);
+      }
     r.timings["particles"] = seconds_since(t_solve);
     r.scalars["features"] = double(D);
     model = std::make_shared<const RffModel>(*map, std::move(weights), std::move(class_values));
@@ -143,12 +163,11 @@ Results VBoot::run(const Problem& problem) const {
       throw ConfigError({}, "vboot model 'mlp' needs an optimizer component (e.g. 'adam')");
     const Mlp net(data.X_train.cols(), width_, width_, C);
     const Eigen::Index P = net.parameter_count();
-    Eigen::MatrixXd parameters(P, K);
-    std::vector<std::string> failures(static_cast<std::size_t>(K));
     const auto t_solve = Clock::now();
-    parallel_for(
-        static_cast<std::size_t>(K), threads,
-        [&](std::size_t k) {
+    // One unit per particle: its parameters, and the optimizer's message when it stopped early.
+    const UnitOutputs units = map_units(
+        static_cast<std::size_t>(K), P, problem.context,
+        [&](std::size_t k, Eigen::Ref<Eigen::VectorXd> out, std::string& failure) {
           RngStream rng(problem.seed, k);
           const Perturbation draw =
               problem.resampler->perturb(*targets, P, 1, prior_variance_, rng);
@@ -158,13 +177,13 @@ Results VBoot::run(const Problem& problem) const {
                                        1.0 / prior_variance_, draw.prior_mean.col(0));
           Eigen::VectorXd theta = draw.prior_mean.col(0);
           const auto report = problem.optimizer->minimize_stochastic(objective, theta, rng);
-          if (!report.converged) failures[k] = report.message;
-          parameters.col(Eigen::Index(k)) = theta;
-        },
-        problem.context.progress);
+          if (!report.converged) failure = report.message;
+          out = theta;
+        });
+    Eigen::MatrixXd parameters = units.values;
     r.timings["particles"] = seconds_since(t_solve);
     r.scalars["parameters"] = double(P);
-    for (const auto& f : failures)
+    for (const auto& f : units.text)
       if (!f.empty()) {
         r.status.code = RunStatus::not_converged;
         r.status.message = "a particle's optimizer stopped early: " + f;

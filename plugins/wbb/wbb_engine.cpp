@@ -6,9 +6,9 @@
 #include "quench/draw_summary.h"
 #include "quench/errors.h"
 #include "quench/mlp.h"
-#include "quench/parallel.h"
 #include "quench/penalized_solver.h"
 #include "quench/rng.h"
+#include "quench/units.h"
 #include "wbb_linear.h"
 #include "wbb_model.h"
 
@@ -180,10 +180,10 @@ Results WbbEngine::run_linear(const Problem& problem) const {
 
   const auto T = static_cast<Eigen::Index>(params_.integer("draws"));
   const auto t0 = Clock::now();
-  const LinearDraws d = linear_draws(solver, spec, lambda, *problem.resampler,
-                                     penalty_weights_from_string(params_.string("penalty_weights")),
-                                     mode, params_.boolean("warm_start"), T, problem.seed,
-                                     problem.context.threads, problem.context.progress);
+  const LinearDraws d =
+      linear_draws(solver, spec, lambda, *problem.resampler,
+                   penalty_weights_from_string(params_.string("penalty_weights")), mode,
+                   params_.boolean("warm_start"), T, problem.seed, problem.context);
   put_draws(r, mode_report, d.beta, d.not_converged, "solver's sweep limit", since(t0),
             params_.real("level"), params_.boolean("keep_draws"));
   r.vectors["posterior_mode"] = mode.beta;
@@ -241,10 +241,10 @@ Results WbbEngine::run_trend(const Problem& problem) const {
   const auto mode_report = solver.solve(base, mode);
   const auto T = static_cast<Eigen::Index>(params_.integer("draws"));
   const auto t0 = Clock::now();
-  const TrendDraws d = trend_draws(solver, y, order, lambda, *problem.resampler,
-                                   penalty_weights_from_string(params_.string("penalty_weights")),
-                                   mode, params_.boolean("warm_start"), T, problem.seed,
-                                   problem.context.threads, problem.context.progress);
+  const TrendDraws d =
+      trend_draws(solver, y, order, lambda, *problem.resampler,
+                  penalty_weights_from_string(params_.string("penalty_weights")), mode,
+                  params_.boolean("warm_start"), T, problem.seed, problem.context);
   put_draws(r, mode_report, d.beta, d.not_converged, "ADMM iteration limit", since(t0),
             params_.real("level"), params_.boolean("keep_draws"));
   const Eigen::VectorXd sd = r.vectors["posterior_sd"];
@@ -355,12 +355,12 @@ Results WbbEngine::run_network(const Problem& problem) const {
   }
   const auto T = static_cast<Eigen::Index>(params_.integer("draws"));
   const bool common = params_.string("penalty_weights") != "none";
-  Eigen::VectorXd acc(T);
-  Eigen::MatrixXd thetas(T, net.parameter_count());  // the model's draws, one per row
+  const Eigen::Index P = net.parameter_count();
   const auto t0 = Clock::now();
-  parallel_for(
-      static_cast<std::size_t>(T), problem.context.threads,
-      [&](std::size_t t) {
+  // One unit per draw: its test accuracy and its parameters.
+  const UnitOutputs units = map_units(
+      static_cast<std::size_t>(T), 1 + P, problem.context,
+      [&](std::size_t t, Eigen::Ref<Eigen::VectorXd> out, std::string&) {
         RngStream rng(problem.seed, t);
         const Eigen::MatrixXd w = problem.resampler->sample(rng);
         const double w0 = common ? exponential_draws(rng, 1)(0) : 1.0;
@@ -370,10 +370,11 @@ Results WbbEngine::run_network(const Problem& problem) const {
           for (Eigen::Index k = 0; k < theta.size(); ++k) theta(k) = rng.normal();
         for (int pass = 0; pass < (random_start ? passes : 1); ++pass)
           problem.optimizer->minimize_stochastic(objective, theta, rng);
-        acc(static_cast<Eigen::Index>(t)) = accuracy(theta);
-        thetas.row(static_cast<Eigen::Index>(t)) = theta.transpose();
-      },
-      problem.context.progress);
+        out(0) = accuracy(theta);
+        out.tail(P) = theta;
+      });
+  const Eigen::VectorXd acc = units.values.row(0).transpose();
+  Eigen::MatrixXd thetas = units.values.bottomRows(P).transpose();  // one draw per row
   Results r;
   r.timings["draws"] = since(t0);
   r.timings["per_draw"] = since(t0) / static_cast<double>(T);

@@ -10,6 +10,7 @@
 #include "quench/errors.h"
 #include "quench/parallel.h"
 #include "quench/rng.h"
+#include "quench/units.h"
 
 namespace quench::wbb {
 
@@ -127,26 +128,22 @@ PenalizedSolution cold_path_fit(const PenalizedSolver& solver, const WeightedLea
 LinearDraws linear_draws(const PenalizedSolver& solver, const LinearSpec& spec, double lambda,
                          const Resampler& resampler, PenaltyWeights mode,
                          const PenalizedSolution& start, bool warm, Eigen::Index T,
-                         std::uint64_t seed, int threads,
-                         const std::function<void(double)>& progress) {
+                         std::uint64_t seed, const RunContext& context) {
   const Eigen::Index n = spec.X->rows(), p = spec.X->cols();
-  LinearDraws d;
-  d.beta.resize(T, p);
-  d.intercept.resize(T);
-  d.sweeps.resize(T);
-  std::vector<char> failed(static_cast<std::size_t>(T), 0);
-  // Draws go in fixed blocks of kBlock; with a covariance-form solver the weighted statistics
-  // of a whole block are ONE matrix product Z^T W (BatchedWeightedGram). Block boundaries do
-  // not depend on the thread count and every block runs the same operations, so the draws
-  // are bitwise identical for any number of threads.
+  // Draws go in fixed blocks of kBlock, one unit each; with a covariance-form solver the
+  // weighted statistics of a whole block are ONE matrix product Z^T W (BatchedWeightedGram).
+  // Block boundaries do not depend on the thread or process count and every block runs the
+  // same operations, so the draws are bitwise identical for any of them. A unit's output: per
+  // draw of the block, beta (p), the intercept, the solver's sweeps and whether it failed.
   constexpr Eigen::Index kBlock = 32;
+  const Eigen::Index stride = p + 3;
   const bool gram = solver.uses_gram(n, p);
   std::unique_ptr<BatchedWeightedGram> batched;
   if (gram) batched = std::make_unique<BatchedWeightedGram>(*spec.X, *spec.y);
   const Eigen::Index blocks = (T + kBlock - 1) / kBlock;
-  parallel_for(
-      static_cast<std::size_t>(blocks), threads,
-      [&](std::size_t blk) {
+  const UnitOutputs units = map_units(
+      static_cast<std::size_t>(blocks), kBlock * stride, context,
+      [&](std::size_t blk, Eigen::Ref<Eigen::VectorXd> out, std::string&) {
         const Eigen::Index first = static_cast<Eigen::Index>(blk) * kBlock;
         const Eigen::Index B = std::min(kBlock, T - first);
         Eigen::MatrixXd W(n, B), F(p, B);
@@ -168,15 +165,24 @@ LinearDraws linear_draws(const PenalizedSolver& solver, const LinearSpec& spec, 
           const WeightedLeastSquares problem = make_problem(spec, W.col(b), lambda * F.col(b));
           const auto report =
               gram ? solver.solve(problem, batched->unpack(S, b), sol) : solver.solve(problem, sol);
-          const Eigen::Index row = first + b;
-          d.beta.row(row) = sol.beta.transpose();
-          d.intercept(row) = sol.intercept;
-          d.sweeps(row) = report.iterations;
-          failed[static_cast<std::size_t>(row)] = !report.converged;
+          auto draw = out.segment(b * stride, stride);
+          draw.head(p) = sol.beta;
+          draw(p) = sol.intercept;
+          draw(p + 1) = report.iterations;
+          draw(p + 2) = report.converged ? 0.0 : 1.0;
         }
-      },
-      progress);
-  d.not_converged = static_cast<int>(std::count(failed.begin(), failed.end(), 1));
+      });
+  LinearDraws d;
+  d.beta.resize(T, p);
+  d.intercept.resize(T);
+  d.sweeps.resize(T);
+  for (Eigen::Index t = 0; t < T; ++t) {
+    const auto draw = units.values.col(t / kBlock).segment((t % kBlock) * stride, stride);
+    d.beta.row(t) = draw.head(p).transpose();
+    d.intercept(t) = draw(p);
+    d.sweeps(t) = draw(p + 1);
+    d.not_converged += draw(p + 2) != 0.0;
+  }
   return d;
 }
 
@@ -205,19 +211,16 @@ void simulation_data(const Eigen::VectorXd& beta, Eigen::Index n, RngStream& rng
 TrendDraws trend_draws(const PenalizedSolver& solver, const Eigen::VectorXd& y, int order,
                        double lambda, const Resampler& resampler, PenaltyWeights mode,
                        const PenalizedSolution& start, bool warm, Eigen::Index T,
-                       std::uint64_t seed, int threads,
-                       const std::function<void(double)>& progress) {
+                       std::uint64_t seed, const RunContext& context) {
   if (mode == PenaltyWeights::separate)
     throw ConfigError({},
                       "trend filtering's penalty ||D beta||_1 is not separable in beta: "
                       "use penalty_weights common or none");
-  TrendDraws d;
-  d.beta.resize(T, y.size());
-  d.iterations.resize(T);
-  std::vector<char> failed(static_cast<std::size_t>(T), 0);
-  parallel_for(
-      static_cast<std::size_t>(T), threads,
-      [&](std::size_t t) {
+  const Eigen::Index n = y.size();
+  // One unit per draw: beta (n), the solver's iterations and whether it failed.
+  const UnitOutputs units = map_units(
+      static_cast<std::size_t>(T), n + 2, context,
+      [&](std::size_t t, Eigen::Ref<Eigen::VectorXd> out, std::string&) {
         RngStream rng(seed, t);
         TrendFilteringProblem prob;
         prob.y = &y;
@@ -228,13 +231,14 @@ TrendDraws trend_draws(const PenalizedSolver& solver, const Eigen::VectorXd& y, 
         PenalizedSolution sol;
         if (warm) sol = start;
         const auto report = solver.solve(prob, sol);
-        const auto row = static_cast<Eigen::Index>(t);
-        d.beta.row(row) = sol.beta.transpose();
-        d.iterations(row) = report.iterations;
-        failed[t] = !report.converged;
-      },
-      progress);
-  d.not_converged = static_cast<int>(std::count(failed.begin(), failed.end(), 1));
+        out.head(n) = sol.beta;
+        out(n) = report.iterations;
+        out(n + 1) = report.converged ? 0.0 : 1.0;
+      });
+  TrendDraws d;
+  d.beta = units.values.topRows(n).transpose();
+  d.iterations = units.values.row(n).transpose();
+  d.not_converged = static_cast<int>((units.values.row(n + 1).array() != 0.0).count());
   return d;
 }
 

@@ -10,6 +10,7 @@
 
 #include <Eigen/Core>
 
+#include "quench/inference_engine.h"
 #include "quench/penalized_solver.h"
 #include "quench/resampler.h"
 #include "quench/rng.h"
@@ -58,12 +59,12 @@ struct LinearDraws {
 /// T WBB draws at a fixed lambda: draw t uses RngStream(seed, t): data weights from the
 /// resampler, then the penalty weights w_0 (Exp(1)) from the same stream. Every draw is
 /// warm-started from `start` (the unweighted solution) when `warm`, else from zero, so results
-/// are identical for any thread count.
+/// are identical for any thread or process count (the draws are units of the context's
+/// executor, quench/units.h, in fixed blocks).
 LinearDraws linear_draws(const PenalizedSolver& solver, const LinearSpec& spec, double lambda,
                          const Resampler& resampler, PenaltyWeights mode,
                          const PenalizedSolution& start, bool warm, Eigen::Index T,
-                         std::uint64_t seed, int threads,
-                         const std::function<void(double)>& progress = {});
+                         std::uint64_t seed, const RunContext& context);
 
 /// One data set of the 004 Sec. 3.1 simulation design: rows of X ~ N(0, Sigma) with
 /// Sigma_ij = 0.1 0.8^|i-j| (an AR(1) recursion), y = X beta + e, e ~ N(0, sigma^2) with
@@ -78,11 +79,11 @@ struct TrendDraws {
   int not_converged = 0;
 };
 
-/// T WBB draws of weighted trend filtering (004 Sec. 3.3) with a common w_0 (or none).
+/// T WBB draws of weighted trend filtering (004 Sec. 3.3) with a common w_0 (or none), one
+/// unit of the context's executor each.
 TrendDraws trend_draws(const PenalizedSolver& solver, const Eigen::VectorXd& y, int order,
                        double lambda, const Resampler& resampler, PenaltyWeights mode,
                        const PenalizedSolution& start, bool warm, Eigen::Index T,
-                       std::uint64_t seed, int threads,
-                       const std::function<void(double)>& progress = {});
+                       std::uint64_t seed, const RunContext& context);
 
 }  // namespace quench::wbb

@@ -44,8 +44,9 @@ int normal_means(Eigen::Index T) {
     for (double y0 : {0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0}) {
       const Eigen::VectorXd y = Eigen::VectorXd::Constant(1, y0);
       wbb::LinearSpec spec{&X, &y, 1.0, false};
-      const auto d = wbb::linear_draws(cd, spec, lambda, r, wbb::PenaltyWeights::common,
-                                       PenalizedSolution{}, false, T, 2018, 0);
+      const auto d =
+          wbb::linear_draws(cd, spec, lambda, r, wbb::PenaltyWeights::common, PenalizedSolution{},
+                            false, T, 2018, quench::RunContext::on_threads(0));
       const Eigen::VectorXd b = d.beta.col(0);
       const double se = std::sqrt((b.array() - b.mean()).square().mean() / double(T));
       std::printf("%7.2f %5.2f %12.4f %12.4f %12.4f %12.4f\n", lambda, y0, b.mean(), se,
@@ -131,8 +132,9 @@ int simulation(int datasets, Eigen::Index T, int threads, int only_setting, Eige
                 &X, &y, Eigen::VectorXd::Ones(n), Eigen::VectorXd::Constant(p, lambda), 1.0, true};
             PenalizedSolution mode;
             cd.solve(base, mode);
-            const auto d = wbb::linear_draws(cd, spec, lambda, r, wbb::PenaltyWeights::separate,
-                                             mode, true, T, seed, 1);
+            const auto d =
+                wbb::linear_draws(cd, spec, lambda, r, wbb::PenaltyWeights::separate, mode, true, T,
+                                  seed, quench::RunContext::on_threads(1));
             (one_se ? w1se : wmin)[b] = metrics(d.beta, d.intercept, beta, Xt, yt);
           }
           // Bayesian LASSO: Gibbs with lambda by empirical Bayes.
@@ -203,7 +205,7 @@ int lambda_rule(int datasets, Eigen::Index T, int threads, Eigen::Index n) {
           PenalizedSolution mode;
           cd.solve(base, mode);
           const auto d = wbb::linear_draws(cd, spec, lambda, r, wbb::PenaltyWeights::separate, mode,
-                                           true, T, seed, 1);
+                                           true, T, seed, quench::RunContext::on_threads(1));
           const Metrics m = metrics(d.beta, d.intercept, beta, Xt, yt);
           o[k] = m.est;
           o[k + 1] = m.cover;

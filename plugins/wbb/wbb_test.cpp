@@ -54,8 +54,9 @@ TEST(NormalMeans, WbbMeanMatchesClosedForm) {
     const Eigen::VectorXd y = Eigen::VectorXd::Constant(1, y0);
     LinearSpec spec{&X, &y, 1.0, false};
     const double lambda = 1.0;
-    const auto d = linear_draws(*solver, spec, lambda, *r, PenaltyWeights::common,
-                                PenalizedSolution{}, false, 20000, 7, 1);
+    const auto d =
+        linear_draws(*solver, spec, lambda, *r, PenaltyWeights::common, PenalizedSolution{}, false,
+                     20000, 7, quench::RunContext::on_threads(1));
     const Eigen::VectorXd b = d.beta.col(0);
     const double se = std::sqrt((b.array() - b.mean()).square().mean() / b.size());
     EXPECT_NEAR(b.mean(), wbb_normal_means_mean(y0, lambda), 4 * se) << y0;
@@ -82,15 +83,15 @@ TEST(Wbb, DrawsDoNotDependOnThreads) {
                             1.0,
                             true};
   solver->solve(base, start);
-  const auto a =
-      linear_draws(*solver, spec, 500.0, *r, PenaltyWeights::separate, start, true, 64, 11, 1);
-  const auto b =
-      linear_draws(*solver, spec, 500.0, *r, PenaltyWeights::separate, start, true, 64, 11, 2);
+  const auto a = linear_draws(*solver, spec, 500.0, *r, PenaltyWeights::separate, start, true, 64,
+                              11, quench::RunContext::on_threads(1));
+  const auto b = linear_draws(*solver, spec, 500.0, *r, PenaltyWeights::separate, start, true, 64,
+                              11, quench::RunContext::on_threads(2));
   EXPECT_EQ(a.beta, b.beta);
   EXPECT_EQ(a.intercept, b.intercept);
   // Warm and cold starts reach the same minimizer of the same weighted problem.
-  const auto c =
-      linear_draws(*solver, spec, 500.0, *r, PenaltyWeights::separate, start, false, 64, 11, 2);
+  const auto c = linear_draws(*solver, spec, 500.0, *r, PenaltyWeights::separate, start, false, 64,
+                              11, quench::RunContext::on_threads(2));
   EXPECT_LT((a.beta - c.beta).cwiseAbs().maxCoeff(), 1e-3 * a.beta.cwiseAbs().maxCoeff());
 }
 

@@ -19,6 +19,7 @@
 #include "quench/optimizer.h"
 #include "quench/resampler.h"
 #include "quench/results.h"
+#include "quench/units.h"
 
 namespace quench {
 
@@ -34,6 +35,15 @@ struct RunContext {
   /// Creates another engine by plugin name with default parameters (for engines that wrap
   /// an inner engine, e.g. mc_bootstrap). Throws ConfigError for an unknown name.
   std::function<std::shared_ptr<InferenceEngine>(const std::string& plugin)> make_engine;
+  /// Where independent units run (quench/units.h map_units); null: threads in this process.
+  std::shared_ptr<const UnitExecutor> executor;
+
+  /// `threads` workers in this process, nothing else (tools and tests).
+  static RunContext on_threads(int threads) {
+    RunContext context;
+    context.threads = threads;
+    return context;
+  }
 };
 
 /// Everything an engine works on. Components an engine did not declare may be null.

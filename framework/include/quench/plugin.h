@@ -35,7 +35,8 @@ namespace quench {
 /// 6: retrains kept as kernel expansions (ResampledModel::kernel_expansion); k-fold tilted
 ///    moments (Likelihood::tilted_moments_power).
 /// 7: retrains' predictive probabilities at the test inputs (ResampledModel::test_probability).
-inline constexpr std::uint32_t kPluginApiVersion = 7;
+/// 8: independent units on the host's executor (RunContext::executor, quench/units.h).
+inline constexpr std::uint32_t kPluginApiVersion = 8;
 
 using PluginFactory = std::function<std::unique_ptr<Component>(const Params&)>;
 
