@@ -18,6 +18,11 @@
 #include <CLI/CLI.hpp>
 
 #include "model_commands.h"
+#include "run_command.h"
+#ifdef QUENCH_WITH_MPI
+#include "mpi_run.h"
+#include "quench/mpi_session.h"
+#endif
 #include "quench/cancellation.h"
 #include "quench/errors.h"
 #include "quench/pipeline.h"
@@ -28,54 +33,6 @@
 
 namespace {
 
-void print_load_failures(const quench::Registry& registry) {
-  for (const auto& f : registry.failures())
-    std::cerr << "quench: plugin refused: " << f.str() << "\n";
-  for (const auto& w : registry.warnings()) std::cerr << "quench: warning: " << w << "\n";
-}
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
-  return text;
-}
-
-// Loading a library runs its code, so a pipeline's plugin_paths are searched only when the
-// user allows it for `run`; otherwise they are ignored with a warning.
-struct PipelinePlugins {
-  std::vector<std::string> searched;  ///< what Registry::discover gets
-  std::string ignored;                ///< "plugin_paths (...) ignored ...", or empty
-};
-
-PipelinePlugins pipeline_plugins(const quench::Pipeline& pipeline, const std::string& file,
-                                 bool allowed, const char* how_to_allow) {
-  if (allowed || pipeline.plugin_paths().empty()) return {pipeline.plugin_paths(), {}};
-  const std::string ignored = "plugin_paths (" + joined(pipeline.plugin_paths()) +
-                              ") ignored: a pipeline's plugin libraries are not loaded " +
-                              how_to_allow;
-  std::cerr << "quench: warning: " << file << ": " << ignored << "\n";
-  return {{}, ignored};
-}
-
-bool is_unknown_plugin(const quench::Diagnostic& d) {
-  return d.message.rfind("unknown ", 0) == 0 && d.message.find(" plugin '") != std::string::npos;
-}
-
-// Validates the pipeline; when it names an unknown plugin and its plugin_paths were ignored,
-// the error says so.
-void validate_pipeline(const quench::Pipeline& pipeline, const quench::Registry& registry,
-                       const PipelinePlugins& plugins) {
-  try {
-    pipeline.validate(registry);
-  } catch (const quench::ConfigError& e) {
-    if (plugins.ignored.empty()) throw;
-    std::vector<quench::Diagnostic> diagnostics = e.diagnostics();
-    for (auto& d : diagnostics)
-      if (is_unknown_plugin(d)) d.message += "; the pipeline's " + plugins.ignored;
-    throw quench::ConfigError(std::move(diagnostics));
-  }
-}
-
 // SIGINT and SIGTERM request a stop; the run unwinds at its next check and writes nothing.
 // A second signal of the same kind ends the process at once (SA_RESETHAND).
 void stop_on_signals() {
@@ -84,49 +41,6 @@ void stop_on_signals() {
   action.sa_flags = SA_RESETHAND | SA_RESTART;  // interrupted reads and writes resume
   sigemptyset(&action.sa_mask);
   for (const int signal : {SIGINT, SIGTERM}) sigaction(signal, &action, nullptr);
-}
-
-int run_command(const std::string& file, const std::string& out_option, int threads, bool progress,
-                const std::vector<std::string>& plugin_paths, bool allow_pipeline_plugins,
-                const std::vector<std::string>& command_line) {
-  quench::Provenance provenance;
-  provenance.command_line = command_line;
-  provenance.started = quench::iso8601_utc(std::chrono::system_clock::now());
-  const auto pipeline = quench::Pipeline::from_file(file);
-  const auto plugins = pipeline_plugins(pipeline, file, allow_pipeline_plugins,
-                                        "without --allow-pipeline-plugins; pass it only for "
-                                        "a pipeline you trust, or use --plugin-path");
-  const auto registry = quench::Registry::discover(plugin_paths, plugins.searched);
-  print_load_failures(registry);
-  validate_pipeline(pipeline, registry, plugins);
-  std::string out = out_option;
-  if (out.empty()) out = pipeline.output_directory();
-  if (out.empty()) out = (std::filesystem::path("results") / pipeline.name()).string();
-  quench::check_report_directory(out);  // before any work: a run never replaces a non-report
-
-  quench::RunOptions options;
-  options.threads = threads;
-  options.progress = progress;
-  const auto runs = pipeline.run(registry, options, provenance);
-  provenance.finished = quench::iso8601_utc(std::chrono::system_clock::now());
-
-  quench::ReportOptions report;
-  report.pipeline_name = pipeline.name();
-  report.seed = pipeline.seed();
-  report.plots = pipeline.writes_plots();
-  report.tables = pipeline.writes_tables();
-  report.provenance = &provenance;
-  const auto files = quench::write_report(runs, out, report);
-  std::cout << quench::summarize(runs) << "\n";
-  for (const auto& w : files.warnings) std::cerr << "quench: warning: " << w << "\n";
-  std::cout << "results: " << files.results_json << "\n";
-  std::cout << "tables:  " << (std::filesystem::path(out) / "tables").string() << " ("
-            << files.tables.size() << " files)\n";
-  for (const auto& p : files.plots) std::cout << "plot:    " << p << "\n";
-  for (const auto& m : files.models) std::cout << "model:   " << m << "\n";
-  for (const auto& r : runs)
-    if (r.status.code != quench::RunStatus::ok) return 3;
-  return 0;
 }
 
 }  // namespace
@@ -188,19 +102,19 @@ int main(int argc, char** argv) {
   try {
     if (*run) {
       stop_on_signals();
-      return run_command(file, out, threads, !no_progress, plugin_paths, allow_pipeline_plugins,
-                         std::vector<std::string>(argv, argv + argc));
+      const quench::cli::RunRequest request{file,
+                                            out,
+                                            threads,
+                                            !no_progress,
+                                            plugin_paths,
+                                            allow_pipeline_plugins,
+                                            std::vector<std::string>(argv, argv + argc)};
+#ifdef QUENCH_WITH_MPI
+      if (quench::mpi::launched_by_mpi()) return quench::cli::mpi_run(request);
+#endif
+      return quench::cli::run_command(request);
     }
-    if (*validate) {
-      const auto pipeline = quench::Pipeline::from_file(file);
-      const auto plugins =
-          pipeline_plugins(pipeline, file, false, "by `quench validate`; use --plugin-path");
-      const auto registry = quench::Registry::discover(plugin_paths, plugins.searched);
-      print_load_failures(registry);
-      validate_pipeline(pipeline, registry, plugins);
-      std::cout << file << ": valid\n";
-      return 0;
-    }
+    if (*validate) return quench::cli::validate_command(file, plugin_paths);
     if (*predict)
       return quench::cli::predict_command(model_file, data_file, predictions_file,
                                           ignore_extra_columns, plugin_paths);

@@ -14,6 +14,7 @@ packages=(
   python3-h5py                           # tests read model files independently of quench
   clang-14 libfuzzer-14-dev              # sanitizer and fuzzing stage (scripts/test_sanitized.sh)
   ccache                                 # faster rebuilds (scripts/build.sh uses it when present)
+  libopenmpi-dev openmpi-bin libboost-mpi-dev  # the MPI driver (docs/distributed.md)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -151,6 +151,7 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
   provenance.target = data_spec.target;
   provenance.seed = spec.seed;
   provenance.threads = resolve_threads(options.threads);
+  provenance.processes = options.processes;
 
   // `learn:` runs once, on the training rows, before any engine; every run uses its values.
   std::optional<LearningReport> learned;
@@ -176,6 +177,7 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
     problem.data = &data;
     problem.seed = spec.seed;
     problem.context.threads = options.threads;
+    problem.context.executor = options.executor;
     problem.context.make_engine = [&registry](const std::string& name) {
       const PluginEntry* entry = registry.find(Family::engine, name);
       if (!entry) throw ConfigError({}, "unknown engine plugin '" + name + "'");
@@ -255,6 +257,8 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
                 model_components, data, data_spec, spec.name, provenance, sweep);
         } catch (const Interrupted&) {
           throw;  // a stop request ends the whole run, not this engine's
+        } catch (const UnitFailure&) {
+          throw;  // so does a unit that failed on another process (under MPI)
         } catch (const std::exception& e) {
           // Numerical failures and configuration problems found only while running (e.g.
           // dimension mismatches) fail this run; the others still run.

@@ -116,6 +116,7 @@ nlohmann::json provenance_json(const Provenance& p) {
     doc["data"]["files"].push_back({{"path", file.path}, {"sha256", file.sha256}});
   doc["seed"] = p.seed;
   doc["threads"] = p.threads;
+  doc["processes"] = p.processes;
   doc["command_line"] = p.command_line;
   doc["started"] = p.started;
   doc["finished"] = p.finished;

@@ -11,6 +11,7 @@
 #include "quench/export.h"
 #include "quench/provenance.h"
 #include "quench/results.h"
+#include "quench/units.h"
 
 namespace quench {
 
@@ -18,8 +19,11 @@ class Registry;
 struct PipelineSpec;  // parsed form (internal)
 
 struct RunOptions {
-  int threads = 0;        ///< worker threads; 0 = all cores
+  int threads = 0;        ///< worker threads; 0 = all cores (per process under MPI)
   bool progress = false;  ///< progress bar on stderr
+  /// Where the engines' independent units run (quench/units.h); null: threads here.
+  std::shared_ptr<const UnitExecutor> executor;
+  int processes = 1;  ///< processes sharing the units (MPI ranks), for the provenance
 };
 
 class QUENCH_API Pipeline {

@@ -37,7 +37,8 @@ struct Provenance {
   std::vector<std::string> inputs;  ///< input columns used, in order
   std::string target;
   std::uint64_t seed = 0;
-  int threads = 0;  ///< worker threads used (resolved: never 0)
+  int threads = 0;    ///< worker threads used (resolved: never 0), per process
+  int processes = 1;  ///< processes (MPI ranks) that shared the units
   std::vector<std::string> command_line;
   std::string started, finished;  ///< ISO 8601 UTC
 };
