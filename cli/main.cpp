@@ -1,5 +1,6 @@
 // The quench command line: run, validate, list plugins, use saved models.
-//   quench run FILE [--out DIR] [--threads N] [--plugin-path DIR]... [--allow-pipeline-plugins]
+//   quench run FILE [--out DIR] [--threads N] [--blas-threads N] [--plugin-path DIR]...
+//              [--allow-pipeline-plugins]   (also under mpirun / srun: docs/distributed.md)
 //   quench validate FILE [--plugin-path DIR]...
 //   quench plugins [--plugin-path DIR]...
 //   quench predict MODEL DATA.csv --out PREDICTIONS.csv [--ignore-extra-columns]
@@ -54,12 +55,16 @@ int main(int argc, char** argv) {
                  "directory or library searched for plugins first (repeatable)");
 
   std::string file, out;
-  int threads = 0;
+  int threads = 0, blas = 0;
   bool no_progress = false;
   auto* run = app.add_subcommand("run", "validate and run a pipeline, write results");
   run->add_option("file", file, "pipeline YAML file")->required();
   run->add_option("--out", out, "output directory (default: the pipeline's outputs.dir)");
   run->add_option("--threads", threads, "worker threads (0 = all cores)")
+      ->check(CLI::Range(0, 4096));
+  run->add_option("--blas-threads", blas,
+                  "BLAS threads outside the parallel units (0 = the BLAS default); results are "
+                  "bitwise reproducible at a fixed value (docs/distributed.md)")
       ->check(CLI::Range(0, 4096));
   run->add_flag("--no-progress", no_progress, "no progress bar");
   bool allow_pipeline_plugins = false;
@@ -105,6 +110,7 @@ int main(int argc, char** argv) {
       const quench::cli::RunRequest request{file,
                                             out,
                                             threads,
+                                            blas,
                                             !no_progress,
                                             plugin_paths,
                                             allow_pipeline_plugins,

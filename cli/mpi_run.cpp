@@ -7,6 +7,7 @@
 #include "quench/cancellation.h"
 #include "quench/errors.h"
 #include "quench/mpi_session.h"
+#include "quench/parallel.h"
 #include "quench/printable.h"
 #include "quench/provenance.h"
 #include "quench/units.h"
@@ -63,6 +64,11 @@ int mpi_run(const RunRequest& request) {
     if (root) std::cerr << "quench: error: " << differs << "\n";
     return 1;
   }
+
+  // Every rank computes the parts outside the units itself, so they must agree to the bit: the
+  // same BLAS threads everywhere (rank 0's default unless --blas-threads says).
+  const ScopedBlasThreads blas(session.broadcast_from_rank0(
+      request.blas_threads > 0 ? request.blas_threads : blas_threads()));
 
   RunOptions options;
   options.threads = request.threads;

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "quench/errors.h"
+#include "quench/parallel.h"
 #include "quench/report.h"
 
 namespace quench::cli {
@@ -112,6 +113,7 @@ int validate_command(const std::string& file, const std::vector<std::string>& pl
 }
 
 int run_command(const RunRequest& request) {
+  const ScopedBlasThreads blas(request.blas_threads > 0 ? request.blas_threads : blas_threads());
   PreparedRun prepared = prepare_run(request, true);
   RunOptions options;
   options.threads = request.threads;

@@ -23,6 +23,8 @@ int resolve_threads(int requested) {
   return hw > 0 ? static_cast<int>(hw) : 1;
 }
 
+int blas_threads() { return openblas_get_num_threads(); }
+
 ScopedBlasThreads::ScopedBlasThreads(int threads) : previous_(openblas_get_num_threads()) {
   openblas_set_num_threads(threads);
 }

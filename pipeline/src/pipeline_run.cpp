@@ -152,6 +152,7 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
   provenance.seed = spec.seed;
   provenance.threads = resolve_threads(options.threads);
   provenance.processes = options.processes;
+  provenance.blas_threads = blas_threads();
 
   // `learn:` runs once, on the training rows, before any engine; every run uses its values.
   std::optional<LearningReport> learned;

@@ -117,6 +117,7 @@ nlohmann::json provenance_json(const Provenance& p) {
   doc["seed"] = p.seed;
   doc["threads"] = p.threads;
   doc["processes"] = p.processes;
+  doc["blas_threads"] = p.blas_threads;
   doc["command_line"] = p.command_line;
   doc["started"] = p.started;
   doc["finished"] = p.finished;

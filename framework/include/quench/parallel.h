@@ -22,6 +22,10 @@ QUENCH_API void parallel_for(std::size_t count, int threads,
                              const std::function<void(std::size_t)>& task,
                              const std::function<void(double)>& progress = {});
 
+/// The BLAS backend's thread count now (OpenBLAS: its default is the cores the process may run
+/// on, so a launcher that binds processes to cores changes it).
+QUENCH_API int blas_threads();
+
 /// Sets the BLAS backend's thread count for the current scope and restores it afterwards.
 class QUENCH_API ScopedBlasThreads {
  public:

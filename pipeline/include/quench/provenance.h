@@ -39,6 +39,7 @@ struct Provenance {
   std::uint64_t seed = 0;
   int threads = 0;    ///< worker threads used (resolved: never 0), per process
   int processes = 1;  ///< processes (MPI ranks) that shared the units
+  int blas_threads = 0;  ///< the BLAS backend's threads outside the units (which use 1)
   std::vector<std::string> command_line;
   std::string started, finished;  ///< ISO 8601 UTC
 };
