@@ -13,6 +13,8 @@
 #include "quench/parallel.h"
 #include "quench/pipeline.h"
 #include "quench/registry.h"
+#include "quench/units.h"
+#include "results_codec.h"
 
 namespace quench {
 namespace {
@@ -171,10 +173,17 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
     component_families.push_back(family);
   }
 
-  std::vector<Results> all;
-  for (const SweepPoint& point : expand(component_owners)) {
-    throw_if_stop_requested();
+  // One sweep point's problem: its components, built once and shared by the engines. A
+  // component that fails here (e.g. kernel weights that do not fit the data) fails every
+  // engine's run at this point, as a status.
+  struct PointSetup {
     Problem problem;
+    std::string component_failure;
+    std::vector<ComponentRecord> model_components;  // what a fitted model is rebuilt with
+  };
+  auto set_up = [&](const SweepPoint& point) {
+    PointSetup s;
+    Problem& problem = s.problem;
     problem.data = &data;
     problem.seed = spec.seed;
     problem.context.threads = options.threads;
@@ -185,11 +194,6 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
       return registry.create_as<InferenceEngine>(Family::engine, name,
                                                  Params(entry->info->schema, {}));
     };
-    // Components are built once per sweep point and shared by the engines. A component that
-    // fails here (e.g. kernel weights that do not fit the data) fails every engine's run at
-    // this point, as a status.
-    std::string component_failure;
-    std::vector<ComponentRecord> model_components;  // what a fitted model is rebuilt with
     try {
       for (std::size_t c = 0; c < component_owners.size(); ++c) {
         const auto& plugin = *component_owners[c];
@@ -198,7 +202,7 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
         if (component_families[c] == Family::kernel ||
             component_families[c] == Family::likelihood ||
             component_families[c] == Family::resampler)
-          model_components.push_back(component_record(*plugin.entry, params, learned));
+          s.model_components.push_back(component_record(*plugin.entry, params, learned));
         switch (component_families[c]) {
           case Family::kernel: {
             auto k = registry.create_as<Kernel>(Family::kernel, name, params);
@@ -229,61 +233,118 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
     } catch (const Interrupted&) {
       throw;
     } catch (const std::exception& e) {
-      component_failure = e.what();
+      s.component_failure = e.what();
     }
-    for (const auto& [engine_name, engine_plugin] : resolved.engines) {
-      for (const SweepPoint& engine_point : expand({&engine_plugin})) {
-        throw_if_stop_requested();
-        Results r;
-        const auto start = std::chrono::steady_clock::now();
-        Problem p = problem;
-        p.make_model = spec.outputs.models;
-        std::map<std::string, double> sweep = point.numbers;
-        sweep.insert(engine_point.numbers.begin(), engine_point.numbers.end());
-        if (options.progress && isatty(STDERR_FILENO)) {
-          std::string label = engine_name;
-          for (const auto& [k, v] : sweep)
-            label += " " + k.substr(k.rfind('.') + 1) + "=" + format_sweep(v);
-          p.context.progress = progress_bar(label);
-        }
-        try {
-          if (!component_failure.empty()) throw Error(component_failure);
-          const Params engine_params = params_for(engine_plugin, engine_point.values[0]);
-          auto engine = registry.create_as<InferenceEngine>(
-              Family::engine, engine_plugin.entry->info->name, engine_params);
-          r = engine->run(p);
-          if (r.model && spec.outputs.models)
-            r.fitted_model = fitted_model(
-                r.model, component_record(*engine_plugin.entry, engine_params, std::nullopt),
-                model_components, data, data_spec, spec.name, provenance, sweep);
-        } catch (const Interrupted&) {
-          throw;  // a stop request ends the whole run, not this engine's
-        } catch (const UnitFailure&) {
-          throw;  // so does a unit that failed on another process (under MPI)
-        } catch (const std::exception& e) {
-          // Numerical failures and configuration problems found only while running (e.g.
-          // dimension mismatches) fail this run; the others still run.
-          r.status = {RunStatus::failed, e.what(), 0};
-        }
-        r.info.insert(data.notes.begin(), data.notes.end());
-        if (spec.data.missing == MissingRule::drop_rows)
-          r.scalars["data.dropped_rows"] = double(data.dropped_rows);
-        r.engine = engine_name;
-        r.plugin = engine_plugin.entry->info->name;
-        r.sweep = sweep;
-        r.timings["total"] =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        check_finite(r);
-        if (learned) {
-          r.learning = learned;
-          // Results computed with hyperparameters that are not a converged optimum say so.
-          if (learned->status.code != RunStatus::ok && r.status.code == RunStatus::ok)
-            r.status = {learned->status.code, "hyperparameter learning: " + learned->status.message,
-                        r.status.iterations};
-        }
-        all.push_back(std::move(r));
-      }
+    return s;
+  };
+
+  // One engine (at one of its sweep points) on one point's problem.
+  auto run_engine = [&](const PointSetup& setup, const SweepPoint& point,
+                        const std::string& engine_name, const ResolvedPlugin& engine_plugin,
+                        const SweepPoint& engine_point, bool show_progress) {
+    Results r;
+    const auto start = std::chrono::steady_clock::now();
+    Problem p = setup.problem;
+    p.make_model = spec.outputs.models;
+    std::map<std::string, double> sweep = point.numbers;
+    sweep.insert(engine_point.numbers.begin(), engine_point.numbers.end());
+    if (show_progress && options.progress && isatty(STDERR_FILENO)) {
+      std::string label = engine_name;
+      for (const auto& [k, v] : sweep)
+        label += " " + k.substr(k.rfind('.') + 1) + "=" + format_sweep(v);
+      p.context.progress = progress_bar(label);
     }
+    try {
+      if (!setup.component_failure.empty()) throw Error(setup.component_failure);
+      const Params engine_params = params_for(engine_plugin, engine_point.values[0]);
+      auto engine = registry.create_as<InferenceEngine>(
+          Family::engine, engine_plugin.entry->info->name, engine_params);
+      r = engine->run(p);
+      if (r.model && spec.outputs.models)
+        r.fitted_model = fitted_model(
+            r.model, component_record(*engine_plugin.entry, engine_params, std::nullopt),
+            setup.model_components, data, data_spec, spec.name, provenance, sweep);
+    } catch (const Interrupted&) {
+      throw;  // a stop request ends the whole run, not this engine's
+    } catch (const UnitFailure&) {
+      throw;  // so does a unit that failed on another process (under MPI)
+    } catch (const std::exception& e) {
+      // Numerical failures and configuration problems found only while running (e.g.
+      // dimension mismatches) fail this run; the others still run.
+      r.status = {RunStatus::failed, e.what(), 0};
+    }
+    r.engine = engine_name;
+    r.plugin = engine_plugin.entry->info->name;
+    r.sweep = sweep;
+    r.timings["total"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
+  };
+
+  // What the pipeline adds to every run's results, wherever it ran.
+  auto finish = [&](Results& r) {
+    r.info.insert(data.notes.begin(), data.notes.end());
+    if (spec.data.missing == MissingRule::drop_rows)
+      r.scalars["data.dropped_rows"] = double(data.dropped_rows);
+    check_finite(r);
+    if (learned) {
+      r.learning = learned;
+      // Results computed with hyperparameters that are not a converged optimum say so.
+      if (learned->status.code != RunStatus::ok && r.status.code == RunStatus::ok)
+        r.status = {learned->status.code, "hyperparameter learning: " + learned->status.message,
+                    r.status.iterations};
+    }
+  };
+
+  // Every run: each sweep point of the components with each engine at each of its points.
+  struct Job {
+    std::size_t point;
+    std::string engine_name;
+    const ResolvedPlugin* engine;
+    SweepPoint engine_point;
+  };
+  const std::vector<SweepPoint> points = expand(component_owners);
+  std::vector<Job> jobs;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    for (const auto& [engine_name, engine_plugin] : resolved.engines)
+      for (const SweepPoint& engine_point : expand({&engine_plugin}))
+        jobs.push_back({i, engine_name, &engine_plugin, engine_point});
+
+  std::vector<Results> all;
+  if (options.executor && jobs.size() > 1 && !spec.outputs.models) {
+    // Distributed (MPI): the runs themselves are the units, handed out dynamically — sweep
+    // points cost unequally — one at a time per process, with its engine's units on that
+    // process's threads and the run's BLAS threads outside them, as in the loop below; their
+    // results travel as bytes. With models kept they stay in order below.
+    RunContext context = RunContext::on_threads(1);
+    context.executor = options.executor;
+    const int blas = provenance.blas_threads;
+    const UnitOutputs runs =
+        map_units(jobs.size(), 0, context,
+                  [&](std::size_t j, Eigen::Ref<Eigen::VectorXd>, std::string& text) {
+                    const ScopedBlasThreads run_blas(blas);
+                    const Job& job = jobs[j];
+                    const PointSetup setup = set_up(points[job.point]);
+                    text = encode_results(run_engine(setup, points[job.point], job.engine_name,
+                                                     *job.engine, job.engine_point, false));
+                  });
+    for (const std::string& bytes : runs.text) {
+      all.push_back(decode_results(bytes));
+      finish(all.back());
+    }
+    return all;
+  }
+  std::optional<PointSetup> setup;
+  const SweepPoint* current_point = nullptr;
+  for (const Job& job : jobs) {
+    throw_if_stop_requested();
+    if (!setup || &points[job.point] != current_point) {
+      setup = set_up(points[job.point]);
+      current_point = &points[job.point];
+    }
+    all.push_back(run_engine(*setup, points[job.point], job.engine_name, *job.engine,
+                             job.engine_point, true));
+    finish(all.back());
   }
   return all;
 }

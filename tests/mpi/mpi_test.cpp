@@ -81,10 +81,12 @@ int processes_of(const fs::path& out) {
 }
 
 // Bitwise the same numbers (JSON keeps 17 significant digits: equal text is equal doubles)
-// for one process with 2 threads and 3 ranks x 1 thread: mc_bootstrap samples (two sweep
-// points), WBB draws (blocks of 32), VBoot RFF particles (per class and block), exact LOO folds.
+// for one process with 2 threads and 3 ranks x 1 thread: mc_bootstrap (two sweep points: the
+// runs are the units; with models kept: the samples are), WBB draws (blocks of 32), VBoot RFF
+// particles (per class and block), exact LOO folds.
 TEST_F(MpiRun, ThreeRanksGiveTheResultsOfOneProcess) {
-  for (const char* name : {"mc_bootstrap", "wbb", "vboot_rff", "exact_loo"}) {
+  for (const char* name :
+       {"mc_bootstrap", "mc_bootstrap_models", "wbb", "vboot_rff", "exact_loo"}) {
     SCOPED_TRACE(name);
     const fs::path one = root_ / (std::string(name) + "_1"),
                    three = root_ / (std::string(name) + "_3");
@@ -95,6 +97,7 @@ TEST_F(MpiRun, ThreeRanksGiveTheResultsOfOneProcess) {
                               "--blas-threads", "2", "--no-progress"});
     ASSERT_EQ(b.exit_code, 0) << b.err;
     EXPECT_EQ(processes_of(three), 3);
+    EXPECT_EQ(fs::exists(three / "models"), std::string(name) == "mc_bootstrap_models");
     EXPECT_EQ(differences(result_of(one), result_of(three)), "");
   }
 }
