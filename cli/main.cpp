@@ -66,6 +66,11 @@ int main(int argc, char** argv) {
                   "BLAS threads outside the parallel units (0 = the BLAS default); results are "
                   "bitwise reproducible at a fixed value (docs/distributed.md)")
       ->check(CLI::Range(0, 4096));
+  std::string schedule = "dynamic";
+  run->add_option("--schedule", schedule,
+                  "under mpirun: units handed out on request (dynamic) or in equal shares "
+                  "per rank (static, for comparison)")
+      ->check(CLI::IsMember({"dynamic", "static"}));
   run->add_flag("--no-progress", no_progress, "no progress bar");
   bool allow_pipeline_plugins = false;
   run->add_flag("--allow-pipeline-plugins", allow_pipeline_plugins,
@@ -114,7 +119,8 @@ int main(int argc, char** argv) {
                                             !no_progress,
                                             plugin_paths,
                                             allow_pipeline_plugins,
-                                            std::vector<std::string>(argv, argv + argc)};
+                                            std::vector<std::string>(argv, argv + argc),
+                                            schedule == "static"};
 #ifdef QUENCH_WITH_MPI
       if (quench::mpi::launched_by_mpi()) return quench::cli::mpi_run(request);
 #endif

@@ -73,7 +73,7 @@ int mpi_run(const RunRequest& request) {
   RunOptions options;
   options.threads = request.threads;
   options.progress = request.progress && root;
-  options.executor = session.executor();
+  options.executor = session.executor(request.static_schedule);
   options.processes = session.size();
   std::vector<Results> runs;
   try {

@@ -19,6 +19,7 @@ struct RunRequest {
   std::vector<std::string> plugin_paths;
   bool allow_pipeline_plugins = false;
   std::vector<std::string> command_line;
+  bool static_schedule = false;  ///< under MPI: --schedule static (benchmarks)
 };
 
 /// A validated pipeline with its plugins and output directory, ready to run.

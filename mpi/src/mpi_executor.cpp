@@ -82,51 +82,59 @@ UnitOutputs MpiExecutor::run(std::size_t count, Eigen::Index width, int threads,
 
   RankReport mine;
   std::vector<double> values;  // width per unit of mine.units, in that order
-  {
+  // About this rank's share, so that appending blocks rarely copies what is there.
+  values.reserve(static_cast<std::size_t>((total / ranks + block) * width));
+  std::mutex failure_mutex;
+  // Runs units [first, first + n) on this rank's threads, appending their outputs.
+  auto run_block = [&](std::int64_t first, std::int64_t n) {
+    const std::size_t offset = values.size();
+    values.resize(offset + static_cast<std::size_t>(n * width), 0.0);
+    std::vector<std::string> text(static_cast<std::size_t>(n));
+    try {
+      parallel_for(static_cast<std::size_t>(n), threads, [&](std::size_t j) {
+        const std::uint64_t i = static_cast<std::uint64_t>(first) + j;
+        try {
+          const UnitScope scope;
+          unit(i, Eigen::Map<Eigen::VectorXd>(values.data() + offset + j * width, width), text[j]);
+        } catch (const Interrupted&) {
+          throw;
+        } catch (const std::exception& e) {
+          const std::lock_guard<std::mutex> lock(failure_mutex);
+          if (i < mine.failed_unit) {
+            mine.failed_unit = i;
+            mine.failure = e.what();
+          }
+        } catch (...) {
+          const std::lock_guard<std::mutex> lock(failure_mutex);
+          if (i < mine.failed_unit) {
+            mine.failed_unit = i;
+            mine.failure = "unknown exception";
+          }
+        }
+      });
+    } catch (const Interrupted& e) {
+      mine.stop_signal = e.signal();
+    }
+    for (std::int64_t j = 0; j < n; ++j) {
+      mine.units.push_back(static_cast<std::uint64_t>(first + j));
+      mine.text.push_back(std::move(text[static_cast<std::size_t>(j)]));
+    }
+    if (progress && world.rank() == 0)
+      progress(static_cast<double>(std::min(first + n, total)) / static_cast<double>(total));
+  };
+  if (schedule_ == Schedule::statically) {
+    const std::int64_t first = total * world.rank() / ranks,
+                       last = total * (world.rank() + 1) / ranks;
+    if (last > first) run_block(first, last - first);
+  } else {
     SharedCounter next;
-    std::mutex failure_mutex;
     for (;;) {
       const std::int64_t first = next.take(block);
-      if (first >= total || mine.failed_unit != kNone || mine.stop_signal != 0) {
-        if (first >= total) break;
-        continue;  // keep taking until the counter runs out, so every rank leaves together
-      }
-      const std::int64_t n = std::min(block, total - first);
-      const std::size_t offset = values.size();
-      values.resize(offset + static_cast<std::size_t>(n * width), 0.0);
-      std::vector<std::string> text(static_cast<std::size_t>(n));
-      try {
-        parallel_for(static_cast<std::size_t>(n), threads, [&](std::size_t j) {
-          const std::uint64_t i = static_cast<std::uint64_t>(first) + j;
-          try {
-            const UnitScope scope;
-            unit(i, Eigen::Map<Eigen::VectorXd>(values.data() + offset + j * width, width),
-                 text[j]);
-          } catch (const Interrupted&) {
-            throw;
-          } catch (const std::exception& e) {
-            const std::lock_guard<std::mutex> lock(failure_mutex);
-            if (i < mine.failed_unit) {
-              mine.failed_unit = i;
-              mine.failure = e.what();
-            }
-          } catch (...) {
-            const std::lock_guard<std::mutex> lock(failure_mutex);
-            if (i < mine.failed_unit) {
-              mine.failed_unit = i;
-              mine.failure = "unknown exception";
-            }
-          }
-        });
-      } catch (const Interrupted& e) {
-        mine.stop_signal = e.signal();
-      }
-      for (std::int64_t j = 0; j < n; ++j) {
-        mine.units.push_back(static_cast<std::uint64_t>(first + j));
-        mine.text.push_back(std::move(text[static_cast<std::size_t>(j)]));
-      }
-      if (progress && world.rank() == 0)
-        progress(static_cast<double>(std::min(first + n, total)) / static_cast<double>(total));
+      if (first >= total) break;
+      // After a failure or a stop request, keep taking until the counter runs out (so that
+      // every rank leaves together) without running anything.
+      if (mine.failed_unit != kNone || mine.stop_signal != 0) continue;
+      run_block(first, std::min(block, total - first));
     }
   }
 

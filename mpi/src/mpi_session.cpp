@@ -36,8 +36,9 @@ Session::Session() {
 
 Session::~Session() { MPI_Finalize(); }
 
-std::shared_ptr<const UnitExecutor> Session::executor() const {
-  return std::make_shared<const MpiExecutor>();
+std::shared_ptr<const UnitExecutor> Session::executor(bool static_schedule) const {
+  return std::make_shared<const MpiExecutor>(static_schedule ? MpiExecutor::Schedule::statically
+                                                             : MpiExecutor::Schedule::dynamic);
 }
 
 std::string Session::first_problem(const std::string& mine) const {

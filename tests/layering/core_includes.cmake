@@ -7,14 +7,9 @@ if(NOT SOURCE_DIR)
 endif()
 file(GLOB_RECURSE files "${SOURCE_DIR}/framework/*.h" "${SOURCE_DIR}/framework/*.cpp"
      "${SOURCE_DIR}/framework/*.inl" "${SOURCE_DIR}/framework/*.in")
-set(violations "")
-foreach(file IN LISTS files)
-  file(STRINGS "${file}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]quench/(registry|pipeline|report)\\.h[>\"]")
-  foreach(line IN LISTS lines)
-    file(RELATIVE_PATH name "${SOURCE_DIR}" "${file}")
-    string(APPEND violations "\n  ${name}: ${line}")
-  endforeach()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/matching_lines.cmake)
+matching_lines(violations
+  "^[ \t]*#[ \t]*include[ \t]*[<\"]quench/(registry|pipeline|report)\\.h[>\"]" ${files})
 if(violations)
   message(FATAL_ERROR "the core library includes headers of the layers above it "
                       "(registry, pipeline):${violations}")

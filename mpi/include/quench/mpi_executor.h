@@ -11,6 +11,11 @@ namespace quench::mpi {
 
 class MpiExecutor final : public UnitExecutor {
  public:
+  /// dynamic: blocks on request (the default); static: rank r runs the r-th of P contiguous
+  /// equal shares (the benchmark's baseline for units of unequal cost).
+  enum class Schedule { dynamic, statically };
+  explicit MpiExecutor(Schedule schedule = Schedule::dynamic) : schedule_(schedule) {}
+
   /// Units handed out per request: about count / (blocks_per_worker x ranks x threads), at
   /// least `threads`, so that uneven units balance (docs/distributed.md).
   static constexpr int kBlocksPerWorker = 16;
@@ -21,6 +26,9 @@ class MpiExecutor final : public UnitExecutor {
   /// on every rank, likewise after the all-gather.
   UnitOutputs run(std::size_t count, Eigen::Index width, int threads, const Unit& unit,
                   const std::function<void(double)>& progress) const override;
+
+ private:
+  Schedule schedule_;
 };
 
 }  // namespace quench::mpi

@@ -26,8 +26,9 @@ class Session {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
-  /// The executor that splits units across the ranks (MpiExecutor).
-  std::shared_ptr<const UnitExecutor> executor() const;
+  /// The executor that splits units across the ranks (MpiExecutor; `static_schedule`: equal
+  /// contiguous shares instead of blocks on request).
+  std::shared_ptr<const UnitExecutor> executor(bool static_schedule = false) const;
 
   /// Collective: every rank's `mine` (empty: no problem), as one message on every rank — empty
   /// when every rank's is empty, else "rank r of P: message" for the lowest such rank (just the
