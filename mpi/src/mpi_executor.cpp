@@ -15,6 +15,7 @@
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 
+#include "crash_report.h"
 #include "quench/cancellation.h"
 #include "quench/parallel.h"
 
@@ -87,6 +88,7 @@ UnitOutputs MpiExecutor::run(std::size_t count, Eigen::Index width, int threads,
   std::mutex failure_mutex;
   // Runs units [first, first + n) on this rank's threads, appending their outputs.
   auto run_block = [&](std::int64_t first, std::int64_t n) {
+    running_units(first, first + n);
     const std::size_t offset = values.size();
     values.resize(offset + static_cast<std::size_t>(n * width), 0.0);
     std::vector<std::string> text(static_cast<std::size_t>(n));
@@ -119,6 +121,7 @@ UnitOutputs MpiExecutor::run(std::size_t count, Eigen::Index width, int threads,
       mine.units.push_back(static_cast<std::uint64_t>(first + j));
       mine.text.push_back(std::move(text[static_cast<std::size_t>(j)]));
     }
+    running_units(0, 0);
     if (progress && world.rank() == 0)
       progress(static_cast<double>(std::min(first + n, total)) / static_cast<double>(total));
   };

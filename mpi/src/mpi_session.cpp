@@ -12,6 +12,7 @@
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 
+#include "crash_report.h"
 #include "quench/errors.h"
 #include "quench/mpi_executor.h"
 
@@ -32,6 +33,7 @@ Session::Session() {
     MPI_Finalize();
     throw Error("the MPI library does not allow threads (MPI_THREAD_FUNNELED)");
   }
+  install_crash_report(rank_, size_);
 }
 
 Session::~Session() { MPI_Finalize(); }

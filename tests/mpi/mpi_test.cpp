@@ -148,13 +148,14 @@ TEST_F(MpiRun, UnitThatThrowsEndsTheRunOnEveryRankAndWritesNothing) {
   EXPECT_EQ(nlohmann::json::parse(in)["runs"][0]["scalars"]["sum"].get<double>(), 66.0);
 }
 
-// A rank that dies (SIGABRT in a unit) ends the whole job: mpirun exits non-zero and no report
-// is written.
+// A rank that dies (SIGABRT in a unit) ends the whole job: mpirun exits non-zero, the dying
+// rank names the units it was running, and no report is written.
 TEST_F(MpiRun, RankThatDiesEndsTheJobAndWritesNothing) {
   const fs::path out = root_ / "out";
   const auto r = mpirun(3, {"run", faulty_pipeline(root_, "abort"), "--out", out.string(),
                             "--plugin-path", QUENCH_MPI_FIXTURES, "--no-progress"});
   EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("died of signal 6 while running units "), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
 }
 
