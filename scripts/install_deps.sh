@@ -15,6 +15,8 @@ packages=(
   clang-14 libfuzzer-14-dev              # sanitizer and fuzzing stage (scripts/test_sanitized.sh)
   ccache                                 # faster rebuilds (scripts/build.sh uses it when present)
   libopenmpi-dev openmpi-bin libboost-mpi-dev  # the MPI driver (docs/distributed.md)
+  python3-dev pybind11-dev python3-pybind11    # the Python module (docs/python.md)
+  python3-numpy python3-pytest                 #   and its tests
 )
 missing=()
 for p in "${packages[@]}"; do

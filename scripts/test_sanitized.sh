@@ -24,11 +24,13 @@ fi
 start=$SECONDS
 # CXX is read on the first configure only (the compiler of a build directory is fixed).
 # -O1 with line tables only: reports with file:line, compiled faster than -O2 -g. No MPI
-# driver: OpenMPI's own allocations at exit trip LeakSanitizer (the Release stage tests it).
+# driver: OpenMPI's own allocations at exit trip LeakSanitizer; no Python module: an
+# instrumented module cannot load into an uninstrumented interpreter (the Release stage tests
+# both).
 CXX=clang++-14 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
   -DQUENCH_SANITIZE=address,undefined -DQUENCH_BUILD_FUZZERS=ON -DQUENCH_BUILD_BENCHMARKS=OFF \
-  -DQUENCH_WITH_MPI=OFF \
+  -DQUENCH_WITH_MPI=OFF -DQUENCH_WITH_PYTHON=OFF \
   -DQUENCH_FUZZ_SECONDS="${QUENCH_FUZZ_SECONDS:-45}" "${launcher[@]}" >> "$log" 2>&1 ||
   fail configure
 cmake --build build-sanitize -j"$(nproc)" >> "$log" 2>&1 || fail build

@@ -1,0 +1,38 @@
+"""quench from Python: pipelines run through the same registry and plugins as the quench
+command line, results as NumPy arrays (docs/python.md).
+
+    import quench
+    runs = quench.run("examples/pipelines/sonar_mean_field.yaml")   # a file, or YAML text
+    runs[0]["scalars"]["loo_error"], runs[0]["vectors"]["alpha"]
+    quench.plugins()                                                  # what was found
+
+Errors are Python exceptions with quench's messages: PipelineError (every problem of a
+pipeline at once, one "file:line:col: message" per line), DataError (file, row, column),
+PluginError, NumericalError, all subclasses of quench.Error.
+"""
+import os
+
+from ._quench import (DataError, Error, NumericalError, PipelineError, PluginError,
+                      __version__)
+from . import _quench
+
+__all__ = ["run", "plugins", "Error", "PipelineError", "DataError", "PluginError",
+           "NumericalError", "__version__"]
+
+
+def run(pipeline, *, threads=0, plugin_paths=()):
+    """Runs a pipeline and returns one dict per run (engine x sweep point): engine, plugin,
+    sweep, scalars, vectors and matrices (NumPy arrays, not copied), info, timings, status.
+
+    `pipeline` is the path of a pipeline file, or its YAML text (relative data paths then
+    resolve against the working directory). No output files are written. The GIL is released
+    while the engines run; `threads` is as the CLI's --threads (0: all cores)."""
+    text = os.fspath(pipeline)
+    is_file = "\n" not in text and os.path.isfile(text)
+    return _quench.run(text, "<string>", os.getcwd(), is_file, threads, list(plugin_paths))
+
+
+def plugins(*, plugin_paths=()):
+    """Every plugin found (searched like the CLI: plugin_paths, QUENCH_PLUGIN_PATH, then the
+    installation's plugin directory): family, name, version, doc, library, parameters."""
+    return _quench.plugins(list(plugin_paths))

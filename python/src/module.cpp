@@ -1,0 +1,119 @@
+// The quench Python module's native part (`quench._quench`): pipelines run through the same
+// registry and plugins as the CLI, results as NumPy arrays without copies, quench's errors as
+// Python exceptions with the same messages (docs/python.md).
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "quench/cancellation.h"
+#include "quench/errors.h"
+#include "quench/pipeline.h"
+#include "quench/registry.h"
+#include "quench/results.h"
+#include "quench/version.h"
+
+namespace py = pybind11;
+
+namespace {
+
+// An Eigen vector or matrix handed to NumPy: moved to the heap, owned by the array's capsule
+// (no copy); matrices keep their column-major layout (Fortran order).
+template <class M>
+py::array_t<double> to_numpy(M&& m) {
+  auto* owned = new M(std::move(m));
+  py::capsule owner(owned, [](void* p) { delete static_cast<M*>(p); });
+  if constexpr (M::ColsAtCompileTime == 1) {
+    return py::array_t<double>({owned->size()}, {sizeof(double)}, owned->data(), owner);
+  } else {
+    return py::array_t<double>({owned->rows(), owned->cols()},
+                               {sizeof(double), sizeof(double) * owned->rows()}, owned->data(),
+                               owner);
+  }
+}
+
+py::dict to_dict(quench::Results&& r) {
+  py::dict d;
+  d["engine"] = r.engine;
+  d["plugin"] = r.plugin;
+  d["sweep"] = r.sweep;
+  d["scalars"] = r.scalars;
+  py::dict vectors, matrices;
+  for (auto& [name, v] : r.vectors) vectors[py::str(name)] = to_numpy(std::move(v));
+  for (auto& [name, m] : r.matrices) matrices[py::str(name)] = to_numpy(std::move(m));
+  d["vectors"] = vectors;
+  d["matrices"] = matrices;
+  d["info"] = r.info;
+  d["timings"] = r.timings;
+  d["status"] =
+      py::dict(py::arg("code") = quench::to_string(r.status.code),
+               py::arg("message") = r.status.message, py::arg("iterations") = r.status.iterations);
+  return d;
+}
+
+// Runs a pipeline (`text` is YAML; data paths resolve against `base_directory`) with the
+// plugins found like the CLI finds them, the GIL released while it runs.
+py::list run(const std::string& text, const std::string& name, const std::string& base_directory,
+             bool is_file, int threads, const std::vector<std::string>& plugin_paths) {
+  std::vector<quench::Results> runs;
+  {
+    py::gil_scoped_release release;
+    const quench::Pipeline pipeline =
+        is_file ? quench::Pipeline::from_file(text)
+                : quench::Pipeline::from_string(text, name, base_directory);
+    const quench::Registry registry = quench::Registry::discover(plugin_paths);
+    pipeline.validate(registry);
+    quench::RunOptions options;
+    options.threads = threads;
+    runs = pipeline.run(registry, options);
+  }
+  py::list out;
+  for (auto& r : runs) out.append(to_dict(std::move(r)));
+  return out;
+}
+
+py::list plugins(const std::vector<std::string>& plugin_paths) {
+  const quench::Registry registry = quench::Registry::discover(plugin_paths);
+  py::list out;
+  for (const quench::PluginEntry* entry : registry.plugins()) {
+    py::list parameters;
+    for (const auto& p : entry->info->schema.specs())
+      parameters.append(py::dict(py::arg("name") = p.name, py::arg("doc") = p.doc));
+    out.append(py::dict(py::arg("family") = quench::to_string(entry->info->family),
+                        py::arg("name") = entry->info->name,
+                        py::arg("version") = entry->info->version,
+                        py::arg("doc") = entry->info->doc, py::arg("library") = entry->library_path,
+                        py::arg("parameters") = parameters));
+  }
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_quench, m) {
+  m.doc() = "quench: approximate Bayesian inference and resampling averages (native part)";
+  m.attr("__version__") = std::string(quench::kVersion);
+  auto base = py::register_exception<quench::Error>(m, "Error", PyExc_RuntimeError);
+  static py::exception<quench::ConfigError> pipeline_error(m, "PipelineError", base.ptr());
+  py::register_exception<quench::DataError>(m, "DataError", base.ptr());
+  py::register_exception<quench::PluginError>(m, "PluginError", base.ptr());
+  py::register_exception<quench::NumericalError>(m, "NumericalError", base.ptr());
+  // A pipeline error carries every diagnostic, one "file:line:col: message" per line.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const quench::ConfigError& e) {
+      std::string text;
+      for (const auto& d : e.diagnostics()) text += (text.empty() ? "" : "\n") + d.str();
+      pipeline_error(text.empty() ? e.what() : text.c_str());
+    }
+  });
+  m.def("run", &run, py::arg("text"), py::arg("name"), py::arg("base_directory"),
+        py::arg("is_file"), py::arg("threads") = 0,
+        py::arg("plugin_paths") = std::vector<std::string>{});
+  m.def("plugins", &plugins, py::arg("plugin_paths") = std::vector<std::string>{});
+}
