@@ -12,17 +12,18 @@ PluginError, NumericalError, all subclasses of quench.Error.
 """
 import os
 
-from ._quench import (DataError, Error, NumericalError, PipelineError, PluginError,
-                      __version__)
+from ._quench import (DataError, Error, Model, ModelFileError, NumericalError, PipelineError,
+                      PluginError, __version__)
 from . import _quench
 
-__all__ = ["run", "plugins", "Error", "PipelineError", "DataError", "PluginError",
-           "NumericalError", "__version__"]
+__all__ = ["run", "plugins", "load_model", "Model", "Error", "PipelineError", "DataError",
+           "PluginError", "NumericalError", "ModelFileError", "__version__"]
 
 
 def run(pipeline, *, threads=0, plugin_paths=()):
     """Runs a pipeline and returns one dict per run (engine x sweep point): engine, plugin,
-    sweep, scalars, vectors and matrices (NumPy arrays, not copied), info, timings, status.
+    sweep, scalars, vectors and matrices (NumPy arrays, not copied), info, timings, status, and
+    model (a quench.Model when the pipeline keeps models, outputs: {models: true}; else None).
 
     `pipeline` is the path of a pipeline file, or its YAML text (relative data paths then
     resolve against the working directory). No output files are written. The GIL is released
@@ -30,6 +31,13 @@ def run(pipeline, *, threads=0, plugin_paths=()):
     text = os.fspath(pipeline)
     is_file = "\n" not in text and os.path.isfile(text)
     return _quench.run(text, "<string>", os.getcwd(), is_file, threads, list(plugin_paths))
+
+
+def load_model(path, *, plugin_paths=()):
+    """A model saved by a run (outputs: {models: true}) or by Model.save, rebuilt with the
+    plugins found (of the versions it was saved with): Model.predict(X) gives its columns at new
+    raw inputs (columns in Model.input_names order) as NumPy arrays."""
+    return _quench.load_model(os.fspath(path), list(plugin_paths))
 
 
 def plugins(*, plugin_paths=()):

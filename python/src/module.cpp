@@ -1,19 +1,25 @@
 // The quench Python module's native part (`quench._quench`): pipelines run through the same
 // registry and plugins as the CLI, results as NumPy arrays without copies, quench's errors as
 // Python exceptions with the same messages (docs/python.md).
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include "quench/cancellation.h"
 #include "quench/errors.h"
+#include "quench/fitted_model.h"
+#include "quench/model_archive.h"
 #include "quench/pipeline.h"
 #include "quench/registry.h"
+#include "quench/registry_models.h"
 #include "quench/results.h"
 #include "quench/version.h"
 
@@ -36,7 +42,29 @@ py::array_t<double> to_numpy(M&& m) {
   }
 }
 
-py::dict to_dict(quench::Results&& r) {
+// A fitted model (a run with outputs: {models: true}, or quench.load_model) with the registry
+// whose plugin libraries its components live in, kept loaded as long as the model.
+struct PyModel {
+  std::shared_ptr<const quench::Registry> registry;
+  std::shared_ptr<const quench::FittedModel> model;
+};
+
+// Predictions at raw inputs (columns in the model's input_names order): one array per column,
+// views into one buffer.
+py::dict predict(const PyModel& m, const Eigen::Ref<const Eigen::MatrixXd>& X) {
+  quench::Predictions p;
+  {
+    py::gil_scoped_release release;
+    p = m.model->predict(X);
+  }
+  py::array_t<double> all = to_numpy(std::move(p.values));
+  py::dict out;
+  for (std::size_t c = 0; c < p.columns.size(); ++c)
+    out[py::str(p.columns[c])] = all[py::make_tuple(py::slice(0, all.shape(0), 1), c)];
+  return out;
+}
+
+py::dict to_dict(quench::Results&& r, const std::shared_ptr<const quench::Registry>& registry) {
   py::dict d;
   d["engine"] = r.engine;
   d["plugin"] = r.plugin;
@@ -52,6 +80,7 @@ py::dict to_dict(quench::Results&& r) {
   d["status"] =
       py::dict(py::arg("code") = quench::to_string(r.status.code),
                py::arg("message") = r.status.message, py::arg("iterations") = r.status.iterations);
+  d["model"] = r.fitted_model ? py::cast(PyModel{registry, r.fitted_model}) : py::none();
   return d;
 }
 
@@ -60,19 +89,20 @@ py::dict to_dict(quench::Results&& r) {
 py::list run(const std::string& text, const std::string& name, const std::string& base_directory,
              bool is_file, int threads, const std::vector<std::string>& plugin_paths) {
   std::vector<quench::Results> runs;
+  std::shared_ptr<const quench::Registry> registry;
   {
     py::gil_scoped_release release;
     const quench::Pipeline pipeline =
         is_file ? quench::Pipeline::from_file(text)
                 : quench::Pipeline::from_string(text, name, base_directory);
-    const quench::Registry registry = quench::Registry::discover(plugin_paths);
-    pipeline.validate(registry);
+    registry = std::make_shared<const quench::Registry>(quench::Registry::discover(plugin_paths));
+    pipeline.validate(*registry);
     quench::RunOptions options;
     options.threads = threads;
-    runs = pipeline.run(registry, options);
+    runs = pipeline.run(*registry, options);
   }
   py::list out;
-  for (auto& r : runs) out.append(to_dict(std::move(r)));
+  for (auto& r : runs) out.append(to_dict(std::move(r), registry));
   return out;
 }
 
@@ -102,6 +132,7 @@ PYBIND11_MODULE(_quench, m) {
   py::register_exception<quench::DataError>(m, "DataError", base.ptr());
   py::register_exception<quench::PluginError>(m, "PluginError", base.ptr());
   py::register_exception<quench::NumericalError>(m, "NumericalError", base.ptr());
+  py::register_exception<quench::ModelFileError>(m, "ModelFileError", base.ptr());
   // A pipeline error carries every diagnostic, one "file:line:col: message" per line.
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -116,4 +147,32 @@ PYBIND11_MODULE(_quench, m) {
         py::arg("is_file"), py::arg("threads") = 0,
         py::arg("plugin_paths") = std::vector<std::string>{});
   m.def("plugins", &plugins, py::arg("plugin_paths") = std::vector<std::string>{});
+
+  py::class_<PyModel>(m, "Model", "A fitted model: predict at new raw inputs, save, load.")
+      .def_property_readonly("kind", [](const PyModel& m) { return m.model->card().kind; })
+      .def_property_readonly("input_names",
+                             [](const PyModel& m) { return m.model->card().input_names; })
+      .def_property_readonly("target_name",
+                             [](const PyModel& m) { return m.model->card().target_name; })
+      .def_property_readonly("class_names",
+                             [](const PyModel& m) { return m.model->card().class_names; })
+      .def("predict", &predict, py::arg("X"))
+      .def(
+          "save",
+          [](const PyModel& m, const std::filesystem::path& path) {
+            py::gil_scoped_release release;
+            m.model->save(path.string());
+          },
+          py::arg("path"));
+  m.def(
+      "load_model",
+      [](const std::string& path, const std::vector<std::string>& plugin_paths) {
+        py::gil_scoped_release release;
+        auto registry =
+            std::make_shared<const quench::Registry>(quench::Registry::discover(plugin_paths));
+        auto model =
+            std::make_shared<const quench::FittedModel>(quench::load_model(path, *registry));
+        return PyModel{std::move(registry), std::move(model)};
+      },
+      py::arg("path"), py::arg("plugin_paths") = std::vector<std::string>{});
 }
