@@ -16,7 +16,7 @@ packages=(
   ccache                                 # faster rebuilds (scripts/build.sh uses it when present)
   libopenmpi-dev openmpi-bin libboost-mpi-dev  # the MPI driver (docs/distributed.md)
   python3-dev pybind11-dev python3-pybind11    # the Python module (docs/python.md)
-  python3-numpy python3-pytest                 #   and its tests
+  python3-numpy python3-pytest python3-sklearn python3-matplotlib  # its tests and example
 )
 missing=()
 for p in "${packages[@]}"; do

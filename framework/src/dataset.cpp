@@ -219,7 +219,7 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
         spec.train_file, 0, "",
         "split rule '" + split_name(spec.split) + "' cannot be combined with a separate test file");
   }
-  const CsvTable train = read_csv(spec.train_file);
+  const CsvTable train = spec.train_table ? *spec.train_table : read_csv(spec.train_file);
   if (columns) *columns = train.columns;
 
   // Columns.
@@ -275,7 +275,8 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
   UsedColumns test_cells;
   if (!spec.test_file.empty()) {
     // The test file's columns are matched by name (order may differ; extra columns ignored).
-    test = std::make_unique<CsvTable>(read_csv(spec.test_file));
+    test =
+        std::make_unique<CsvTable>(spec.test_table ? *spec.test_table : read_csv(spec.test_file));
     std::vector<Index> test_used;
     for (const auto& name : input_names)
       test_used.push_back(find_column(*test, name, "input", problems));

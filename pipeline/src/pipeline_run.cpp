@@ -136,7 +136,9 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
                                    Provenance& provenance) const {
   const PipelineSpec& spec = *spec_;
   const ResolvedPipeline resolved = resolve_pipeline(spec, registry);
-  const DataSpec data_spec = data_spec_for(spec);
+  DataSpec data_spec = data_spec_for(spec);
+  data_spec.train_table = options.train_table;
+  data_spec.test_table = options.test_table;
   const Dataset data = load_dataset(data_spec);
   for (const auto& [key, note] : data.notes)
     std::fprintf(stderr, "note: %s: %s: %s\n", data.train_file.c_str(), key.c_str(), note.c_str());
@@ -145,8 +147,10 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
     record_plugin(to_string(family), plugin, registry, provenance.plugins);
   for (const auto& [engine_name, plugin] : resolved.engines)
     record_plugin(engine_name, plugin, registry, provenance.plugins);
-  for (const std::string& file : {data_spec.train_file, data_spec.test_file})
-    if (!file.empty()) provenance.data_files.push_back({file, sha256_of_file(file)});
+  for (const auto& [file, table] : {std::pair{data_spec.train_file, data_spec.train_table},
+                                    std::pair{data_spec.test_file, data_spec.test_table}})
+    if (!file.empty())
+      provenance.data_files.push_back({file, table ? "in memory" : sha256_of_file(file)});
   provenance.train_rows = data.X_train.rows();
   provenance.test_rows = data.X_test.rows();
   provenance.inputs = data.input_names;

@@ -15,8 +15,10 @@ import os
 from ._quench import (DataError, Error, Model, ModelFileError, NumericalError, PipelineError,
                       PluginError, __version__)
 from . import _quench
+from .estimators import GaussianProcessClassifier, GaussianProcessRegressor
 
-__all__ = ["run", "plugins", "load_model", "Model", "Error", "PipelineError", "DataError",
+__all__ = ["run", "plugins", "load_model", "Model", "GaussianProcessClassifier",
+           "GaussianProcessRegressor", "Error", "PipelineError", "DataError",
            "PluginError", "NumericalError", "ModelFileError", "__version__"]
 
 

@@ -1,8 +1,12 @@
 // The quench Python module's native part (`quench._quench`): pipelines run through the same
 // registry and plugins as the CLI, results as NumPy arrays without copies, quench's errors as
 // Python exceptions with the same messages (docs/python.md).
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +18,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "quench/cancellation.h"
+#include "quench/dataset.h"
 #include "quench/errors.h"
 #include "quench/fitted_model.h"
 #include "quench/model_archive.h"
@@ -81,6 +86,16 @@ py::dict to_dict(quench::Results&& r, const std::shared_ptr<const quench::Regist
       py::dict(py::arg("code") = quench::to_string(r.status.code),
                py::arg("message") = r.status.message, py::arg("iterations") = r.status.iterations);
   d["model"] = r.fitted_model ? py::cast(PyModel{registry, r.fitted_model}) : py::none();
+  if (r.learning) {  // the learned hyperparameters: objective, its value, the values per key
+    py::dict values;
+    for (auto& v : r.learning->learned) values[py::str(v.key)] = to_numpy(std::move(v.value));
+    d["learning"] = py::dict(py::arg("objective") = r.learning->objective,
+                             py::arg("quantity") = r.learning->quantity,
+                             py::arg("value") = r.learning->value, py::arg("learned") = values,
+                             py::arg("status") = quench::to_string(r.learning->status.code));
+  } else {
+    d["learning"] = py::none();
+  }
   return d;
 }
 
@@ -99,6 +114,68 @@ py::list run(const std::string& text, const std::string& name, const std::string
     pipeline.validate(*registry);
     quench::RunOptions options;
     options.threads = threads;
+    runs = pipeline.run(*registry, options);
+  }
+  py::list out;
+  for (auto& r : runs) out.append(to_dict(std::move(r), registry));
+  return out;
+}
+
+// A host's arrays as the table a CSV file would give: the input columns, then the target; cells
+// are the numbers' shortest exact text (%.17g; NaN is a missing cell) and the target's given
+// texts (numbers or class names); row i is the 1-based sample index.
+std::shared_ptr<const quench::CsvTable> table(const std::string& name,
+                                              const std::vector<std::string>& input_names,
+                                              const std::string& target,
+                                              const Eigen::Ref<const Eigen::MatrixXd>& X,
+                                              const std::vector<std::string>& y) {
+  if (static_cast<Eigen::Index>(input_names.size()) != X.cols())
+    throw std::invalid_argument(name + ": " + std::to_string(X.cols()) + " columns but " +
+                                std::to_string(input_names.size()) + " input names");
+  if (static_cast<Eigen::Index>(y.size()) != X.rows())
+    throw std::invalid_argument(name + ": " + std::to_string(X.rows()) + " rows but " +
+                                std::to_string(y.size()) + " targets");
+  auto t = std::make_shared<quench::CsvTable>();
+  t->file = name;
+  t->columns = input_names;
+  t->columns.push_back(target);
+  t->cells.reserve(static_cast<std::size_t>(X.rows() * (X.cols() + 1)));
+  char text[32];
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    for (Eigen::Index j = 0; j < X.cols(); ++j) {
+      if (std::isnan(X(i, j))) {
+        t->cells.emplace_back();
+      } else {
+        std::snprintf(text, sizeof text, "%.17g", X(i, j));
+        t->cells.emplace_back(text);
+      }
+    }
+    t->cells.push_back(y[static_cast<std::size_t>(i)]);
+    t->rows.push_back(static_cast<int>(i + 1));
+  }
+  return t;
+}
+
+// A pipeline (YAML text whose data.file and data.test_file are `train_name` and `test_name`)
+// on arrays instead of files.
+py::list run_arrays(const std::string& text, const std::string& train_name,
+                    const std::string& test_name, int threads,
+                    const std::vector<std::string>& plugin_paths,
+                    const std::vector<std::string>& input_names, const std::string& target,
+                    const Eigen::Ref<const Eigen::MatrixXd>& X_train,
+                    const std::vector<std::string>& y_train,
+                    const std::optional<Eigen::MatrixXd>& X_test,
+                    const std::vector<std::string>& y_test) {
+  std::vector<quench::Results> runs;
+  std::shared_ptr<const quench::Registry> registry;
+  {
+    py::gil_scoped_release release;
+    const quench::Pipeline pipeline = quench::Pipeline::from_string(text, "<estimator>", "");
+    quench::RunOptions options;
+    options.threads = threads;
+    options.train_table = table(train_name, input_names, target, X_train, y_train);
+    if (X_test) options.test_table = table(test_name, input_names, target, *X_test, y_test);
+    registry = std::make_shared<const quench::Registry>(quench::Registry::discover(plugin_paths));
     runs = pipeline.run(*registry, options);
   }
   py::list out;
@@ -147,6 +224,9 @@ PYBIND11_MODULE(_quench, m) {
         py::arg("is_file"), py::arg("threads") = 0,
         py::arg("plugin_paths") = std::vector<std::string>{});
   m.def("plugins", &plugins, py::arg("plugin_paths") = std::vector<std::string>{});
+  m.def("run_arrays", &run_arrays, py::arg("text"), py::arg("train_name"), py::arg("test_name"),
+        py::arg("threads"), py::arg("plugin_paths"), py::arg("input_names"), py::arg("target"),
+        py::arg("X_train"), py::arg("y_train"), py::arg("X_test"), py::arg("y_test"));
 
   py::class_<PyModel>(m, "Model", "A fitted model: predict at new raw inputs, save, load.")
       .def_property_readonly("kind", [](const PyModel& m) { return m.model->card().kind; })

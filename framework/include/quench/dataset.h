@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +79,9 @@ struct DataSpec {
   bool standardize_target = false;
   MissingRule missing = MissingRule::error;
   TargetKind target_kind = TargetKind::any;
+  /// Tables already in memory (a host's arrays, e.g. Python), read instead of train_file and
+  /// test_file; the file names then only name them in messages.
+  std::shared_ptr<const CsvTable> train_table, test_table;
 };
 
 struct Dataset {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "quench/dataset.h"
 #include "quench/export.h"
 #include "quench/provenance.h"
 #include "quench/results.h"
@@ -24,6 +25,9 @@ struct RunOptions {
   /// Where the engines' independent units run (quench/units.h); null: threads here.
   std::shared_ptr<const UnitExecutor> executor;
   int processes = 1;  ///< processes sharing the units (MPI ranks), for the provenance
+  /// Data already in memory (a host's arrays), read instead of the pipeline's data.file and
+  /// data.test_file (DataSpec::train_table); those names then only label it in messages.
+  std::shared_ptr<const CsvTable> train_table, test_table;
 };
 
 class QUENCH_API Pipeline {

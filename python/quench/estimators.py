@@ -1,0 +1,170 @@
+"""scikit-learn-style estimators over quench's engines (docs/python.md): get_params /
+set_params, fit returns self, fitted attributes end in "_", predict / predict_proba / score.
+Each fit runs a pipeline built from the estimator's parameters on the arrays in memory (no
+files), through the same plugins as the CLI, and keeps the fitted model for predict."""
+import inspect
+
+import numpy as np
+
+from . import _quench
+
+
+class _Estimator:
+    """get_params / set_params from the constructor's keyword arguments (scikit-learn's
+    convention, without depending on scikit-learn)."""
+
+    @classmethod
+    def _param_names(cls):
+        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+
+    def get_params(self, deep=True):
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params):
+        for name, value in params.items():
+            if name not in self._param_names():
+                raise ValueError(f"{type(self).__name__} has no parameter '{name}'; "
+                                 f"it has {', '.join(self._param_names())}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    @staticmethod
+    def _inputs(X, fitted_width=None):
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"X must be a 2-D array (samples x features), got {X.ndim} dimensions")
+        if X.shape[0] == 0:
+            raise ValueError("X has no samples")
+        if not np.isfinite(X).all():
+            bad = np.argwhere(~np.isfinite(X))[0]
+            raise ValueError(f"X holds a non-finite value at sample {bad[0]}, feature {bad[1]}")
+        if fitted_width is not None and X.shape[1] != fitted_width:
+            raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {fitted_width}")
+        return np.asfortranarray(X)
+
+    def _fit_pipeline(self, yaml, X, targets):
+        names = [f"x{j}" for j in range(X.shape[1])]
+        (run,) = _quench.run_arrays(yaml, "fit data", "", self.threads, [], names, "y", X,
+                                    targets, None, [])
+        if run["status"]["code"] != "ok":
+            raise _quench.NumericalError(f"{type(self).__name__}.fit: {run['status']['message']}")
+        self.n_features_in_ = X.shape[1]
+        self.model_ = run["model"]
+        self.learned_ = run["learning"]["learned"] if run["learning"] else {}
+        return run
+
+
+_METHODS = {"tap": "tap", "ep": "ep", "naive": "naive_mean_field"}
+
+
+class GaussianProcessClassifier(_Estimator):
+    """Binary GP classifier of 001/003 (probit likelihood, Gaussian kernel on standardized
+    inputs): method "tap" (default), "ep" or "naive" (naive mean field). With learn=True
+    (default) the kernel width is learned by the evidence, starting from `width`. Fitted
+    attributes: classes_, loo_error_ (the built-in leave-one-out error, 001 eq 32),
+    log_evidence_, width_, model_ (a quench.Model)."""
+
+    def __init__(self, method="tap", width=1.0, learn=True, seed=0, threads=0):
+        self.method = method
+        self.width = width
+        self.learn = learn
+        self.seed = seed
+        self.threads = threads
+
+    def fit(self, X, y):
+        if self.method not in _METHODS:
+            raise ValueError(f"unknown method '{self.method}': use one of {', '.join(_METHODS)}")
+        X = self._inputs(X)
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(f"y must be 1-D with one label per sample ({X.shape[0]}), got shape {y.shape}")
+        classes = np.unique(y)
+        if classes.size != 2:
+            raise ValueError(f"GaussianProcessClassifier needs exactly two classes, got {classes.size}")
+        self.classes_ = classes
+        targets = ["1" if label == classes[1] else "-1" for label in y]
+        engine = _METHODS[self.method]
+        learn = (f"learn: {{objective: evidence, engine: {engine}, parameters: [kernel.width]}}\n"
+                 if self.learn and engine != "naive_mean_field" else "")
+        yaml = (f"name: estimator\nseed: {int(self.seed)}\n"
+                "data: {file: fit data, target: y, standardize_inputs: true}\n"
+                f"components:\n  kernel: {{plugin: gaussian, width: {float(self.width)!r}}}\n"
+                "  likelihood: {plugin: probit}\n" + learn +
+                f"engines:\n  - {{name: gp, plugin: {engine}}}\noutputs: {{models: true}}\n")
+        run = self._fit_pipeline(yaml, X, targets)
+        self.loo_error_ = run["scalars"]["loo_error"]
+        self.log_evidence_ = run["scalars"].get("log_evidence")
+        self.width_ = float(self.learned_["kernel.width"][0]) if "kernel.width" in self.learned_ else float(self.width)
+        return self
+
+    def _predictions(self, X):
+        if not hasattr(self, "model_"):
+            raise ValueError("this GaussianProcessClassifier is not fitted yet: call fit first")
+        return self.model_.predict(self._inputs(X, self.n_features_in_))
+
+    def predict_proba(self, X):
+        """p(class | x): columns in classes_ order (001 eq 12)."""
+        p = self._predictions(X)["probability"]
+        return np.column_stack([1.0 - p, p])
+
+    def decision_function(self, X):
+        """The posterior mean of the latent function, <h(x)>."""
+        return np.asarray(self._predictions(X)["latent_mean"])
+
+    def predict(self, X):
+        label = self._predictions(X)["label"]
+        return self.classes_[(label > 0).astype(int)]
+
+    def score(self, X, y):
+        """Mean accuracy."""
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+class GaussianProcessRegressor(_Estimator):
+    """Exact GP regression with a Gaussian ARD kernel on standardized inputs and targets. With
+    learn=True (default) the length scales, amplitude and noise are learned by the evidence
+    (`restarts` seeded restarts). Fitted attributes: log_marginal_likelihood_, learned_,
+    model_. predict(X, return_std=True) gives the predictive standard deviation (noise
+    included)."""
+
+    def __init__(self, noise=0.1, learn=True, restarts=0, seed=0, threads=0):
+        self.noise = noise
+        self.learn = learn
+        self.restarts = restarts
+        self.seed = seed
+        self.threads = threads
+
+    def fit(self, X, y):
+        X = self._inputs(X)
+        y = np.asarray(y, dtype=np.float64)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(f"y must be 1-D with one target per sample ({X.shape[0]}), got shape {y.shape}")
+        if not np.isfinite(y).all():
+            raise ValueError(f"y holds a non-finite value at sample {int(np.argwhere(~np.isfinite(y))[0][0])}")
+        learn = ("learn: {objective: evidence, parameters: [kernel.length_scales, kernel.amplitude,"
+                 f" likelihood.noise], restarts: {int(self.restarts)}}}\n" if self.learn else "")
+        yaml = (f"name: estimator\nseed: {int(self.seed)}\n"
+                "data: {file: fit data, target: y, standardize_inputs: true, standardize_target: true}\n"
+                "components:\n  kernel: {plugin: gaussian}\n"
+                f"  likelihood: {{plugin: gaussian, noise: {float(self.noise)!r}}}\n" + learn +
+                "engines:\n  - {name: gp, plugin: exact_gp_regression}\noutputs: {models: true}\n")
+        run = self._fit_pipeline(yaml, X, [repr(float(v)) for v in y])
+        self.log_marginal_likelihood_ = run["scalars"].get("log_marginal_likelihood")
+        return self
+
+    def predict(self, X, return_std=False):
+        if not hasattr(self, "model_"):
+            raise ValueError("this GaussianProcessRegressor is not fitted yet: call fit first")
+        p = self.model_.predict(self._inputs(X, self.n_features_in_))
+        mean = np.asarray(p["mean"])
+        return (mean, np.sqrt(p["predictive_variance"])) if return_std else mean
+
+    def score(self, X, y):
+        """The coefficient of determination R^2."""
+        y = np.asarray(y, dtype=np.float64)
+        residual = np.sum((y - self.predict(X)) ** 2)
+        return float(1.0 - residual / np.sum((y - y.mean()) ** 2))

@@ -1,0 +1,99 @@
+"""The scikit-learn-style estimators against the pipelines they stand for (run on the same data
+files), scikit-learn's model selection, and bad input (docs/python.md)."""
+import os
+
+import numpy as np
+import pytest
+
+import quench
+
+SOURCE = os.environ["QUENCH_SOURCE"]
+DATA = os.path.join(SOURCE, "examples", "data")
+
+
+def table(name):
+    path = os.path.join(DATA, name)
+    with open(path) as f:
+        header = f.readline().strip().split(",")
+    return header, np.loadtxt(path, delimiter=",", skiprows=1)
+
+
+@pytest.fixture(scope="module")
+def sonar():
+    header, d = table("sonar.csv")
+    train = d[:, header.index("train")] == 1
+    X = d[:, [i for i, h in enumerate(header) if h.startswith("V")]]
+    return X[train], d[train, header.index("y")], X[~train], d[~train, header.index("y")]
+
+
+def test_classifier_is_the_pipeline_it_stands_for(sonar):
+    # The same model as this pipeline on the file: the arrays pass through quench's loader as
+    # the file's cells do, so the learned width, the built-in LOO and the test probabilities
+    # are the same bits.
+    X, y, Xt, yt = sonar
+    (run,) = quench.run(f"""name: same
+seed: 0
+data: {{file: {DATA}/sonar.csv, target: y, split: {{rule: column, column: train}},
+       standardize_inputs: true}}
+components:
+  kernel: {{plugin: gaussian, width: 1.0}}
+  likelihood: {{plugin: probit}}
+learn: {{objective: evidence, engine: tap, parameters: [kernel.width]}}
+engines:
+  - {{name: gp, plugin: tap}}
+""")
+    c = quench.GaussianProcessClassifier().fit(X, y)
+    assert c.width_ == run["learning"]["learned"]["kernel.width"][0]
+    assert c.loo_error_ == run["scalars"]["loo_error"]
+    assert c.log_evidence_ == run["scalars"]["log_evidence"]
+    assert np.array_equal(c.predict_proba(Xt)[:, 1], run["vectors"]["test_probability"])
+    assert c.score(Xt, yt) == 1.0 - run["scalars"]["test_error"]
+    assert list(c.classes_) == [-1.0, 1.0]
+
+
+def test_regressor_is_the_pipeline_it_stands_for():
+    header, d = table("boston.csv")
+    inputs = [i for i, h in enumerate(header) if h != "y"]
+    X, y = d[:456][:, inputs], d[:456, header.index("y")]
+    (run,) = quench.run(os.path.join(SOURCE, "examples", "pipelines", "boston_model.yaml"))
+    r = quench.GaussianProcessRegressor().fit(X, y)
+    mine, theirs = r.model_.predict(d[456:][:, inputs]), run["model"].predict(d[456:][:, inputs])
+    for column in ("mean", "variance", "predictive_variance"):
+        assert np.array_equal(mine[column], theirs[column]), column
+    assert r.log_marginal_likelihood_ == run["scalars"]["log_marginal_likelihood"]
+    mean, sd = r.predict(d[456:][:, inputs], return_std=True)
+    assert np.array_equal(sd, np.sqrt(theirs["predictive_variance"]))
+
+
+def test_scikit_learn_model_selection_and_parameters(sonar):
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.base import clone
+    from sklearn.model_selection import KFold, cross_val_score
+    X, y, _, _ = sonar
+    c = quench.GaussianProcessClassifier(method="ep", width=0.5)
+    assert c.get_params()["method"] == "ep"
+    assert clone(c).set_params(method="naive").method == "naive"
+    scores = cross_val_score(c, X, y, cv=KFold(3, shuffle=True, random_state=0))
+    assert scores.shape == (3,) and (scores > 0.6).all()
+    assert sklearn.__version__
+
+
+def test_bad_input_is_a_value_error(sonar):
+    X, y, _, _ = sonar
+    with pytest.raises(ValueError, match="unknown method 'svm2'"):
+        quench.GaussianProcessClassifier(method="svm2").fit(X, y)
+    with pytest.raises(ValueError, match="exactly two classes"):
+        quench.GaussianProcessClassifier().fit(X, np.ones(len(y)))
+    with pytest.raises(ValueError, match="2-D"):
+        quench.GaussianProcessClassifier().fit(X[0], y[:1])
+    bad = X.copy()
+    bad[4, 7] = np.nan
+    with pytest.raises(ValueError, match="sample 4, feature 7"):
+        quench.GaussianProcessClassifier().fit(bad, y)
+    with pytest.raises(ValueError, match="not fitted"):
+        quench.GaussianProcessClassifier().predict(X)
+    c = quench.GaussianProcessClassifier(learn=False).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        c.predict(X[:, :5])
+    with pytest.raises(ValueError, match="no parameter 'kernel'"):
+        c.set_params(kernel="x")
