@@ -15,10 +15,11 @@ import os
 from ._quench import (DataError, Error, Model, ModelFileError, NumericalError, PipelineError,
                       PluginError, __version__)
 from . import _quench
-from .estimators import GaussianProcessClassifier, GaussianProcessRegressor
+from .estimators import (AdatapBootstrap, GaussianProcessClassifier, GaussianProcessRegressor,
+                         MonteCarloBootstrap)
 
 __all__ = ["run", "plugins", "load_model", "Model", "GaussianProcessClassifier",
-           "GaussianProcessRegressor", "Error", "PipelineError", "DataError",
+           "GaussianProcessRegressor", "AdatapBootstrap", "MonteCarloBootstrap", "Error", "PipelineError", "DataError",
            "PluginError", "NumericalError", "ModelFileError", "__version__"]
 
 

@@ -47,15 +47,43 @@ class _Estimator:
         return np.asfortranarray(X)
 
     def _fit_pipeline(self, yaml, X, targets):
+        """The pipeline on the arrays; every run must end ok. Sets n_features_in_, model_ (of
+        the first run), learned_; returns the runs."""
         names = [f"x{j}" for j in range(X.shape[1])]
-        (run,) = _quench.run_arrays(yaml, "fit data", "", self.threads, [], names, "y", X,
-                                    targets, None, [])
-        if run["status"]["code"] != "ok":
-            raise _quench.NumericalError(f"{type(self).__name__}.fit: {run['status']['message']}")
+        runs = _quench.run_arrays(yaml, "fit data", "", self.threads, [], names, "y", X, targets,
+                                  None, [])
+        for run in runs:
+            if run["status"]["code"] != "ok":
+                raise _quench.NumericalError(
+                    f"{type(self).__name__}.fit: {run['status']['message']}")
         self.n_features_in_ = X.shape[1]
-        self.model_ = run["model"]
-        self.learned_ = run["learning"]["learned"] if run["learning"] else {}
-        return run
+        self.model_ = runs[0]["model"]
+        self.learned_ = runs[0]["learning"]["learned"] if runs[0]["learning"] else {}
+        return runs
+
+
+def _regression_data(estimator, X, y):
+    """X checked, and y as the texts of its numbers (finite, one per sample)."""
+    X = estimator._inputs(X)
+    y = np.asarray(y, dtype=np.float64)
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ValueError(f"y must be 1-D with one target per sample ({X.shape[0]}), got shape {y.shape}")
+    if not np.isfinite(y).all():
+        raise ValueError(f"y holds a non-finite value at sample {int(np.argwhere(~np.isfinite(y))[0][0])}")
+    return X, [repr(float(v)) for v in y]
+
+
+def _regression_yaml(estimator, resampler, engine):
+    """GP regression on standardized inputs and targets: a Gaussian ARD kernel, Gaussian noise,
+    the hyperparameters learned by the evidence when estimator.learn, then `engine`."""
+    learn = ("learn: {objective: evidence, parameters: [kernel.length_scales, kernel.amplitude,"
+             f" likelihood.noise], restarts: {int(estimator.restarts)}}}\n"
+             if estimator.learn else "")
+    return (f"name: estimator\nseed: {int(estimator.seed)}\n"
+            "data: {file: fit data, target: y, standardize_inputs: true, standardize_target: true}\n"
+            "components:\n  kernel: {plugin: gaussian}\n"
+            f"  likelihood: {{plugin: gaussian, noise: {float(estimator.noise)!r}}}\n" + resampler +
+            learn + f"engines:\n  - {engine}\noutputs: {{models: true}}\n")
 
 
 _METHODS = {"tap": "tap", "ep": "ep", "naive": "naive_mean_field"}
@@ -95,7 +123,7 @@ class GaussianProcessClassifier(_Estimator):
                 f"components:\n  kernel: {{plugin: gaussian, width: {float(self.width)!r}}}\n"
                 "  likelihood: {plugin: probit}\n" + learn +
                 f"engines:\n  - {{name: gp, plugin: {engine}}}\noutputs: {{models: true}}\n")
-        run = self._fit_pipeline(yaml, X, targets)
+        (run,) = self._fit_pipeline(yaml, X, targets)
         self.loo_error_ = run["scalars"]["loo_error"]
         self.log_evidence_ = run["scalars"].get("log_evidence")
         self.width_ = float(self.learned_["kernel.width"][0]) if "kernel.width" in self.learned_ else float(self.width)
@@ -139,20 +167,9 @@ class GaussianProcessRegressor(_Estimator):
         self.threads = threads
 
     def fit(self, X, y):
-        X = self._inputs(X)
-        y = np.asarray(y, dtype=np.float64)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(f"y must be 1-D with one target per sample ({X.shape[0]}), got shape {y.shape}")
-        if not np.isfinite(y).all():
-            raise ValueError(f"y holds a non-finite value at sample {int(np.argwhere(~np.isfinite(y))[0][0])}")
-        learn = ("learn: {objective: evidence, parameters: [kernel.length_scales, kernel.amplitude,"
-                 f" likelihood.noise], restarts: {int(self.restarts)}}}\n" if self.learn else "")
-        yaml = (f"name: estimator\nseed: {int(self.seed)}\n"
-                "data: {file: fit data, target: y, standardize_inputs: true, standardize_target: true}\n"
-                "components:\n  kernel: {plugin: gaussian}\n"
-                f"  likelihood: {{plugin: gaussian, noise: {float(self.noise)!r}}}\n" + learn +
-                "engines:\n  - {name: gp, plugin: exact_gp_regression}\noutputs: {models: true}\n")
-        run = self._fit_pipeline(yaml, X, [repr(float(v)) for v in y])
+        X, targets = _regression_data(self, X, y)
+        (run,) = self._fit_pipeline(_regression_yaml(self, "", "{name: gp, plugin: exact_gp_regression}"),
+                                    X, targets)
         self.log_marginal_likelihood_ = run["scalars"].get("log_marginal_likelihood")
         return self
 
@@ -168,3 +185,74 @@ class GaussianProcessRegressor(_Estimator):
         y = np.asarray(y, dtype=np.float64)
         residual = np.sum((y - self.predict(X)) ** 2)
         return float(1.0 - residual / np.sum((y - y.mean()) ** 2))
+
+
+class _BootstrapRegressor(_Estimator):
+    """The bootstrap of GP regression (000) at resampling ratios S/N: the engine's test error per
+    ratio and a model per ratio whose predict gives the bootstrap mean and variance of the
+    predictor at new inputs."""
+
+    def fit(self, X, y):
+        ratios = [float(r) for r in np.atleast_1d(self.ratios)]
+        if not ratios or min(ratios) <= 0:
+            raise ValueError(f"ratios must be positive resampling ratios S/N, got {self.ratios!r}")
+        X, targets = _regression_data(self, X, y)
+        resampler = f"  resampler: {{plugin: poisson_bootstrap, ratio: {ratios!r}}}\n"
+        runs = self._fit_pipeline(_regression_yaml(self, resampler, self._engine_entry()), X, targets)
+        self.ratios_ = np.array([r["sweep"]["resampler.ratio"] for r in runs])
+        # 000 eq 21 with the square loss, in standardized target units (as in results.json).
+        self.test_error_ = np.array([r["scalars"]["test_error_square"] for r in runs])
+        if "test_error_square_stderr" in runs[0]["scalars"]:  # Monte-Carlo: sd / sqrt(T)
+            self.test_error_stderr_ = np.array(
+                [r["scalars"]["test_error_square_stderr"] for r in runs])
+        self.models_ = [r["model"] for r in runs]
+        return self
+
+    def predict(self, X, ratio=None, return_var=False):
+        """The bootstrap mean of the predictor at X (and its bootstrap variance) at `ratio`
+        (default: the first fitted ratio), in the target's units."""
+        if not hasattr(self, "models_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit first")
+        i = 0 if ratio is None else int(np.argmin(np.abs(self.ratios_ - float(ratio))))
+        if ratio is not None and self.ratios_[i] != float(ratio):
+            raise ValueError(f"ratio {ratio} was not fitted; fitted: {list(self.ratios_)}")
+        p = self.models_[i].predict(self._inputs(X, self.n_features_in_))
+        mean = np.asarray(p["bootstrap_mean"])
+        return (mean, np.asarray(p["bootstrap_variance"])) if return_var else mean
+
+
+class AdatapBootstrap(_BootstrapRegressor):
+    """The analytical (ADATAP) bootstrap of GP regression (000): one set of equations per ratio,
+    no retraining. Fitted: ratios_, test_error_ (000 eq 53 per ratio), models_ (000 eq 57 at
+    any input: predict / predict(return_var=True))."""
+
+    def __init__(self, ratios=(1.0,), noise=0.1, learn=True, restarts=0, seed=0, threads=0):
+        self.ratios = ratios
+        self.noise = noise
+        self.learn = learn
+        self.restarts = restarts
+        self.seed = seed
+        self.threads = threads
+
+    def _engine_entry(self):
+        return "{name: adatap, plugin: adatap_bootstrap, density: false}"
+
+
+class MonteCarloBootstrap(_BootstrapRegressor):
+    """The Monte-Carlo bootstrap of GP regression: `samples` retrains on Poisson resamples per
+    ratio. Fitted: ratios_, test_error_ (000 eq 21 per ratio) and test_error_stderr_, models_
+    (the retrains' mean and variance at any input)."""
+
+    def __init__(self, ratios=(1.0,), samples=1000, noise=0.1, learn=True, restarts=0, seed=0,
+                 threads=0):
+        self.ratios = ratios
+        self.samples = samples
+        self.noise = noise
+        self.learn = learn
+        self.restarts = restarts
+        self.seed = seed
+        self.threads = threads
+
+    def _engine_entry(self):
+        return (f"{{name: monte_carlo, plugin: mc_bootstrap, samples: {int(self.samples)}, "
+                "inner: exact_gp_regression, keep_samples: false}")
