@@ -16,10 +16,11 @@ from ._quench import (DataError, Error, Model, ModelFileError, NumericalError, P
                       PluginError, __version__)
 from . import _quench
 from .estimators import (AdatapBootstrap, GaussianProcessClassifier, GaussianProcessRegressor,
-                         MonteCarloBootstrap)
+                         MonteCarloBootstrap, WeightedBayesianBootstrap)
 
 __all__ = ["run", "plugins", "load_model", "Model", "GaussianProcessClassifier",
-           "GaussianProcessRegressor", "AdatapBootstrap", "MonteCarloBootstrap", "Error", "PipelineError", "DataError",
+           "GaussianProcessRegressor", "AdatapBootstrap", "MonteCarloBootstrap",
+           "WeightedBayesianBootstrap", "Error", "PipelineError", "DataError",
            "PluginError", "NumericalError", "ModelFileError", "__version__"]
 
 

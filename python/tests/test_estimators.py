@@ -144,3 +144,28 @@ def test_adatap_agrees_with_monte_carlo_retrains(boston):
     mean_a, var_a = a.predict(X[:50], return_var=True)
     mean_m, var_m = m.predict(X[:50], return_var=True)
     assert np.median(np.abs(mean_a - mean_m) / np.sqrt(var_m / 400)) < 3.0
+
+
+def test_weighted_bayesian_bootstrap_is_the_pipeline_it_stands_for():
+    header, d = table("diabetes.csv")
+    X, y = d[:, :-1], d[:, header.index("y")]
+    (run,) = quench.run(f"""name: same
+seed: 0
+data: {{file: {DATA}/diabetes.csv, target: y, standardize_inputs: true}}
+components:
+  resampler: {{plugin: exponential_weights}}
+  optimizer: {{plugin: coordinate_descent}}
+engines:
+  - {{name: wbb, plugin: wbb, draws: 200, penalty: l1, penalty_weights: common}}
+outputs: {{models: true}}
+""")
+    w = quench.WeightedBayesianBootstrap(draws=200).fit(X, y)
+    assert w.lambda_ == run["scalars"]["lambda"]  # the same 10-fold cross-validation
+    assert np.array_equal(w.coef_draws_, run["matrices"]["posterior_draws"])
+    assert np.array_equal(w.intercept_draws_, run["vectors"]["intercept_draws"])
+    mean, lower, upper = w.predict(X[:10], return_interval=True)
+    theirs = run["model"].predict(X[:10])
+    assert np.array_equal(mean, theirs["mean"])
+    assert np.all(lower <= mean) and np.all(mean <= upper)
+    with pytest.raises(ValueError, match="trend_filter needs lam"):
+        quench.WeightedBayesianBootstrap(model="trend_filter").fit(X, y)
