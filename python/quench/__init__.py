@@ -16,11 +16,11 @@ from ._quench import (DataError, Error, Model, ModelFileError, NumericalError, P
                       PluginError, __version__)
 from . import _quench
 from .estimators import (AdatapBootstrap, GaussianProcessClassifier, GaussianProcessRegressor,
-                         MonteCarloBootstrap, WeightedBayesianBootstrap)
+                         MonteCarloBootstrap, VBootClassifier, WeightedBayesianBootstrap)
 
 __all__ = ["run", "plugins", "load_model", "Model", "GaussianProcessClassifier",
            "GaussianProcessRegressor", "AdatapBootstrap", "MonteCarloBootstrap",
-           "WeightedBayesianBootstrap", "Error", "PipelineError", "DataError",
+           "WeightedBayesianBootstrap", "VBootClassifier", "Error", "PipelineError", "DataError",
            "PluginError", "NumericalError", "ModelFileError", "__version__"]
 
 

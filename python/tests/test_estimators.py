@@ -169,3 +169,36 @@ outputs: {{models: true}}
     assert np.all(lower <= mean) and np.all(mean <= upper)
     with pytest.raises(ValueError, match="trend_filter needs lam"):
         quench.WeightedBayesianBootstrap(model="trend_filter").fit(X, y)
+
+
+def test_vboot_classifier_is_the_pipeline_it_stands_for(sonar):
+    X, y, Xt, yt = sonar
+    (run,) = quench.run(f"""name: same
+seed: 0
+data: {{file: {DATA}/sonar.csv, target: y, split: {{rule: column, column: train}},
+       standardize_inputs: true}}
+components:
+  kernel: {{plugin: gaussian, width: 0.2, amplitude: 4.0, bias: 25.0, random_features: 2000,
+           feature_seed: 1}}
+  likelihood: {{plugin: dirichlet, alpha_epsilon: 0.01}}
+  resampler: {{plugin: perturbation}}
+engines:
+  - {{name: vboot, plugin: vboot, model: rff, particles: 50, classes: 2}}
+""")
+    v = quench.VBootClassifier().fit(X, y)
+    mine, theirs = v.predict_proba(Xt), run["matrices"]["class_probabilities"]
+    assert np.array_equal(mine[:, 1], theirs[:, 1])  # the model's p(class 1 | x), bit for bit
+    np.testing.assert_allclose(mine[:, 0], theirs[:, 0], rtol=0, atol=1e-15)  # 1 - p
+    assert v.score(Xt, yt) == pytest.approx(1.0 - run["scalars"]["test_error"], abs=0)
+
+
+def test_vboot_classifier_takes_any_number_of_classes():
+    rng = np.random.default_rng(3)
+    centers = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
+    labels = np.repeat(np.array(["a", "b", "c"]), 40)
+    X = centers[np.repeat(np.arange(3), 40)] + rng.normal(size=(120, 2))
+    v = quench.VBootClassifier(particles=20, features=300, width=1.0).fit(X, labels)
+    p, sd = v.predict_proba(X, return_sd=True)
+    assert p.shape == sd.shape == (120, 3)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
+    assert list(v.classes_) == ["a", "b", "c"] and v.score(X, labels) > 0.8
