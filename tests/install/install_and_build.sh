@@ -8,7 +8,8 @@
 #      --plugin-path or QUENCH_PLUGIN_PATH; a pipeline's plugin_paths are ignored by
 #      `quench validate`;
 #   6. runs the template pipeline with the installed `quench run`, loading matern32 through the
-#      pipeline's plugin_paths with --allow-pipeline-plugins.
+#      pipeline's plugin_paths with --allow-pipeline-plugins;
+#   7. imports the installed Python package (when built) and lists the installed plugins.
 #
 #   install_and_build.sh <quench build dir> <quench source dir> [cmake] [c++ compiler]
 set -euo pipefail
@@ -132,5 +133,18 @@ cat "$work/run.out"
 [[ -f $work/run/results.json ]] || fail "no results.json"
 grep -q '"code": "ok"' "$work/run/results.json" || fail "the run is not ok"
 grep -q '"log_marginal_likelihood"' "$work/run/results.json" || fail "no log_marginal_likelihood"
+
+# 7. The installed Python package (when the build has it) finds the installed plugins.
+if grep -q '^QUENCH_WITH_PYTHON:BOOL=ON' "$build/CMakeCache.txt"; then
+  step "the installed Python package runs"
+  pydir=$(sed -n 's/^QUENCH_PYTHON_INSTALL_DIR:[A-Z]*=//p' "$build/CMakeCache.txt")
+  python=$(sed -n 's/^Python_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+  python=${python:-/usr/bin/python3}
+  [[ -f $prefix/$pydir/quench/__init__.py ]] || fail "no Python package in $prefix/$pydir"
+  logged python.log env PYTHONPATH="$prefix/$pydir" "$python" -B -c \
+    "import quench; names = {p['name'] for p in quench.plugins()}; assert 'gaussian' in names and 'tap' in names, names; print(quench.__file__)"
+  grep -q "^$prefix/$pydir/quench/__init__.py" "$work/python.log" ||
+    fail "imported another quench package: $(cat "$work/python.log")"
+fi
 
 echo "install_and_build: ok"
