@@ -141,7 +141,9 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
   data_spec.test_table = options.test_table;
   const Dataset data = load_dataset(data_spec);
   for (const auto& [key, note] : data.notes)
-    std::fprintf(stderr, "note: %s: %s: %s\n", data.train_file.c_str(), key.c_str(), note.c_str());
+    if (options.report)
+      std::fprintf(stderr, "note: %s: %s: %s\n", data.train_file.c_str(), key.c_str(),
+                   note.c_str());
 
   for (const auto& [family, plugin] : resolved.components)
     record_plugin(to_string(family), plugin, registry, provenance.plugins);
@@ -165,9 +167,10 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
   if (resolved.learning) {
     throw_if_stop_requested();
     learned = learn_for_pipeline(spec, resolved, registry, data, options.threads);
-    std::fprintf(stderr, "learned hyperparameters by %s (%s): %s = %.10g [%s]\n",
-                 learned->objective.c_str(), learned->engine.c_str(), learned->quantity.c_str(),
-                 learned->value, to_string(learned->status.code));
+    if (options.report)
+      std::fprintf(stderr, "learned hyperparameters by %s (%s): %s = %.10g [%s]\n",
+                   learned->objective.c_str(), learned->engine.c_str(), learned->quantity.c_str(),
+                   learned->value, to_string(learned->status.code));
   }
 
   std::vector<const ResolvedPlugin*> component_owners;

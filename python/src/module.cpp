@@ -173,6 +173,7 @@ py::list run_arrays(const std::string& text, const std::string& train_name,
     const quench::Pipeline pipeline = quench::Pipeline::from_string(text, "<estimator>", "");
     quench::RunOptions options;
     options.threads = threads;
+    options.report = false;  // the estimator's fitted attributes say it
     options.train_table = table(train_name, input_names, target, X_train, y_train);
     if (X_test) options.test_table = table(test_name, input_names, target, *X_test, y_test);
     registry = std::make_shared<const quench::Registry>(quench::Registry::discover(plugin_paths));

@@ -22,6 +22,9 @@ struct PipelineSpec;  // parsed form (internal)
 struct RunOptions {
   int threads = 0;        ///< worker threads; 0 = all cores (per process under MPI)
   bool progress = false;  ///< progress bar on stderr
+  /// The data loader's notes and the learned hyperparameters as lines on stderr (the CLI);
+  /// a host that reads them from the results (Python's estimators) turns this off.
+  bool report = true;
   /// Where the engines' independent units run (quench/units.h); null: threads here.
   std::shared_ptr<const UnitExecutor> executor;
   int processes = 1;  ///< processes sharing the units (MPI ranks), for the provenance
