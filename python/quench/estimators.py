@@ -46,6 +46,12 @@ class _Estimator:
             raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {fitted_width}")
         return np.asfortranarray(X)
 
+    def _predictions(self, X):
+        """The fitted model's columns at X (ValueError before fit or for another width)."""
+        if not hasattr(self, "model_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit first")
+        return self.model_.predict(self._inputs(X, self.n_features_in_))
+
     def _fit_pipeline(self, yaml, X, targets):
         """The pipeline on the arrays; every run must end ok. Sets n_features_in_, model_ (of
         the first run), learned_; returns the runs."""
@@ -62,12 +68,42 @@ class _Estimator:
         return runs
 
 
+def _labelled(X, y, what):
+    """y as a 1-D array with one entry per sample of X."""
+    y = np.asarray(y) if what == "label" else np.asarray(y, dtype=np.float64)
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ValueError(f"y must be 1-D with one {what} per sample ({X.shape[0]}), got shape {y.shape}")
+    return y
+
+
+def _classes(estimator, X, y, fewest, most=None):
+    """X checked, y as labels and their sorted classes (between `fewest` and `most` of them)."""
+    X = estimator._inputs(X)
+    y = _labelled(X, y, "label")
+    classes = np.unique(y)
+    if classes.size < fewest or (most is not None and classes.size > most):
+        words = {2: "two"}
+        count = words.get(fewest, str(fewest))
+        needs = f"exactly {count}" if most == fewest else f"at least {count}"
+        raise ValueError(f"{type(estimator).__name__} needs {needs} classes, got {classes.size}")
+    return X, y, classes
+
+
+def _accuracy(estimator, X, y):
+    """Mean accuracy."""
+    return float(np.mean(estimator.predict(X) == np.asarray(y)))
+
+
+def _r2(estimator, X, y):
+    """The coefficient of determination R^2."""
+    y = np.asarray(y, dtype=np.float64)
+    return float(1.0 - np.sum((y - estimator.predict(X)) ** 2) / np.sum((y - y.mean()) ** 2))
+
+
 def _regression_data(estimator, X, y):
     """X checked, and y as the texts of its numbers (finite, one per sample)."""
     X = estimator._inputs(X)
-    y = np.asarray(y, dtype=np.float64)
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ValueError(f"y must be 1-D with one target per sample ({X.shape[0]}), got shape {y.shape}")
+    y = _labelled(X, y, "target")
     if not np.isfinite(y).all():
         raise ValueError(f"y holds a non-finite value at sample {int(np.argwhere(~np.isfinite(y))[0][0])}")
     return X, [repr(float(v)) for v in y]
@@ -106,13 +142,7 @@ class GaussianProcessClassifier(_Estimator):
     def fit(self, X, y):
         if self.method not in _METHODS:
             raise ValueError(f"unknown method '{self.method}': use one of {', '.join(_METHODS)}")
-        X = self._inputs(X)
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(f"y must be 1-D with one label per sample ({X.shape[0]}), got shape {y.shape}")
-        classes = np.unique(y)
-        if classes.size != 2:
-            raise ValueError(f"GaussianProcessClassifier needs exactly two classes, got {classes.size}")
+        X, y, classes = _classes(self, X, y, 2, 2)
         self.classes_ = classes
         targets = ["1" if label == classes[1] else "-1" for label in y]
         engine = _METHODS[self.method]
@@ -129,11 +159,6 @@ class GaussianProcessClassifier(_Estimator):
         self.width_ = float(self.learned_["kernel.width"][0]) if "kernel.width" in self.learned_ else float(self.width)
         return self
 
-    def _predictions(self, X):
-        if not hasattr(self, "model_"):
-            raise ValueError("this GaussianProcessClassifier is not fitted yet: call fit first")
-        return self.model_.predict(self._inputs(X, self.n_features_in_))
-
     def predict_proba(self, X):
         """p(class | x): columns in classes_ order (001 eq 12)."""
         p = self._predictions(X)["probability"]
@@ -147,9 +172,7 @@ class GaussianProcessClassifier(_Estimator):
         label = self._predictions(X)["label"]
         return self.classes_[(label > 0).astype(int)]
 
-    def score(self, X, y):
-        """Mean accuracy."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+    score = _accuracy
 
 
 class GaussianProcessRegressor(_Estimator):
@@ -174,17 +197,11 @@ class GaussianProcessRegressor(_Estimator):
         return self
 
     def predict(self, X, return_std=False):
-        if not hasattr(self, "model_"):
-            raise ValueError("this GaussianProcessRegressor is not fitted yet: call fit first")
-        p = self.model_.predict(self._inputs(X, self.n_features_in_))
+        p = self._predictions(X)
         mean = np.asarray(p["mean"])
         return (mean, np.sqrt(p["predictive_variance"])) if return_std else mean
 
-    def score(self, X, y):
-        """The coefficient of determination R^2."""
-        y = np.asarray(y, dtype=np.float64)
-        residual = np.sum((y - self.predict(X)) ** 2)
-        return float(1.0 - residual / np.sum((y - y.mean()) ** 2))
+    score = _r2
 
 
 class _BootstrapRegressor(_Estimator):
@@ -212,7 +229,7 @@ class _BootstrapRegressor(_Estimator):
         """The bootstrap mean of the predictor at X (and its bootstrap variance) at `ratio`
         (default: the first fitted ratio), in the target's units."""
         if not hasattr(self, "models_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit first")
+            self._predictions(X)  # not fitted: the error every estimator gives
         i = 0 if ratio is None else int(np.argmin(np.abs(self.ratios_ - float(ratio))))
         if ratio is not None and self.ratios_[i] != float(ratio):
             raise ValueError(f"ratio {ratio} was not fitted; fitted: {list(self.ratios_)}")
@@ -308,19 +325,14 @@ class WeightedBayesianBootstrap(_Estimator):
     def predict(self, X, return_interval=False):
         """The mean over the draws of their predictions at X (and the central `level` interval
         of them), in the target's units."""
-        if not hasattr(self, "model_"):
-            raise ValueError("this WeightedBayesianBootstrap is not fitted yet: call fit first")
-        p = self.model_.predict(self._inputs(X, self.n_features_in_))
+        p = self._predictions(X)
         mean = np.asarray(p["mean"])
         if not return_interval:
             return mean
         quantiles = sorted(k for k in p if k.startswith("q"))
         return mean, np.asarray(p[quantiles[0]]), np.asarray(p[quantiles[-1]])
 
-    def score(self, X, y):
-        """The coefficient of determination R^2 of the draws' mean prediction."""
-        y = np.asarray(y, dtype=np.float64)
-        return float(1.0 - np.sum((y - self.predict(X)) ** 2) / np.sum((y - y.mean()) ** 2))
+    score = _r2  # of the draws' mean prediction
 
 
 class VBootClassifier(_Estimator):
@@ -343,13 +355,7 @@ class VBootClassifier(_Estimator):
         self.threads = threads
 
     def fit(self, X, y):
-        X = self._inputs(X)
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(f"y must be 1-D with one label per sample ({X.shape[0]}), got shape {y.shape}")
-        classes = np.unique(y)
-        if classes.size < 2:
-            raise ValueError(f"VBootClassifier needs at least two classes, got {classes.size}")
+        X, y, classes = _classes(self, X, y, 2)
         self.classes_ = classes
         targets = [str(int(np.searchsorted(classes, label))) for label in y]  # 0 .. C-1
         yaml = (f"name: estimator\nseed: {int(self.seed)}\n"
@@ -368,9 +374,7 @@ class VBootClassifier(_Estimator):
     def predict_proba(self, X, return_sd=False):
         """The particles' mean class probabilities (columns in classes_ order) and, with
         return_sd, their standard deviation over the particles."""
-        if not hasattr(self, "model_"):
-            raise ValueError("this VBootClassifier is not fitted yet: call fit first")
-        p = self.model_.predict(self._inputs(X, self.n_features_in_))
+        p = self._predictions(X)
         if self.classes_.size == 2:
             prob = np.column_stack([1.0 - p["probability"], p["probability"]])
             sd = np.column_stack([p["probability_sd"], p["probability_sd"]])
@@ -383,6 +387,4 @@ class VBootClassifier(_Estimator):
     def predict(self, X):
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
-    def score(self, X, y):
-        """Mean accuracy."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+    score = _accuracy
