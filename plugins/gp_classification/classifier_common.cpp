@@ -264,7 +264,20 @@ double log_evidence(const Likelihood& lik, const Eigen::VectorXd& t, const MeanF
   return lz;
 }
 
-void add_fit(Results& r, const Eigen::VectorXd& t, const MeanFieldFit& fit) {
+void add_loo_predictive(Results& r, const Likelihood& lik, const Eigen::VectorXd& t,
+                        const Eigen::VectorXd& m, const Eigen::VectorXd& v) {
+  const Eigen::Index n = t.size();
+  Eigen::VectorXd p(n);
+  double log_predictive = 0.0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    p(i) = std::exp(lik.tilted_moments(1.0, m(i), v(i)).log_z);
+    log_predictive += lik.tilted_moments(t(i), m(i), v(i)).log_z;  // no log(1 - p) cancellation
+  }
+  r.vectors["loo_probability"] = p;
+  if (n > 0) r.scalars["loo_log_predictive"] = log_predictive / static_cast<double>(n);
+}
+
+void add_fit(Results& r, const Likelihood& lik, const Eigen::VectorXd& t, const MeanFieldFit& fit) {
   r.vectors["alpha"] = fit.alpha;
   r.vectors["mean_field"] = fit.mean_field;
   r.vectors["stability"] = t.cwiseProduct(fit.mean_field);  // t_i <h_i> (001 Fig. 3)
@@ -272,6 +285,7 @@ void add_fit(Results& r, const Eigen::VectorXd& t, const MeanFieldFit& fit) {
   r.vectors["cavity_variance"] = fit.cavity_variance;
   r.scalars["loo_error"] = error_rate(t, fit.cavity_mean);  // eq 32
   r.scalars["loo_errors"] = static_cast<double>(error_count(t, fit.cavity_mean));
+  add_loo_predictive(r, lik, t, fit.cavity_mean, fit.cavity_variance);
   r.scalars["train_error"] = error_rate(t, fit.mean_field);
   r.scalars["iterations"] = fit.status.iterations;
   r.status = fit.status;

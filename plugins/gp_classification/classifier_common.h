@@ -136,8 +136,16 @@ Eigen::VectorXd site_nu(const Eigen::VectorXd& t, const MeanFieldFit& fit);
 double log_evidence(const Likelihood& lik, const Eigen::VectorXd& t, const MeanFieldFit& fit,
                     const SiteSystem& sys);
 
+/// The built-in leave-one-out predictive distribution: with the left-out field of example i
+/// Gaussian, N(m_i, v_i) (the cavity of eqs 26-28), r.vectors["loo_probability"]_i =
+/// p(+1 | D without i) = \int p(+1 | h) N(h; m_i, v_i) dh (001 eq 12 at the cavity) and
+/// r.scalars["loo_log_predictive"] = (1/N) sum_i log p(t_i | D without i).
+void add_loo_predictive(Results& r, const Likelihood& lik, const Eigen::VectorXd& t,
+                        const Eigen::VectorXd& m, const Eigen::VectorXd& v);
+
 /// Common outputs of a fit: alpha, mean_field, cavity_mean, cavity_variance, loo_error (eq 32),
-/// train_error, status, iterations.
-void add_fit(Results& r, const Eigen::VectorXd& t, const MeanFieldFit& fit);
+/// the leave-one-out predictive at the cavity (add_loo_predictive), train_error, status,
+/// iterations.
+void add_fit(Results& r, const Likelihood& lik, const Eigen::VectorXd& t, const MeanFieldFit& fit);
 
 }  // namespace quench::gp_classification

@@ -129,7 +129,7 @@ Results EpEngine::run(const Problem& problem) const {
   const Eigen::MatrixXd C = problem.kernel->gram(d.X_train);
   const MeanFieldFit fit = solve_ep(C, t, *problem.likelihood, options_);
   Results r;
-  add_fit(r, t, fit);
+  add_fit(r, *problem.likelihood, t, fit);
   const SiteSystem sys(C, fit.tau);
   if (fit.status.code == RunStatus::ok) {
     const double lz = log_evidence(*problem.likelihood, t, fit, sys);

@@ -1,6 +1,7 @@
 #include "exact_loo.h"
 
 #include <chrono>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -47,37 +48,42 @@ Results ExactLooEngine::run(const Problem& problem) const {
   Results r = inner->run(full);
   r.info["inner"] = inner_;
 
-  // One unit per fold: its test error on the left-out point, the latent mean there, and
-  // whether the retrain converged.
-  const UnitOutputs folds =
-      map_units(static_cast<std::size_t>(n), 3, problem.context,
-                [&](std::size_t k, Eigen::Ref<Eigen::VectorXd> out, std::string&) {
-                  const auto i = static_cast<Eigen::Index>(k);
-                  Dataset sub;
-                  sub.name = d.name;
-                  sub.input_names = d.input_names;
-                  sub.X_train.resize(n - 1, d.X_train.cols());
-                  sub.y_train.resize(n - 1);
-                  for (Eigen::Index j = 0, row = 0; j < n; ++j) {
-                    if (j == i) continue;
-                    sub.X_train.row(row) = d.X_train.row(j);
-                    sub.y_train(row++) = t(j);
-                  }
-                  sub.X_test = d.X_train.row(i);
-                  sub.y_test = Eigen::VectorXd::Constant(1, t(i));
-                  Problem p = problem;
-                  p.data = &sub;
-                  p.make_model = false;
-                  const Results ri = inner->run(p);
-                  out(0) = ri.scalars.at("test_error");
-                  out(1) = ri.vectors.at("test_mean_field")(0);
-                  out(2) = ri.status.code == RunStatus::ok ? 0.0 : 1.0;
-                });
+  // One unit per fold: its test error on the left-out point, the latent mean there, whether the
+  // retrain converged, and its predictive p(+1 | x_i) (NaN for a classifier without one).
+  const UnitOutputs folds = map_units(
+      static_cast<std::size_t>(n), 4, problem.context,
+      [&](std::size_t k, Eigen::Ref<Eigen::VectorXd> out, std::string&) {
+        const auto i = static_cast<Eigen::Index>(k);
+        Dataset sub;
+        sub.name = d.name;
+        sub.input_names = d.input_names;
+        sub.X_train.resize(n - 1, d.X_train.cols());
+        sub.y_train.resize(n - 1);
+        for (Eigen::Index j = 0, row = 0; j < n; ++j) {
+          if (j == i) continue;
+          sub.X_train.row(row) = d.X_train.row(j);
+          sub.y_train(row++) = t(j);
+        }
+        sub.X_test = d.X_train.row(i);
+        sub.y_test = Eigen::VectorXd::Constant(1, t(i));
+        Problem p = problem;
+        p.data = &sub;
+        p.make_model = false;
+        const Results ri = inner->run(p);
+        out(0) = ri.scalars.at("test_error");
+        out(1) = ri.vectors.at("test_mean_field")(0);
+        out(2) = ri.status.code == RunStatus::ok ? 0.0 : 1.0;
+        const auto probability = ri.vectors.find("test_probability");
+        out(3) = probability != ri.vectors.end() ? probability->second(0)
+                                                 : std::numeric_limits<double>::quiet_NaN();
+      });
   const double sum = folds.values.row(0).sum();
   const auto not_ok = static_cast<int>(folds.values.row(2).sum());
   r.scalars["exact_loo_error"] = n > 0 ? sum / static_cast<double>(n) : 0.0;
   r.scalars["exact_loo_errors"] = sum;
   r.vectors["exact_loo_mean_field"] = folds.values.row(1).transpose();
+  if (r.vectors.count("loo_probability"))  // beside the built-in one, from the retrains
+    r.vectors["exact_loo_probability"] = folds.values.row(3).transpose();
   if (not_ok > 0 && r.status.code == RunStatus::ok)
     r.status = {RunStatus::not_converged,
                 std::to_string(not_ok) + " of " + std::to_string(n) +

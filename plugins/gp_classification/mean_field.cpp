@@ -436,7 +436,7 @@ Results TapEngine::run(const Problem& problem) const {
   const Eigen::MatrixXd C = problem.kernel->gram(d.X_train);
   const MeanFieldFit fit = solve_mean_field(C, t, *problem.likelihood, options_);
   Results r;
-  add_fit(r, t, fit);
+  add_fit(r, *problem.likelihood, t, fit);
   const SiteSystem sys(C, fit.tau);
   if (evidence_ && fit.status.code == RunStatus::ok) {
     const double lz = log_evidence(*problem.likelihood, t, fit, sys);
@@ -478,7 +478,7 @@ Results NaiveMeanFieldEngine::run(const Problem& problem) const {
   const Eigen::MatrixXd C = problem.kernel->gram(d.X_train);
   MeanFieldFit fit = solve_mean_field(C, t, *problem.likelihood, options_);
   Results r;
-  add_fit(r, t, fit);
+  add_fit(r, *problem.likelihood, t, fit);
   // Leave-one-out of App. D (eqs 47-51): Omega_i = C_ii (1/(t alpha <h>) - 1) (here in the
   // general form lambda Var / (lambda - Var) at lambda = C_ii), then
   // delta<h_i> = -(1/[(Omega + C)^{-1}]_ii - Omega_i) t_i alpha_i.
@@ -489,6 +489,8 @@ Results NaiveMeanFieldEngine::run(const Problem& problem) const {
   r.vectors["naive_cavity_mean"] = fit.cavity_mean;  // eq 35 cavity, lambda_i = C_ii
   r.scalars["loo_error"] = error_rate(t, loo_mean);
   r.scalars["loo_errors"] = static_cast<double>(error_count(t, loo_mean));
+  // The left-out field's variance as the naive method predicts any input: C_ii (eq 35).
+  add_loo_predictive(r, *problem.likelihood, t, loo_mean, fit.cavity_variance);
   add_model_predictions(r, problem, [&] {  // naive: lambda(x) = C(x, x)
     return ClassifierModel::from_fit(problem, t, fit.alpha, nullptr);
   });

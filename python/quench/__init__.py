@@ -10,7 +10,9 @@ Errors are Python exceptions with quench's messages: PipelineError (every proble
 pipeline at once, one "file:line:col: message" per line), DataError (file, row, column),
 PluginError, NumericalError, all subclasses of quench.Error.
 """
+import copyreg
 import os
+import tempfile
 
 from ._quench import (DataError, Error, Model, ModelFileError, NumericalError, PipelineError,
                       PluginError, __version__)
@@ -48,3 +50,25 @@ def plugins(*, plugin_paths=()):
     """Every plugin found (searched like the CLI: plugin_paths, QUENCH_PLUGIN_PATH, then the
     installation's plugin directory): family, name, version, doc, library, parameters."""
     return _quench.plugins(list(plugin_paths))
+
+
+def _model_from_bytes(data):
+    """A model from the bytes of its file (pickle's half of _model_to_bytes)."""
+    with tempfile.TemporaryDirectory(prefix="quench-model-") as directory:
+        path = os.path.join(directory, "model.h5")
+        with open(path, "wb") as f:
+            f.write(data)
+        return load_model(path)
+
+
+def _model_to_bytes(model):
+    """Pickling a Model (and so any fitted estimator, e.g. with joblib) stores its model file:
+    the same bytes as Model.save, rebuilt by load_model with the plugins found on unpickling."""
+    with tempfile.TemporaryDirectory(prefix="quench-model-") as directory:
+        path = os.path.join(directory, "model.h5")
+        model.save(path)
+        with open(path, "rb") as f:
+            return _model_from_bytes, (f.read(),)
+
+
+copyreg.pickle(Model, _model_to_bytes)

@@ -3,6 +3,7 @@ set_params, fit returns self, fitted attributes end in "_", predict / predict_pr
 Each fit runs a pipeline built from the estimator's parameters on the arrays in memory (no
 files), through the same plugins as the CLI, and keeps the fitted model for predict."""
 import inspect
+import warnings
 
 import numpy as np
 
@@ -68,24 +69,42 @@ class _Estimator:
         return runs
 
 
+class DataConversionWarning(UserWarning):
+    """y came as a column vector (n x 1) and was flattened (scikit-learn's warning of the same
+    name and text)."""
+
+
 def _labelled(X, y, what):
-    """y as a 1-D array with one entry per sample of X."""
+    """y as a 1-D array with one entry per sample of X (a column vector is flattened, with a
+    DataConversionWarning, as scikit-learn does)."""
     y = np.asarray(y) if what == "label" else np.asarray(y, dtype=np.float64)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(DataConversionWarning("A column-vector y was passed when a 1d array was "
+                                            "expected; it is used flattened"), stacklevel=3)
+        y = y[:, 0]
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise ValueError(f"y must be 1-D with one {what} per sample ({X.shape[0]}), got shape {y.shape}")
     return y
 
 
 def _classes(estimator, X, y, fewest, most=None):
-    """X checked, y as labels and their sorted classes (between `fewest` and `most` of them)."""
+    """X checked, y as labels and their sorted classes (between `fewest` and `most` of them).
+    Numbers that are not whole are not labels (scikit-learn's "Unknown label type" error)."""
     X = estimator._inputs(X)
     y = _labelled(X, y, "label")
+    if y.dtype.kind in "fc":
+        if not np.isfinite(y).all():
+            raise ValueError(f"y holds a non-finite label at sample {int(np.argwhere(~np.isfinite(y))[0][0])}")
+        if (y != np.round(y.real)).any():
+            raise ValueError("Unknown label type: continuous (y holds numbers that are not whole; "
+                             "a classifier needs class labels)")
     classes = np.unique(y)
     if classes.size < fewest or (most is not None and classes.size > most):
         words = {2: "two"}
         count = words.get(fewest, str(fewest))
         needs = f"exactly {count}" if most == fewest else f"at least {count}"
-        raise ValueError(f"{type(estimator).__name__} needs {needs} classes, got {classes.size}")
+        got = f"{classes.size} class" + ("" if classes.size == 1 else "es")
+        raise ValueError(f"{type(estimator).__name__} needs {needs} classes, got {got}")
     return X, y, classes
 
 
@@ -122,15 +141,20 @@ def _regression_yaml(estimator, resampler, engine):
             learn + f"engines:\n  - {engine}\noutputs: {{models: true}}\n")
 
 
-_METHODS = {"tap": "tap", "ep": "ep", "naive": "naive_mean_field"}
+_METHODS = {"tap": "tap", "ep": "ep", "naive": "naive_mean_field", "svm": "svm_limit"}
 
 
 class GaussianProcessClassifier(_Estimator):
     """Binary GP classifier of 001/003 (probit likelihood, Gaussian kernel on standardized
-    inputs): method "tap" (default), "ep" or "naive" (naive mean field). With learn=True
-    (default) the kernel width is learned by the evidence, starting from `width`. Fitted
-    attributes: classes_, loo_error_ (the built-in leave-one-out error, 001 eq 32),
-    log_evidence_, width_, model_ (a quench.Model)."""
+    inputs): method "tap" (default), "ep", "naive" (naive mean field) or "svm" (the SVM limit,
+    001 Sec. 7: classes and a decision function, no probabilities). With learn=True (default)
+    the kernel width is learned by the evidence, starting from `width` (of TAP for "naive" and
+    "svm", which have none). Fitted attributes: classes_, loo_error_ (the built-in
+    leave-one-out error: 001 eq 32, App. D, eq 38), loo_proba_ (p(class | the other examples)
+    at each training input, the left-out field Gaussian at the cavity; not for "svm"),
+    log_evidence_ (tap, ep), width_, model_ (a quench.Model)."""
+
+    _estimator_type = "classifier"  # scikit-learn's is_classifier
 
     def __init__(self, method="tap", width=1.0, learn=True, seed=0, threads=0):
         self.method = method
@@ -146,8 +170,9 @@ class GaussianProcessClassifier(_Estimator):
         self.classes_ = classes
         targets = ["1" if label == classes[1] else "-1" for label in y]
         engine = _METHODS[self.method]
-        learn = (f"learn: {{objective: evidence, engine: {engine}, parameters: [kernel.width]}}\n"
-                 if self.learn and engine != "naive_mean_field" else "")
+        evidence = engine if engine in ("tap", "ep") else "tap"
+        learn = (f"learn: {{objective: evidence, engine: {evidence}, parameters: [kernel.width]}}\n"
+                 if self.learn else "")
         yaml = (f"name: estimator\nseed: {int(self.seed)}\n"
                 "data: {file: fit data, target: y, standardize_inputs: true}\n"
                 f"components:\n  kernel: {{plugin: gaussian, width: {float(self.width)!r}}}\n"
@@ -155,18 +180,32 @@ class GaussianProcessClassifier(_Estimator):
                 f"engines:\n  - {{name: gp, plugin: {engine}}}\noutputs: {{models: true}}\n")
         (run,) = self._fit_pipeline(yaml, X, targets)
         self.loo_error_ = run["scalars"]["loo_error"]
+        if "loo_probability" in run["vectors"]:
+            p = np.asarray(run["vectors"]["loo_probability"])
+            self.loo_proba_ = np.column_stack([1.0 - p, p])
+        elif hasattr(self, "loo_proba_"):
+            del self.loo_proba_  # from an earlier fit with another method
         self.log_evidence_ = run["scalars"].get("log_evidence")
         self.width_ = float(self.learned_["kernel.width"][0]) if "kernel.width" in self.learned_ else float(self.width)
         return self
 
-    def predict_proba(self, X):
-        """p(class | x): columns in classes_ order (001 eq 12)."""
+    @property
+    def predict_proba(self):
+        """p(class | x): columns in classes_ order (001 eq 12). Not offered by the SVM limit
+        (hasattr(estimator, "predict_proba") is False for method="svm")."""
+        if self.method == "svm":
+            raise AttributeError("predict_proba: the SVM limit gives classes only (001 Sec. 7); "
+                                 "use method 'tap', 'ep' or 'naive' for probabilities")
+        return self._predict_proba
+
+    def _predict_proba(self, X):
         p = self._predictions(X)["probability"]
         return np.column_stack([1.0 - p, p])
 
     def decision_function(self, X):
-        """The posterior mean of the latent function, <h(x)>."""
-        return np.asarray(self._predictions(X)["latent_mean"])
+        """The posterior mean of the latent function <h(x)> (the SVM's field for "svm")."""
+        p = self._predictions(X)
+        return np.asarray(p["decision"] if "decision" in p else p["latent_mean"])
 
     def predict(self, X):
         label = self._predictions(X)["label"]
@@ -181,6 +220,8 @@ class GaussianProcessRegressor(_Estimator):
     (`restarts` seeded restarts). Fitted attributes: log_marginal_likelihood_, learned_,
     model_. predict(X, return_std=True) gives the predictive standard deviation (noise
     included)."""
+
+    _estimator_type = "regressor"  # scikit-learn's is_regressor
 
     def __init__(self, noise=0.1, learn=True, restarts=0, seed=0, threads=0):
         self.noise = noise
@@ -208,6 +249,8 @@ class _BootstrapRegressor(_Estimator):
     """The bootstrap of GP regression (000) at resampling ratios S/N: the engine's test error per
     ratio and a model per ratio whose predict gives the bootstrap mean and variance of the
     predictor at new inputs."""
+
+    _estimator_type = "regressor"  # scikit-learn's is_regressor
 
     def fit(self, X, y):
         ratios = [float(r) for r in np.atleast_1d(self.ratios)]
@@ -284,6 +327,8 @@ class WeightedBayesianBootstrap(_Estimator):
     intercept_draws_ (linear), lambda_, model_. predict(X, return_interval=True) adds the
     central `level` interval of the draws' predictions."""
 
+    _estimator_type = "regressor"  # scikit-learn's is_regressor
+
     def __init__(self, model="linear", penalty="l1", lam=None, draws=1000,
                  penalty_weights="common", order=3, level=0.95, seed=0, threads=0):
         self.model = model
@@ -341,6 +386,8 @@ class VBootClassifier(_Estimator):
     eq 8), the Dirichlet label transform (eqs 10-11); any number of classes. Fitted: classes_,
     model_. predict_proba averages the particles' softmax (eq 12); predict_proba(X,
     return_sd=True) also gives their spread over the particles."""
+
+    _estimator_type = "classifier"  # scikit-learn's is_classifier
 
     def __init__(self, particles=50, features=2000, width=0.2, amplitude=4.0, bias=25.0,
                  alpha_epsilon=0.01, prior_variance=1.0, seed=0, threads=0):
