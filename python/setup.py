@@ -85,7 +85,7 @@ class BuildWithCMake(build_py):
 
 setup(
     version=project_version(),
-    packages=[],
+    packages=["quench"],  # built by BuildWithCMake, not copied from here
     distclass=BinaryDistribution,
     cmdclass={"build_py": BuildWithCMake},
     options={"build": {"build_base": str(BUILD / "python-wheel")},

@@ -3,6 +3,7 @@ system's NumPy), then, from another directory, the installed package: it loads f
 environment, finds its plugins inside itself, and fits and predicts exactly as the build tree's
 module does. Usage: pip_install_check.py <build dir> <source dir>; run by CTest
 (python.pip_install, label install)."""
+import json
 import os
 import subprocess
 import sys
@@ -26,10 +27,11 @@ print(json.dumps({"file": quench.__file__,
 
 def run_check(python, env):
     with tempfile.TemporaryDirectory() as cwd:
-        out = subprocess.run([python, "-c", CHECK], cwd=cwd, env=env, check=True,
-                             capture_output=True, text=True).stdout
-    import json
-    return json.loads(out)
+        done = subprocess.run([python, "-c", CHECK], cwd=cwd, env=env, capture_output=True,
+                              text=True)
+    if done.returncode != 0:
+        sys.exit(f"{python}: the check failed:\n{done.stderr}")
+    return json.loads(done.stdout)
 
 
 with tempfile.TemporaryDirectory(prefix="quench-pip-") as root:
