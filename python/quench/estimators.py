@@ -3,6 +3,7 @@ set_params, fit returns self, fitted attributes end in "_", predict / predict_pr
 Each fit runs a pipeline built from the estimator's parameters on the arrays in memory (no
 files), through the same plugins as the CLI, and keeps the fitted model for predict."""
 import inspect
+import sys
 import warnings
 
 import numpy as np
@@ -35,14 +36,24 @@ class _Estimator:
 
     @staticmethod
     def _inputs(X, fitted_width=None):
-        X = np.asarray(X, dtype=np.float64)
+        if hasattr(X, "tocsr") and hasattr(X, "nnz"):  # scipy.sparse, without importing it
+            raise TypeError("sparse input is not supported: pass a dense array (X.toarray())")
+        X = np.asarray(X)
+        if np.iscomplexobj(X):
+            raise ValueError("Complex data not supported: X must hold real numbers")
+        X = X.astype(np.float64, copy=False)
         if X.ndim != 2:
-            raise ValueError(f"X must be a 2-D array (samples x features), got {X.ndim} dimensions")
+            raise ValueError(f"X must be a 2-D array (samples x features), got {X.ndim} dimensions. "
+                             "Reshape your data: X.reshape(-1, 1) for one feature, "
+                             "X.reshape(1, -1) for one sample")
         if X.shape[0] == 0:
             raise ValueError("X has no samples")
+        if X.shape[1] == 0:
+            raise ValueError(f"X has 0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
         if not np.isfinite(X).all():
             bad = np.argwhere(~np.isfinite(X))[0]
-            raise ValueError(f"X holds a non-finite value at sample {bad[0]}, feature {bad[1]}")
+            raise ValueError(f"X holds {X[bad[0], bad[1]]} (NaN or inf) at sample {bad[0]}, "
+                             f"feature {bad[1]}")
         if fitted_width is not None and X.shape[1] != fitted_width:
             raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {fitted_width}")
         return np.asfortranarray(X)
@@ -50,7 +61,8 @@ class _Estimator:
     def _predictions(self, X):
         """The fitted model's columns at X (ValueError before fit or for another width)."""
         if not hasattr(self, "model_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit first")
+            raise _sklearn_or("NotFittedError", NotFittedError)(
+                f"this {type(self).__name__} is not fitted yet: call fit first")
         return self.model_.predict(self._inputs(X, self.n_features_in_))
 
     def _fit_pipeline(self, yaml, X, targets):
@@ -69,9 +81,19 @@ class _Estimator:
         return runs
 
 
+class NotFittedError(ValueError, AttributeError):
+    """predict (or the like) before fit."""
+
+
 class DataConversionWarning(UserWarning):
-    """y came as a column vector (n x 1) and was flattened (scikit-learn's warning of the same
-    name and text)."""
+    """y came as a column vector (n x 1) and was flattened."""
+
+
+def _sklearn_or(name, own):
+    """scikit-learn's class `name` when scikit-learn is in use (already imported), so that its
+    tools recognize the error or warning; else quench's own class of the same name and bases."""
+    module = sys.modules.get("sklearn.exceptions")
+    return getattr(module, name, own) if module is not None else own
 
 
 def _labelled(X, y, what):
@@ -79,8 +101,9 @@ def _labelled(X, y, what):
     DataConversionWarning, as scikit-learn does)."""
     y = np.asarray(y) if what == "label" else np.asarray(y, dtype=np.float64)
     if y.ndim == 2 and y.shape[1] == 1:
-        warnings.warn(DataConversionWarning("A column-vector y was passed when a 1d array was "
-                                            "expected; it is used flattened"), stacklevel=3)
+        warnings.warn(_sklearn_or("DataConversionWarning", DataConversionWarning)(
+            "A column-vector y was passed when a 1d array was expected; it is used flattened"),
+            stacklevel=3)
         y = y[:, 0]
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise ValueError(f"y must be 1-D with one {what} per sample ({X.shape[0]}), got shape {y.shape}")
@@ -91,11 +114,13 @@ def _classes(estimator, X, y, fewest, most=None):
     """X checked, y as labels and their sorted classes (between `fewest` and `most` of them).
     Numbers that are not whole are not labels (scikit-learn's "Unknown label type" error)."""
     X = estimator._inputs(X)
+    if np.iscomplexobj(np.asarray(y)):
+        raise ValueError("Complex data not supported: y must hold class labels")
     y = _labelled(X, y, "label")
-    if y.dtype.kind in "fc":
+    if y.dtype.kind == "f":
         if not np.isfinite(y).all():
-            raise ValueError(f"y holds a non-finite label at sample {int(np.argwhere(~np.isfinite(y))[0][0])}")
-        if (y != np.round(y.real)).any():
+            raise ValueError(f"y holds NaN or inf at sample {int(np.argwhere(~np.isfinite(y))[0][0])}")
+        if (y != np.round(y)).any():
             raise ValueError("Unknown label type: continuous (y holds numbers that are not whole; "
                              "a classifier needs class labels)")
     classes = np.unique(y)
@@ -119,12 +144,18 @@ def _r2(estimator, X, y):
     return float(1.0 - np.sum((y - estimator.predict(X)) ** 2) / np.sum((y - y.mean()) ** 2))
 
 
-def _regression_data(estimator, X, y):
-    """X checked, and y as the texts of its numbers (finite, one per sample)."""
+def _regression_data(estimator, X, y, fewest=1):
+    """X checked (at least `fewest` samples), and y as the texts of its numbers (finite, one per
+    sample)."""
     X = estimator._inputs(X)
+    if X.shape[0] < fewest:
+        raise ValueError(f"{type(estimator).__name__} needs at least {fewest} samples here, got "
+                         f"{X.shape[0]} sample" + ("" if X.shape[0] == 1 else "s"))
+    if np.iscomplexobj(np.asarray(y)):
+        raise ValueError("Complex data not supported: y must hold real numbers")
     y = _labelled(X, y, "target")
     if not np.isfinite(y).all():
-        raise ValueError(f"y holds a non-finite value at sample {int(np.argwhere(~np.isfinite(y))[0][0])}")
+        raise ValueError(f"y holds NaN or inf at sample {int(np.argwhere(~np.isfinite(y))[0][0])}")
     return X, [repr(float(v)) for v in y]
 
 
@@ -149,16 +180,23 @@ class GaussianProcessClassifier(_Estimator):
     inputs): method "tap" (default), "ep", "naive" (naive mean field) or "svm" (the SVM limit,
     001 Sec. 7: classes and a decision function, no probabilities). With learn=True (default)
     the kernel width is learned by the evidence, starting from `width` (of TAP for "naive" and
-    "svm", which have none). Fitted attributes: classes_, loo_error_ (the built-in
+    "svm", which have none), and so is `noise`, a variance added to the kernel's diagonal at
+    the training inputs (the latent function's own noise, which lets overlapping classes be
+    fitted by a smooth function; noise=0 is the noise-free model of 001, then not learned).
+    Fitted attributes: classes_, loo_error_ (the built-in
     leave-one-out error: 001 eq 32, App. D, eq 38), loo_proba_ (p(class | the other examples)
     at each training input, the left-out field Gaussian at the cavity; not for "svm"),
-    log_evidence_ (tap, ep), width_, model_ (a quench.Model)."""
+    log_evidence_ (tap, ep), width_, noise_, model_ (a quench.Model)."""
 
     _estimator_type = "classifier"  # scikit-learn's is_classifier
 
-    def __init__(self, method="tap", width=1.0, learn=True, seed=0, threads=0):
+    def _more_tags(self):  # scikit-learn's estimator tags
+        return {"binary_only": True}
+
+    def __init__(self, method="tap", width=1.0, noise=0.01, learn=True, seed=0, threads=0):
         self.method = method
         self.width = width
+        self.noise = noise
         self.learn = learn
         self.seed = seed
         self.threads = threads
@@ -171,11 +209,13 @@ class GaussianProcessClassifier(_Estimator):
         targets = ["1" if label == classes[1] else "-1" for label in y]
         engine = _METHODS[self.method]
         evidence = engine if engine in ("tap", "ep") else "tap"
-        learn = (f"learn: {{objective: evidence, engine: {evidence}, parameters: [kernel.width]}}\n"
+        learned = "kernel.width" + (", kernel.noise" if self.noise else "")
+        learn = (f"learn: {{objective: evidence, engine: {evidence}, parameters: [{learned}]}}\n"
                  if self.learn else "")
         yaml = (f"name: estimator\nseed: {int(self.seed)}\n"
                 "data: {file: fit data, target: y, standardize_inputs: true}\n"
-                f"components:\n  kernel: {{plugin: gaussian, width: {float(self.width)!r}}}\n"
+                f"components:\n  kernel: {{plugin: gaussian, width: {float(self.width)!r}"
+                + (f", noise: {float(self.noise)!r}" if self.noise else "") + "}\n"
                 "  likelihood: {plugin: probit}\n" + learn +
                 f"engines:\n  - {{name: gp, plugin: {engine}}}\noutputs: {{models: true}}\n")
         (run,) = self._fit_pipeline(yaml, X, targets)
@@ -186,7 +226,8 @@ class GaussianProcessClassifier(_Estimator):
         elif hasattr(self, "loo_proba_"):
             del self.loo_proba_  # from an earlier fit with another method
         self.log_evidence_ = run["scalars"].get("log_evidence")
-        self.width_ = float(self.learned_["kernel.width"][0]) if "kernel.width" in self.learned_ else float(self.width)
+        self.width_ = float(self.learned_.get("kernel.width", [self.width])[0])
+        self.noise_ = float(self.learned_.get("kernel.noise", [self.noise])[0])
         return self
 
     @property
@@ -256,7 +297,7 @@ class _BootstrapRegressor(_Estimator):
         ratios = [float(r) for r in np.atleast_1d(self.ratios)]
         if not ratios or min(ratios) <= 0:
             raise ValueError(f"ratios must be positive resampling ratios S/N, got {self.ratios!r}")
-        X, targets = _regression_data(self, X, y)
+        X, targets = _regression_data(self, X, y, fewest=2)
         resampler = f"  resampler: {{plugin: poisson_bootstrap, ratio: {ratios!r}}}\n"
         runs = self._fit_pipeline(_regression_yaml(self, resampler, self._engine_entry()), X, targets)
         self.ratios_ = np.array([r["sweep"]["resampler.ratio"] for r in runs])
@@ -279,6 +320,8 @@ class _BootstrapRegressor(_Estimator):
         p = self.models_[i].predict(self._inputs(X, self.n_features_in_))
         mean = np.asarray(p["bootstrap_mean"])
         return (mean, np.asarray(p["bootstrap_variance"])) if return_var else mean
+
+    score = _r2  # of the bootstrap mean at the first fitted ratio
 
 
 class AdatapBootstrap(_BootstrapRegressor):
@@ -346,7 +389,7 @@ class WeightedBayesianBootstrap(_Estimator):
             raise ValueError(f"unknown model '{self.model}': use linear or trend_filter")
         if self.model == "trend_filter" and self.lam is None:
             raise ValueError("trend_filter needs lam (the penalty lambda)")
-        X, targets = _regression_data(self, X, y)
+        X, targets = _regression_data(self, X, y, fewest=10 if self.lam is None else 2)
         linear = self.model == "linear"
         engine = (f"{{name: wbb, plugin: wbb, model: {self.model}, draws: {int(self.draws)}, "
                   f"penalty_weights: {self.penalty_weights}, level: {float(self.level)!r}"
@@ -421,7 +464,7 @@ class VBootClassifier(_Estimator):
     def predict_proba(self, X, return_sd=False):
         """The particles' mean class probabilities (columns in classes_ order) and, with
         return_sd, their standard deviation over the particles."""
-        p = self._predictions(X)
+        p = self._predictions(X)  # first: it raises before fit
         if self.classes_.size == 2:
             prob = np.column_stack([1.0 - p["probability"], p["probability"]])
             sd = np.column_stack([p["probability_sd"], p["probability_sd"]])
@@ -432,6 +475,7 @@ class VBootClassifier(_Estimator):
         return (prob, sd) if return_sd else prob
 
     def predict(self, X):
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # first: it raises before fit
+        return self.classes_[np.argmax(proba, axis=1)]
 
     score = _accuracy

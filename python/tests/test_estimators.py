@@ -36,14 +36,15 @@ seed: 0
 data: {{file: {DATA}/sonar.csv, target: y, split: {{rule: column, column: train}},
        standardize_inputs: true}}
 components:
-  kernel: {{plugin: gaussian, width: 1.0}}
+  kernel: {{plugin: gaussian, width: 1.0, noise: 0.01}}
   likelihood: {{plugin: probit}}
-learn: {{objective: evidence, engine: tap, parameters: [kernel.width]}}
+learn: {{objective: evidence, engine: tap, parameters: [kernel.width, kernel.noise]}}
 engines:
   - {{name: gp, plugin: tap}}
 """)
     c = quench.GaussianProcessClassifier().fit(X, y)
     assert c.width_ == run["learning"]["learned"]["kernel.width"][0]
+    assert c.noise_ == run["learning"]["learned"]["kernel.noise"][0]
     assert c.loo_error_ == run["scalars"]["loo_error"]
     assert c.log_evidence_ == run["scalars"]["log_evidence"]
     assert np.array_equal(c.predict_proba(Xt)[:, 1], run["vectors"]["test_probability"])
@@ -63,7 +64,7 @@ seed: 0
 data: {{file: {DATA}/sonar.csv, target: y, split: {{rule: column, column: train}},
        standardize_inputs: true}}
 components:
-  kernel: {{plugin: gaussian, width: {c.width_!r}}}
+  kernel: {{plugin: gaussian, width: {c.width_!r}, noise: {c.noise_!r}}}
   likelihood: {{plugin: probit}}
 engines:
   - {{name: loo, plugin: exact_loo, inner: tap}}
@@ -82,15 +83,15 @@ seed: 0
 data: {{file: {DATA}/sonar.csv, target: y, split: {{rule: column, column: train}},
        standardize_inputs: true}}
 components:
-  kernel: {{plugin: gaussian, width: 1.0}}
+  kernel: {{plugin: gaussian, width: 1.0, noise: 0.01}}
   likelihood: {{plugin: probit}}
-learn: {{objective: evidence, engine: tap, parameters: [kernel.width]}}
+learn: {{objective: evidence, engine: tap, parameters: [kernel.width, kernel.noise]}}
 engines:
   - {{name: gp, plugin: svm_limit}}
 """)
     c = quench.GaussianProcessClassifier(method="svm").fit(X, y)
     tap = quench.GaussianProcessClassifier().fit(X, y)
-    assert c.width_ == tap.width_  # learned by TAP's evidence: the SVM has none
+    assert (c.width_, c.noise_) == (tap.width_, tap.noise_)  # TAP's evidence: the SVM has none
     assert c.loo_error_ == run["scalars"]["loo_error"]  # 001 eq 38
     assert np.array_equal(c.decision_function(Xt), run["vectors"]["test_mean_field"])
     assert c.score(Xt, yt) == 1.0 - run["scalars"]["test_error"]
