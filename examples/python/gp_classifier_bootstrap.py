@@ -24,8 +24,12 @@ X, y = table[:, features], table[:, header.index("y")]
 
 # --- A TAP classifier (001), the kernel width learned by the evidence.
 clf = quench.GaussianProcessClassifier(method="tap").fit(X[train], y[train])
-print(f"learned kernel width sigma^2 = {clf.width_:.4f} (log evidence {clf.log_evidence_:.3f})")
+print(f"learned kernel width sigma^2 = {clf.width_:.4f}, noise {clf.noise_:.1e} "
+      f"(log evidence {clf.log_evidence_:.3f})")
 print(f"built-in leave-one-out error   {clf.loo_error_:.4f}  (no retraining)")
+# p(true class | the other examples) at each training input, from the same fit.
+p_true = clf.loo_proba_[np.arange(len(y[train])), (y[train] == clf.classes_[1]).astype(int)]
+print(f"leave-one-out log predictive   {np.mean(np.log(p_true)):.4f}")
 print(f"test error                     {1 - clf.score(X[~train], y[~train]):.4f}")
 print("p(+1 | x) at the first test inputs:", np.round(clf.predict_proba(X[~train][:4])[:, 1], 3))
 
