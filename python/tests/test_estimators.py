@@ -26,22 +26,31 @@ def sonar():
     return X[train], d[train, header.index("y")], X[~train], d[~train, header.index("y")]
 
 
-def test_classifier_is_the_pipeline_it_stands_for(sonar):
-    # The same model as this pipeline on the file: the arrays pass through quench's loader as
-    # the file's cells do, so the learned width, the built-in LOO and the test probabilities
-    # are the same bits.
-    X, y, Xt, yt = sonar
+def sonar_run(engine, kernel="width: 1.0, noise: 0.01", learn=True):
+    """The pipeline a GaussianProcessClassifier stands for, on sonar.csv's own split: `engine`
+    (a plugin entry's text), the Gaussian kernel `kernel`, and by default the width and noise
+    learned by TAP's evidence."""
+    learning = ("learn: {objective: evidence, engine: tap, parameters: [kernel.width, "
+                "kernel.noise]}\n" if learn else "")
     (run,) = quench.run(f"""name: same
 seed: 0
 data: {{file: {DATA}/sonar.csv, target: y, split: {{rule: column, column: train}},
        standardize_inputs: true}}
 components:
-  kernel: {{plugin: gaussian, width: 1.0, noise: 0.01}}
+  kernel: {{plugin: gaussian, {kernel}}}
   likelihood: {{plugin: probit}}
-learn: {{objective: evidence, engine: tap, parameters: [kernel.width, kernel.noise]}}
-engines:
-  - {{name: gp, plugin: tap}}
+{learning}engines:
+  - {{name: gp, {engine}}}
 """)
+    return run
+
+
+def test_classifier_is_the_pipeline_it_stands_for(sonar):
+    # The same model as this pipeline on the file: the arrays pass through quench's loader as
+    # the file's cells do, so the learned width, the built-in LOO and the test probabilities
+    # are the same bits.
+    X, y, Xt, yt = sonar
+    run = sonar_run("plugin: tap")
     c = quench.GaussianProcessClassifier().fit(X, y)
     assert c.width_ == run["learning"]["learned"]["kernel.width"][0]
     assert c.noise_ == run["learning"]["learned"]["kernel.noise"][0]
@@ -59,16 +68,8 @@ def test_loo_proba_agrees_with_retraining_without_each_example(sonar):
     # pipeline's exact_loo engine: 104 TAP retrains, each without one example, predicting it.
     X, y, _, _ = sonar
     c = quench.GaussianProcessClassifier().fit(X, y)
-    (run,) = quench.run(f"""name: retrain
-seed: 0
-data: {{file: {DATA}/sonar.csv, target: y, split: {{rule: column, column: train}},
-       standardize_inputs: true}}
-components:
-  kernel: {{plugin: gaussian, width: {c.width_!r}, noise: {c.noise_!r}}}
-  likelihood: {{plugin: probit}}
-engines:
-  - {{name: loo, plugin: exact_loo, inner: tap}}
-""")
+    run = sonar_run("plugin: exact_loo, inner: tap",
+                    kernel=f"width: {c.width_!r}, noise: {c.noise_!r}", learn=False)
     gap = np.abs(c.loo_proba_[:, 1] - run["vectors"]["exact_loo_probability"])
     # Measured: max 0.047, mean 0.0025 over the 104 training rows (bounds: 1.7x and 4x).
     assert gap.max() < 0.08 and gap.mean() < 0.01, (gap.max(), gap.mean())
@@ -78,17 +79,7 @@ engines:
 
 def test_svm_method_is_the_svm_limit_pipeline(sonar):
     X, y, Xt, yt = sonar
-    (run,) = quench.run(f"""name: same
-seed: 0
-data: {{file: {DATA}/sonar.csv, target: y, split: {{rule: column, column: train}},
-       standardize_inputs: true}}
-components:
-  kernel: {{plugin: gaussian, width: 1.0, noise: 0.01}}
-  likelihood: {{plugin: probit}}
-learn: {{objective: evidence, engine: tap, parameters: [kernel.width, kernel.noise]}}
-engines:
-  - {{name: gp, plugin: svm_limit}}
-""")
+    run = sonar_run("plugin: svm_limit")
     c = quench.GaussianProcessClassifier(method="svm").fit(X, y)
     tap = quench.GaussianProcessClassifier().fit(X, y)
     assert (c.width_, c.noise_) == (tap.width_, tap.noise_)  # TAP's evidence: the SVM has none
