@@ -69,7 +69,7 @@ def main():
         times = {"C++": [], "Model.predict (F order)": [], "Model.predict (C order)": [],
                  "estimator": []}
         for _ in range(args.repeats):
-            times["C++"].append(_quench.native_predict_seconds(model, new_f, 1))
+            times["C++"].append(_quench.native_predict_seconds(model, new_f))
             times["Model.predict (F order)"].append(seconds(lambda: model.predict(new_f)))
             times["Model.predict (C order)"].append(seconds(lambda: model.predict(new_c)))
             times["estimator"].append(seconds(lambda: estimator_predict(new_c)))

@@ -58,11 +58,16 @@ class _Estimator:
             raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {fitted_width}")
         return np.asfortranarray(X)
 
-    def _predictions(self, X):
-        """The fitted model's columns at X (ValueError before fit or for another width)."""
-        if not hasattr(self, "model_"):
+    def _check_fitted(self, attribute="model_"):
+        """NotFittedError unless fit has set `attribute`."""
+        if not hasattr(self, attribute):
             raise _sklearn_or("NotFittedError", NotFittedError)(
                 f"this {type(self).__name__} is not fitted yet: call fit first")
+
+    def _predictions(self, X):
+        """The fitted model's columns at X (NotFittedError before fit, ValueError for another
+        width)."""
+        self._check_fitted()
         return self.model_.predict(self._inputs(X, self.n_features_in_))
 
     def _fit_pipeline(self, yaml, X, targets):
@@ -98,8 +103,13 @@ def _sklearn_or(name, own):
 
 def _labelled(X, y, what):
     """y as a 1-D array with one entry per sample of X (a column vector is flattened, with a
-    DataConversionWarning, as scikit-learn does)."""
-    y = np.asarray(y) if what == "label" else np.asarray(y, dtype=np.float64)
+    DataConversionWarning, as scikit-learn does), real and, if numbers, finite; float64 for
+    what="target"."""
+    y = np.asarray(y)
+    if np.iscomplexobj(y):
+        raise ValueError("Complex data not supported: y must hold real numbers")
+    if what == "target":
+        y = y.astype(np.float64)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(_sklearn_or("DataConversionWarning", DataConversionWarning)(
             "A column-vector y was passed when a 1d array was expected; it is used flattened"),
@@ -107,6 +117,8 @@ def _labelled(X, y, what):
         y = y[:, 0]
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise ValueError(f"y must be 1-D with one {what} per sample ({X.shape[0]}), got shape {y.shape}")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError(f"y holds NaN or inf at sample {int(np.argwhere(~np.isfinite(y))[0][0])}")
     return y
 
 
@@ -114,15 +126,10 @@ def _classes(estimator, X, y, fewest, most=None):
     """X checked, y as labels and their sorted classes (between `fewest` and `most` of them).
     Numbers that are not whole are not labels (scikit-learn's "Unknown label type" error)."""
     X = estimator._inputs(X)
-    if np.iscomplexobj(np.asarray(y)):
-        raise ValueError("Complex data not supported: y must hold class labels")
     y = _labelled(X, y, "label")
-    if y.dtype.kind == "f":
-        if not np.isfinite(y).all():
-            raise ValueError(f"y holds NaN or inf at sample {int(np.argwhere(~np.isfinite(y))[0][0])}")
-        if (y != np.round(y)).any():
-            raise ValueError("Unknown label type: continuous (y holds numbers that are not whole; "
-                             "a classifier needs class labels)")
+    if y.dtype.kind == "f" and (y != np.round(y)).any():
+        raise ValueError("Unknown label type: continuous (y holds numbers that are not whole; "
+                         "a classifier needs class labels)")
     classes = np.unique(y)
     if classes.size < fewest or (most is not None and classes.size > most):
         words = {2: "two"}
@@ -151,11 +158,7 @@ def _regression_data(estimator, X, y, fewest=1):
     if X.shape[0] < fewest:
         raise ValueError(f"{type(estimator).__name__} needs at least {fewest} samples here, got "
                          f"{X.shape[0]} sample" + ("" if X.shape[0] == 1 else "s"))
-    if np.iscomplexobj(np.asarray(y)):
-        raise ValueError("Complex data not supported: y must hold real numbers")
     y = _labelled(X, y, "target")
-    if not np.isfinite(y).all():
-        raise ValueError(f"y holds NaN or inf at sample {int(np.argwhere(~np.isfinite(y))[0][0])}")
     return X, [repr(float(v)) for v in y]
 
 
@@ -312,8 +315,7 @@ class _BootstrapRegressor(_Estimator):
     def predict(self, X, ratio=None, return_var=False):
         """The bootstrap mean of the predictor at X (and its bootstrap variance) at `ratio`
         (default: the first fitted ratio), in the target's units."""
-        if not hasattr(self, "models_"):
-            self._predictions(X)  # not fitted: the error every estimator gives
+        self._check_fitted("models_")
         i = 0 if ratio is None else int(np.argmin(np.abs(self.ratios_ - float(ratio))))
         if ratio is not None and self.ratios_[i] != float(ratio):
             raise ValueError(f"ratio {ratio} was not fitted; fitted: {list(self.ratios_)}")

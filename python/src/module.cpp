@@ -1,12 +1,10 @@
 // The quench Python module's native part (`quench._quench`): pipelines run through the same
 // registry and plugins as the CLI, results as NumPy arrays without copies, quench's errors as
 // Python exceptions with the same messages (docs/python.md).
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -72,18 +70,13 @@ py::dict predict(const PyModel& m, const Eigen::Ref<const Eigen::MatrixXd>& X) {
   return out;
 }
 
-// Benchmark support (benchmarks/python_predict_overhead.py): the best of `repeats` wall times of
-// the C++ call Model.predict wraps, on inputs already in C++ memory.
-double native_predict_seconds(const PyModel& m, const Eigen::MatrixXd& X, int repeats) {
+// Benchmark support (benchmarks/python_predict_overhead.py): the wall time of the C++ call
+// Model.predict wraps, on inputs already in C++ memory.
+double native_predict_seconds(const PyModel& m, const Eigen::MatrixXd& X) {
   py::gil_scoped_release release;
-  double best = std::numeric_limits<double>::infinity();
-  for (int r = 0; r < repeats; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    const quench::Predictions p = m.model->predict(X);
-    best = std::min(
-        best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
+  const auto start = std::chrono::steady_clock::now();
+  const quench::Predictions p = m.model->predict(X);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 py::dict to_dict(quench::Results&& r, const std::shared_ptr<const quench::Registry>& registry) {
@@ -262,8 +255,7 @@ PYBIND11_MODULE(_quench, m) {
             m.model->save(path.string());
           },
           py::arg("path"));
-  m.def("native_predict_seconds", &native_predict_seconds, py::arg("model"), py::arg("X"),
-        py::arg("repeats"));
+  m.def("native_predict_seconds", &native_predict_seconds, py::arg("model"), py::arg("X"));
   m.def(
       "load_model",
       [](const std::string& path, const std::vector<std::string>& plugin_paths) {
