@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Whole-run comparison on the binary letter task: `quench run` with the `tap` engine against
-scikit-learn's GaussianProcessClassifier (Laplace), same kernel, fixed hyperparameters.
+"""Whole-run comparison on the binary letter task: `quench run` with the `tap` and `ep` engines
+(one run each) against scikit-learn's GaussianProcessClassifier (Laplace), same kernel, fixed
+hyperparameters.
 
 Data: the first N rows of examples/data/letter.csv for training and the next 2000 rows for
 testing, classes 0-12 (t = +1) against 13-25; inputs standardized with the mean and sample
@@ -15,11 +16,13 @@ where sigma(h) with h ~ 10 x N(0, 1) is close to the step: the fairer accuracy c
 (not the same hyperparameters).
 
     /usr/bin/python3 benchmarks/sklearn_letter_tap.py [--quench build/bin/quench] [--n 1000 2000]
+        [--engines tap ep]
 
 Wall times: quench = the whole `quench run` process (CSV parsing, Gram matrix, the fit, test
 predictions, writing results), with the engine's own `fit` timing beside it; scikit-learn =
-fit + predict in this process (data already in memory); ratio = scikit-learn (v0 = 1) time /
-quench time. Each is the best of --repeats runs.
+fit + predict in this process (data already in memory); ratio = quench time / scikit-learn
+(v0 = 1) time (< 1: quench is faster), and ep/tap = the two engines' fit timings. Each is the
+best of --repeats runs.
 """
 import argparse
 import json
@@ -46,7 +49,7 @@ components:
   kernel: {{plugin: gaussian, width: 1.0, amplitude: 1.0, noise: 0.0}}
   likelihood: {{plugin: probit}}
 engines:
-  - {{name: tap, plugin: tap}}
+  - {{name: {engine}, plugin: {engine}}}
 """
 
 
@@ -60,16 +63,16 @@ def load(n):
     return header, inputs, X, y
 
 
-def run_quench(quench, n, header, inputs, X, y, repeats):
+def run_quench(quench, engine, n, header, inputs, X, y, repeats):
     with tempfile.TemporaryDirectory() as tmp:
         csv = os.path.join(tmp, f"letter_{n}.csv")
         names = [header[j] for j in inputs] + ["train", "y"]
         train = (np.arange(len(y)) < n).astype(int)
         table = np.column_stack([X, train, y])
         np.savetxt(csv, table, delimiter=",", header=",".join(names), comments="", fmt="%.10g")
-        yaml = os.path.join(tmp, "letter_tap.yaml")
+        yaml = os.path.join(tmp, f"letter_{engine}.yaml")
         with open(yaml, "w") as f:
-            f.write(PIPELINE.format(n=n, csv=csv))
+            f.write(PIPELINE.format(n=n, csv=csv, engine=engine))
         best, fit = float("inf"), None
         for r in range(repeats):
             out = os.path.join(tmp, f"out{r}")
@@ -104,21 +107,27 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quench", default=f"{ROOT}/build/bin/quench")
     parser.add_argument("--n", type=int, nargs="+", default=[1000, 2000])
+    parser.add_argument("--engines", nargs="+", default=["tap", "ep"], choices=["tap", "ep"])
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
-    print("quench: `quench run` (tap engine), whole process; sklearn: GaussianProcessClassifier "
+    print("quench: `quench run` (one engine), whole process; sklearn: GaussianProcessClassifier "
           "fit + predict; times in s (best of %d), err = test error on the next %d rows"
           % (args.repeats, N_TEST))
-    print(f"{'N':>5} | {'quench run':>10} {'tap fit':>8} {'err':>7} | {'sklearn v0=1':>12} "
-          f"{'err':>7} {'ratio':>6} | {'sklearn v0=100':>14} {'err':>7}")
+    print(f"{'N':>5} {'engine':>6} | {'quench run':>10} {'fit':>8} {'err':>7} | "
+          f"{'sklearn v0=1':>12} {'err':>7} {'ratio':>6} | {'sklearn v0=100':>14} {'err':>7}")
     for n in args.n:
         header, inputs, X, y = load(n)
-        q_seconds, q = run_quench(args.quench, n, header, inputs, X, y, args.repeats)
         s_seconds, s_error = run_sklearn(n, X, y, args.repeats, 1.0)
         h_seconds, h_error = run_sklearn(n, X, y, args.repeats, 100.0)
-        print(f"{n:5d} | {q_seconds:10.2f} {q['timings']['fit']:8.2f} "
-              f"{q['scalars']['test_error']:7.4f} | {s_seconds:12.2f} {s_error:7.4f} "
-              f"{s_seconds / q_seconds:6.2f} | {h_seconds:14.2f} {h_error:7.4f}", flush=True)
+        fits = {}
+        for engine in args.engines:
+            q_seconds, q = run_quench(args.quench, engine, n, header, inputs, X, y, args.repeats)
+            fits[engine] = q["timings"]["fit"]
+            print(f"{n:5d} {engine:>6} | {q_seconds:10.2f} {fits[engine]:8.3f} "
+                  f"{q['scalars']['test_error']:7.4f} | {s_seconds:12.2f} {s_error:7.4f} "
+                  f"{q_seconds / s_seconds:6.2f} | {h_seconds:14.2f} {h_error:7.4f}", flush=True)
+        if "tap" in fits and "ep" in fits:
+            print(f"{n:5d} ep/tap fit time: {fits['ep'] / fits['tap']:.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -137,10 +137,11 @@ PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::
 }
 
 PosteriorCovariance cavity_variances(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau,
-                                     Precision precision) {
+                                     Precision precision, const Eigen::VectorXd* nu) {
   const Eigen::Index n = tau.size();
   if (n > 0 && tau.minCoeff() < 0.0) {
     PosteriorCovariance p = posterior_covariance(C, tau);
+    if (nu) p.mean = p.sigma.selfadjointView<Eigen::Lower>() * *nu;
     p.sigma.resize(0, 0);
     return p;
   }
@@ -173,6 +174,13 @@ PosteriorCovariance cavity_variances(const Eigen::MatrixXd& C, const Eigen::Vect
           weak_site_variance(C, s, weak[j], b_inverse.col(static_cast<Eigen::Index>(j)));
   }
   cavity_from_diagonal(C, diag, p);
+  if (nu) {
+    // Sigma nu = C nu - C S B^{-1} S C nu with B^{-1} = L^{-T} L^{-1}.
+    const Eigen::VectorXd c_nu = C.selfadjointView<Eigen::Lower>() * *nu;
+    const Eigen::VectorXd w = inv.triangularView<Eigen::Lower>() * s.cwiseProduct(c_nu);
+    const Eigen::VectorXd b_inverse_w = inv.transpose().triangularView<Eigen::Upper>() * w;
+    p.mean = c_nu - C.selfadjointView<Eigen::Lower>() * s.cwiseProduct(b_inverse_w);
+  }
   return p;
 }
 

@@ -69,6 +69,7 @@ struct PosteriorCovariance {
   Eigen::MatrixXd sigma;   ///< Sigma, symmetric
   Eigen::VectorXd b;       ///< 1 - tau_i Sigma_ii (= [B^{-1}]_ii)
   Eigen::VectorXd lambda;  ///< eq 28: lambda_i = Sigma_ii / b_i
+  Eigen::VectorXd mean;    ///< Sigma nu, when the sites' nu is given (cavity_variances)
 };
 PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau,
                                          Precision precision = Precision::full);
@@ -77,9 +78,12 @@ PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::
 /// the dlauum of the full B^{-1}: [B^{-1}]_ii = |L^{-1} e_i|^2, and the columns of B^{-1} that
 /// the weakly constrained sites need (q_i < 1e-3) as L^{-T} L^{-1} e_i. 2/3 of the flops of
 /// posterior_covariance while those sites are few; for a refresh whose Sigma may not be needed.
-/// Some tau_i < 0: the full computation.
+/// Some tau_i < 0: the full computation. With `nu` (the sites' precision times mean) also the
+/// posterior mean Sigma nu = C nu - C S B^{-1} S C nu from the same L^{-1} (two symv and two
+/// trmv, O(N^2)): everything a parallel EP sweep needs from one factorization.
 PosteriorCovariance cavity_variances(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau,
-                                     Precision precision = Precision::full);
+                                     Precision precision = Precision::full,
+                                     const Eigen::VectorXd* nu = nullptr);
 
 /// One site's TAP/EP quantities at cavity mean m and variance lambda (001 eqs 23, 29-30):
 /// t alpha = d log Z / dm, tau = 1/Omega = 1/Var_tilted - 1/lambda (clamped at 0).

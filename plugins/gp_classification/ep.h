@@ -1,4 +1,5 @@
-// Expectation propagation for the same probit GP classifier (parallel updates with damping).
+// Expectation propagation for the same probit GP classifier (parallel updates of all sites per
+// sweep, Anderson-accelerated).
 // Its fixed point is the TAP fixed point of 001 (Sec. 3 / 003): the cross-check of `tap`.
 #pragma once
 
@@ -11,17 +12,24 @@
 namespace quench::gp_classification {
 
 struct EpOptions {
-  double damping = 0.5;  ///< fraction of the new site parameters taken per sweep
-  double tol = 1e-12;    ///< max change of posterior mean and variance per sweep
+  double damping = 1.0;  ///< fraction of a sweep's change of the cavities taken (Anderson beta)
+  int acceleration_depth = 5;  ///< sweeps mixed by Anderson acceleration (0: plain damped EP)
+  double tol = 1e-12;          ///< max change of posterior means and variances per sweep
+  /// With the likelihood's own sites: sweeps until the posterior changes by < 0.1 per sweep,
+  /// then the joint Newton steps of the TAP solver on the same fixed-point equations (eqs 19,
+  /// 23, 26, 28-30; mean_field.h), converging quadratically where sweeps converge linearly.
+  /// false: sweeps to `tol`. Counted sites (bootstrap retrains) always sweep.
+  bool newton = true;
   int max_iterations = 2000;
 };
 
 /// The tilted moments of site i at cavity mean m and variance v.
 using SiteTiltedMoments = std::function<TiltedMoments(Eigen::Index i, double m, double v)>;
 
-/// Parallel damped EP from zero sites, or from the sites (tau, site_nu) of `warm_start` (a
-/// fit on the same labels, e.g. at nearby hyperparameters), with the sites' tilted moments
-/// given by `tilted`; alpha and tau of the fit are those of these sites (site_moments).
+/// Parallel EP from zero sites, or from the cavities of `warm_start` (a fit on the same labels,
+/// e.g. at nearby hyperparameters), with the sites' tilted moments given by `tilted`; alpha and
+/// tau of the fit are those of these sites (site_moments). One factorization of I + S C S per
+/// sweep (single precision while far from the fixed point), O(N^2) besides.
 MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
                       const SiteTiltedMoments& tilted, const EpOptions& options,
                       const MeanFieldFit* warm_start = nullptr);

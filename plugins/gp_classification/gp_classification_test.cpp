@@ -208,6 +208,72 @@ TEST(PosteriorCovariance, MatchesTheDirectInverse) {
   }
 }
 
+TEST(PosteriorCovariance, CavityVariancesGiveTheMeanOfTheSites) {
+  // The posterior mean Sigma nu that cavity_variances computes from L^{-1} (for the EP sweeps)
+  // against (I + C T)^{-1} C nu by an LU of the unscaled system, with the same site precisions
+  // as above (exactly 0 to 1e5, both code paths) and nu of either sign; in single precision to
+  // the ~1e-7 cond(B) of a float factor.
+  const Dataset d = toy(12, 0, 1.0, 3);
+  const Problem p = problem_for(d, 0.5, 0.01);
+  const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
+  Eigen::VectorXd tau(12), nu(12);
+  tau << 0.0, 1e-30, 1e-8, 1e-3, 0.3, 2.0, 50.0, 1e5, 0.0, 7.0, 1e-12, 0.9;
+  nu << 0.0, 1e-30, -1e-8, 2e-3, 0.5, -1.0, 30.0, -2e4, 0.0, 3.0, 1e-12, -0.4;
+  for (bool negative : {false, true}) {
+    if (negative) tau(3) = -1e-3;  // the LU path (label noise)
+    Eigen::MatrixXd M = C * tau.asDiagonal();
+    M.diagonal().array() += 1.0;
+    const Eigen::VectorXd ref = Eigen::PartialPivLU<Eigen::MatrixXd>(M).solve(C * nu);
+    const double scale = ref.cwiseAbs().maxCoeff();
+    const PosteriorCovariance full = cavity_variances(C, tau, Precision::full, &nu);
+    const PosteriorCovariance lambda_only = cavity_variances(C, tau);
+    EXPECT_EQ(lambda_only.mean.size(), 0);
+    EXPECT_EQ(full.lambda, lambda_only.lambda);  // the mean adds to, never changes, the rest
+    ASSERT_EQ(full.mean.size(), 12);
+    for (Eigen::Index i = 0; i < 12; ++i)
+      EXPECT_NEAR(full.mean(i), ref(i), 1e-10 * scale) << i << " negative " << negative;
+    if (!negative) {
+      const PosteriorCovariance single = cavity_variances(C, tau, Precision::single, &nu);
+      EXPECT_LT((single.mean - ref).cwiseAbs().maxCoeff(), 1e-3 * scale);
+    }
+  }
+}
+
+TEST(Ep, EveryPathReachesThePlainDampedFixedPoint) {
+  // The slow definition: parallel EP with every sweep damped by 1/2, no extrapolation
+  // (acceleration_depth 0) and no Newton finish. Anderson mixing and the Newton finish change
+  // only the path: the same fixed point to the tolerance (1e-13 per sweep; a linear iteration
+  // with rate r stops within ~1e-13 / (1 - r) of it, hence 1e-9), with and without label noise,
+  // from cold and from a warm start one learning step away, the sweeps in a fraction of the
+  // plain sweeps and the warm start in fewer iterations than the cold one.
+  for (double kappa : {0.0, 0.1}) {
+    const Dataset d = toy(60, 0, 1.5, 5);
+    const Problem p = problem_for(d, 0.5, 0.05, kappa);
+    const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
+    EpOptions plain, sweeps, fast;
+    plain.acceleration_depth = 0;
+    plain.damping = 0.5;
+    plain.newton = sweeps.newton = false;
+    plain.tol = sweeps.tol = fast.tol = 1e-13;
+    const MeanFieldFit a = solve_ep(C, d.y_train, *p.likelihood, plain);
+    const MeanFieldFit b = solve_ep(C, d.y_train, *p.likelihood, sweeps);
+    const MeanFieldFit c = solve_ep(C, d.y_train, *p.likelihood, fast);
+    const Problem step = problem_for(d, 0.6, 0.06, kappa);
+    const MeanFieldFit start =
+        solve_ep(step.kernel->gram(d.X_train), d.y_train, *p.likelihood, fast);
+    const MeanFieldFit warm = solve_ep(C, d.y_train, *p.likelihood, fast, &start);
+    for (const MeanFieldFit* f : {&a, &b, &c, &warm})
+      ASSERT_EQ(f->status.code, RunStatus::ok) << f->status.message << " kappa " << kappa;
+    for (const MeanFieldFit* f : {&b, &c, &warm}) {
+      EXPECT_LT((f->alpha - a.alpha).cwiseAbs().maxCoeff(), 1e-9) << "kappa " << kappa;
+      EXPECT_LT((f->cavity_mean - a.cavity_mean).cwiseAbs().maxCoeff(), 1e-9);
+      EXPECT_LT((f->cavity_variance - a.cavity_variance).cwiseAbs().maxCoeff(), 1e-9);
+    }
+    EXPECT_LT(2 * b.status.iterations, a.status.iterations) << "kappa " << kappa;
+    EXPECT_LT(warm.status.iterations, c.status.iterations) << "kappa " << kappa;
+  }
+}
+
 TEST(Tap, EvidenceIsExactForOnePoint) {
   // One site: EP is exact, Z = Phi(0) = 1/2 for any prior variance.
   Dataset d;
