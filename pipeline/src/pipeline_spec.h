@@ -156,7 +156,8 @@ std::vector<Diagnostic> learning_diagnostics(const PipelineSpec& spec,
 /// (either may be null), which must be prepared.
 void apply_learned(const LearningReport& report, Kernel* kernel, Likelihood* likelihood);
 
-/// Orders diagnostics by line, then column (stable).
+/// Orders diagnostics by line, then column (stable), keeping one of exact repeats (a node
+/// shared through YAML aliases is checked at each place that uses it).
 void sort_diagnostics(std::vector<Diagnostic>& diagnostics);
 
 /// How a YAML node reads in a message: "'text'", "quoted string \"text\"", "a list",
