@@ -35,7 +35,9 @@ struct PreparedRun {
 PreparedRun prepare_run(const RunRequest& request, bool check_output);
 
 /// Writes the report of `runs` into the output directory and prints what was written; returns
-/// 3 when a run did not finish ok, else 0.
+/// 128 + the signal when a stop request arrived after the report was swapped into place (it
+/// is kept; one arriving before discards it: Interrupted), else 3 when a run did not finish
+/// ok, else 0.
 int write_run(PreparedRun& prepared, const std::vector<Results>& runs);
 
 /// The whole run in one process.
