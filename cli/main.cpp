@@ -139,8 +139,7 @@ int main(int argc, char** argv) {
       return 0;
     }
   } catch (const quench::Interrupted& e) {
-    std::cerr << "quench: " << e.what() << "; nothing written\n";
-    return 128 + e.signal();
+    return quench::cli::say_nothing_written(e);
   } catch (const quench::ConfigError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.str() << "\n";
     if (e.diagnostics().empty()) std::cerr << e.what() << "\n";

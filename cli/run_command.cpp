@@ -112,6 +112,11 @@ int write_run(PreparedRun& prepared, const std::vector<Results>& runs) {
   return 0;
 }
 
+int say_nothing_written(const Interrupted& stop) {
+  std::cerr << "quench: " << stop.what() << "; nothing written\n";
+  return 128 + stop.signal();
+}
+
 int validate_command(const std::string& file, const std::vector<std::string>& plugin_paths) {
   const auto pipeline = Pipeline::from_file(file);
   const auto plugins =
