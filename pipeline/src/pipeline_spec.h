@@ -92,8 +92,9 @@ struct PipelineSpec {
 /// data or output keys with did-you-mean, wrong types of those fields, missing `plugin`,
 /// duplicate engine names) and throws one ConfigError holding all of them.
 /// With keep_going, problems are stored in PipelineSpec::diagnostics instead of thrown,
-/// unless the text is not a YAML mapping at all, so that validation against the plugins can
-/// report them all at once.
+/// unless the text itself is refused (load_yaml: syntax, depth, recursive aliases, an open
+/// quote) or is not a YAML mapping, so that validation against the plugins can report them
+/// all at once.
 PipelineSpec parse_pipeline(const std::string& yaml, const std::string& file,
                             const std::string& base_dir, bool keep_going = false);
 
