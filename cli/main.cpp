@@ -9,7 +9,8 @@
 // directory that is not a quench report); 2 invalid pipeline (its data included) or
 // command-line usage (CLI11's own parse-error codes are mapped to it); 3 a run finished with a
 // failed or non-converged status (results are still written); 130 / 143 interrupted by
-// SIGINT / SIGTERM (nothing written).
+// SIGINT / SIGTERM (nothing written; or, stopped after the report was swapped into place, the
+// report kept and said so).
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -34,7 +35,8 @@
 
 namespace {
 
-// SIGINT and SIGTERM request a stop; the run unwinds at its next check and writes nothing.
+// SIGINT and SIGTERM request a stop; the run unwinds at its next check and writes nothing
+// (after the report's swap into place, write_run keeps it and says so).
 // A second signal of the same kind ends the process at once (SA_RESETHAND).
 void stop_on_signals() {
   struct sigaction action {};
@@ -137,8 +139,7 @@ int main(int argc, char** argv) {
       return 0;
     }
   } catch (const quench::Interrupted& e) {
-    std::cerr << "quench: " << e.what() << "; nothing written\n";
-    return 128 + e.signal();
+    return quench::cli::say_nothing_written(e);
   } catch (const quench::ConfigError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.str() << "\n";
     if (e.diagnostics().empty()) std::cerr << e.what() << "\n";

@@ -79,8 +79,7 @@ int mpi_run(const RunRequest& request) {
   try {
     runs = prepared->pipeline.run(prepared->registry, options, prepared->provenance);
   } catch (const Interrupted& e) {  // collective: every rank stops at the same unit call
-    if (root) std::cerr << "quench: " << e.what() << "; nothing written\n";
-    return 128 + e.signal();
+    return root ? say_nothing_written(e) : 128 + e.signal();
   } catch (const UnitFailure& e) {  // collective: the same message on every rank
     if (root) std::cerr << "quench: error: " << printable(e.what(), 1000) << "; nothing written\n";
     return 1;
@@ -94,6 +93,8 @@ int mpi_run(const RunRequest& request) {
   if (root) {
     try {
       code = write_run(*prepared, runs);
+    } catch (const Interrupted& e) {  // stopped while writing: the report is discarded
+      code = say_nothing_written(e);
     } catch (const std::exception& e) {
       std::cerr << "quench: error: " << printable(e.what(), 1000) << "\n";
       code = 1;

@@ -4,8 +4,10 @@
 #include <filesystem>
 #include <iostream>
 
+#include "quench/cancellation.h"
 #include "quench/errors.h"
 #include "quench/parallel.h"
+#include "quench/printable.h"
 #include "quench/report.h"
 
 namespace quench::cli {
@@ -96,9 +98,23 @@ int write_run(PreparedRun& prepared, const std::vector<Results>& runs) {
             << files.tables.size() << " files)\n";
   for (const auto& p : files.plots) std::cout << "plot:    " << p << "\n";
   for (const auto& m : files.models) std::cout << "model:   " << m << "\n";
+  // A stop request seen before the report is swapped into place discards it (Interrupted);
+  // one arriving later, during the swap or while the lines above reach a slow reader, finds
+  // the report whole: it is kept, and the exit code still says the run was stopped.
+  std::cout.flush();
+  if (const int signal = stop_requested()) {
+    std::cerr << "quench: " << Interrupted(signal).what() << " after the report was written; kept "
+              << printable(prepared.out) << "\n";
+    return 128 + signal;
+  }
   for (const auto& r : runs)
     if (r.status.code != RunStatus::ok) return 3;
   return 0;
+}
+
+int say_nothing_written(const Interrupted& stop) {
+  std::cerr << "quench: " << stop.what() << "; nothing written\n";
+  return 128 + stop.signal();
 }
 
 int validate_command(const std::string& file, const std::vector<std::string>& plugin_paths) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "quench/cancellation.h"
 #include "quench/pipeline.h"
 #include "quench/provenance.h"
 #include "quench/registry.h"
@@ -35,8 +36,14 @@ struct PreparedRun {
 PreparedRun prepare_run(const RunRequest& request, bool check_output);
 
 /// Writes the report of `runs` into the output directory and prints what was written; returns
-/// 3 when a run did not finish ok, else 0.
+/// 128 + the signal when a stop request arrived after the report was swapped into place (it
+/// is kept; one arriving before discards it: Interrupted), else 3 when a run did not finish
+/// ok, else 0.
 int write_run(PreparedRun& prepared, const std::vector<Results>& runs);
+
+/// Says on stderr that the run stopped before its report was swapped into place (nothing
+/// written); returns the exit code, 128 + the signal.
+int say_nothing_written(const Interrupted& stop);
 
 /// The whole run in one process.
 int run_command(const RunRequest& request);

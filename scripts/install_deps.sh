@@ -28,8 +28,12 @@ if [ ${#missing[@]} -eq 0 ]; then
   echo "install_deps: all ${#packages[@]} packages present"
   exit 0
 fi
-echo "install_deps: installing ${missing[*]}"
+echo "install_deps: installing ${#missing[@]} missing packages with apt-get (a few minutes" \
+  "on a fresh machine): ${missing[*]}"
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+echo "install_deps: apt-get update"
 "${sudo_cmd[@]}" apt-get update -qq
+echo "install_deps: apt-get install (downloads and unpacks quietly)"
 DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "install_deps: installed ${#missing[@]} packages"

@@ -12,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <yaml-cpp/depthguard.h>
-
+#include "load_yaml.h"
 #include "pipeline_spec.h"
 #include "quench/printable.h"
 
@@ -35,6 +34,8 @@ const std::vector<std::string> kSplitKeys = {"rule", "column", "count", "fractio
 const std::vector<std::string> kSplitRules = {"none", "column", "first_train", "first_test",
                                               "fraction"};
 const std::vector<std::string> kOutputKeys = {"dir", "plots", "tables", "models"};
+/// The most mappings merge keys may merge into one mapping.
+constexpr std::size_t kMaxMerged = 100;
 const std::vector<Family> kComponentFamilies = {Family::kernel, Family::likelihood,
                                                 Family::resampler, Family::optimizer};
 
@@ -98,35 +99,6 @@ std::string outputs_dir_problem(const std::string& dir) {
   return {};
 }
 
-/// Where a quoted scalar of `root` opens whose closing quote is missing from `yaml` (yaml-cpp
-/// accepts such a string when it runs to the end of the file).
-std::optional<YAML::Mark> unterminated_quote(const std::string& yaml, const YAML::Node& node) {
-  if (node.IsMap() || node.IsSequence()) {
-    for (auto it = node.begin(); it != node.end(); ++it)
-      for (const YAML::Node& child : node.IsMap() ? std::vector<YAML::Node>{it->first, it->second}
-                                                  : std::vector<YAML::Node>{*it})
-        if (auto open = unterminated_quote(yaml, child)) return open;
-    return std::nullopt;
-  }
-  const auto start = static_cast<std::size_t>(node.Mark().pos);
-  if (!node.IsScalar() || node.Tag() != "!" || node.Mark().pos < 0 || start >= yaml.size())
-    return std::nullopt;
-  const char quote = yaml[start];
-  if (quote != '"' && quote != '\'') return std::nullopt;
-  for (std::size_t i = start + 1; i < yaml.size(); ++i) {
-    if (quote == '"' && yaml[i] == '\\') {
-      ++i;
-    } else if (yaml[i] == quote) {
-      if (quote == '\'' && i + 1 < yaml.size() && yaml[i + 1] == '\'') {
-        ++i;  // '' inside a single-quoted string
-      } else {
-        return std::nullopt;
-      }
-    }
-  }
-  return node.Mark();
-}
-
 class Parser {
  public:
   Parser(const std::string& file, const std::string& base_dir, bool keep_going)
@@ -136,17 +108,7 @@ class Parser {
   }
 
   PipelineSpec parse(const std::string& yaml) {
-    YAML::Node root;
-    try {
-      root = YAML::Load(yaml);
-    } catch (const YAML::DeepRecursion& e) {
-      throw ConfigError({{at(e.mark), "YAML nested too deeply: the parser's nesting limit (depth " +
-                                          std::to_string(e.depth()) + ") is reached here"}});
-    } catch (const YAML::Exception& e) {
-      throw ConfigError({{at(e.mark), printable(e.msg)}});
-    }
-    if (const auto open = unterminated_quote(yaml, root))
-      throw ConfigError({{at(*open), "end of string not found (a quoted string is not closed)"}});
+    const YAML::Node root = load_yaml(yaml, spec_.file);
     spec_.name = name_from_stem(fs::path(spec_.file).stem().string());
     const SourceLocation root_at = root.IsNull() ? SourceLocation{spec_.file, 1, 1} : at(root);
     if (!root.IsMap()) {
@@ -197,11 +159,7 @@ class Parser {
   }
 
  private:
-  SourceLocation at(const YAML::Mark& mark) const {
-    if (mark.line < 0) return {spec_.file, 0, 0};
-    return {spec_.file, mark.line + 1, mark.column + 1};
-  }
-  SourceLocation at(const YAML::Node& node) const { return at(node.Mark()); }
+  SourceLocation at(const YAML::Node& node) const { return yaml_location(spec_.file, node.Mark()); }
   /// Position of a value; a null value has none of its own, so use its key's.
   SourceLocation value_at(const Entry& e) const {
     if (e.value.IsNull() || e.value.Mark().line < 0) return e.at;
@@ -219,10 +177,40 @@ class Parser {
   }
 
   /// The entries of a mapping, reporting duplicate keys and (when `known` is given) unknown
-  /// ones as `unknown + key + "'" + where` plus a suggestion.
+  /// ones as `unknown + key + "'" + where` plus a suggestion. A merge key (`<<: *base` or
+  /// `<<: [*a, *b]`, YAML 1.1) adds the entries of the named mappings whose keys are not set
+  /// yet: the mapping's own keys win wherever they are written, then each merged mapping in
+  /// order with its own merges. A mapping reached twice is merged once, and at most kMaxMerged of
+  /// them.
   std::vector<Entry> entries(const YAML::Node& map, const std::vector<std::string>& known,
                              const std::string& unknown, const std::string& where = {}) {
     std::vector<Entry> out;
+    std::vector<YAML::Node> pending;  // mappings still to merge, the next one last
+    own_entries(map, known, unknown, where, false, out, pending);
+    std::vector<YAML::Node> merged;
+    while (!pending.empty()) {
+      const YAML::Node next = pending.back();
+      pending.pop_back();
+      if (std::any_of(merged.begin(), merged.end(), [&](const auto& m) { return m.is(next); }))
+        continue;
+      if (merged.size() == kMaxMerged) {
+        error(at(next), "more than " + std::to_string(kMaxMerged) +
+                            " mappings merged into one (merge keys '<<')");
+        break;
+      }
+      merged.push_back(next);
+      own_entries(next, known, unknown, where, true, out, pending);
+    }
+    return out;
+  }
+
+  /// The entries `map` writes itself, appended to `out` unless `out` has the key (an error
+  /// unless `map` is merged); the mappings its merge key names pushed onto `pending`.
+  void own_entries(const YAML::Node& map, const std::vector<std::string>& known,
+                   const std::string& unknown, const std::string& where, bool merged,
+                   std::vector<Entry>& out, std::vector<YAML::Node>& pending) {
+    const std::size_t first_pending = pending.size();
+    bool have_merge = false;
     for (auto it = map.begin(); it != map.end(); ++it) {
       const SourceLocation key_at = at(it->first);
       if (!it->first.IsScalar()) {
@@ -230,9 +218,17 @@ class Parser {
         continue;
       }
       const std::string key = it->first.Scalar();
+      if (key == "<<" && is_plain(it->first)) {
+        if (have_merge)
+          error(key_at, "duplicate key '<<'");
+        else
+          merge_sources(it->second, key_at, pending);
+        have_merge = true;
+        continue;
+      }
       auto same = [&](const Entry& e) { return e.key == key; };
       if (std::find_if(out.begin(), out.end(), same) != out.end()) {
-        error(key_at, "duplicate key '" + printable(key) + "'");
+        if (!merged) error(key_at, "duplicate key '" + printable(key) + "'");
         continue;
       }
       if (!known.empty() && std::find(known.begin(), known.end(), key) == known.end()) {
@@ -241,7 +237,25 @@ class Parser {
       }
       out.push_back({key, key_at, it->second});
     }
-    return out;
+    std::reverse(pending.begin() + static_cast<std::ptrdiff_t>(first_pending), pending.end());
+  }
+
+  /// The mappings a merge key's value names, in order; reports anything else.
+  void merge_sources(const YAML::Node& value, const SourceLocation& key_at,
+                     std::vector<YAML::Node>& sources) {
+    const std::string expects = "the merge key '<<' expects a mapping or a list of mappings, got ";
+    if (value.IsMap()) {
+      sources.push_back(value);
+    } else if (value.IsSequence()) {
+      for (const auto& item : value) {
+        if (item.IsMap())
+          sources.push_back(item);
+        else
+          error(at(item), expects + "an item " + describe(item));
+      }
+    } else {
+      error(value.IsNull() ? key_at : at(value), expects + describe(value));
+    }
   }
 
   /// A mapping value; a null value counts as empty. Reports anything else.
@@ -676,11 +690,20 @@ class Parser {
 }  // namespace
 
 void sort_diagnostics(std::vector<Diagnostic>& diagnostics) {
-  std::stable_sort(diagnostics.begin(), diagnostics.end(),
-                   [](const Diagnostic& a, const Diagnostic& b) {
-                     if (a.where.line != b.where.line) return a.where.line < b.where.line;
-                     return a.where.column < b.where.column;
-                   });
+  const auto before = [](const Diagnostic& a, const Diagnostic& b) {
+    if (a.where.line != b.where.line) return a.where.line < b.where.line;
+    return a.where.column < b.where.column;
+  };
+  std::stable_sort(diagnostics.begin(), diagnostics.end(), before);
+  // A node shared through YAML aliases is checked once per place that uses it.
+  std::vector<Diagnostic> distinct;
+  for (auto& d : diagnostics) {
+    bool repeat = false;  // among those at the same position, now the last ones
+    for (auto e = distinct.rbegin(); e != distinct.rend() && !before(*e, d) && !repeat; ++e)
+      repeat = e->where.file == d.where.file && e->message == d.message;
+    if (!repeat) distinct.push_back(std::move(d));
+  }
+  diagnostics = std::move(distinct);
 }
 
 PipelineSpec parse_pipeline(const std::string& yaml, const std::string& file,

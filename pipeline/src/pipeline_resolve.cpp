@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "load_yaml.h"
 #include "pipeline_spec.h"
 #include "quench/inference_engine.h"
 #include "quench/registry.h"
@@ -104,7 +105,7 @@ class Resolver {
  private:
   SourceLocation at(const YAML::Node& node, const SourceLocation& fallback) const {
     if (node.IsNull() || node.Mark().line < 0) return fallback;
-    return {spec_.file, node.Mark().line + 1, node.Mark().column + 1};
+    return yaml_location(spec_.file, node.Mark());
   }
 
   void error(SourceLocation where, std::string message) {

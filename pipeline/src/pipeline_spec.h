@@ -92,8 +92,9 @@ struct PipelineSpec {
 /// data or output keys with did-you-mean, wrong types of those fields, missing `plugin`,
 /// duplicate engine names) and throws one ConfigError holding all of them.
 /// With keep_going, problems are stored in PipelineSpec::diagnostics instead of thrown,
-/// unless the text is not a YAML mapping at all, so that validation against the plugins can
-/// report them all at once.
+/// unless the text itself is refused (load_yaml: syntax, depth, recursive aliases, an open
+/// quote) or is not a YAML mapping, so that validation against the plugins can report them
+/// all at once.
 PipelineSpec parse_pipeline(const std::string& yaml, const std::string& file,
                             const std::string& base_dir, bool keep_going = false);
 
@@ -156,7 +157,8 @@ std::vector<Diagnostic> learning_diagnostics(const PipelineSpec& spec,
 /// (either may be null), which must be prepared.
 void apply_learned(const LearningReport& report, Kernel* kernel, Likelihood* likelihood);
 
-/// Orders diagnostics by line, then column (stable).
+/// Orders diagnostics by line, then column (stable), keeping one of exact repeats (a node
+/// shared through YAML aliases is checked at each place that uses it).
 void sort_diagnostics(std::vector<Diagnostic>& diagnostics);
 
 /// How a YAML node reads in a message: "'text'", "quoted string \"text\"", "a list",

@@ -127,6 +127,57 @@ TEST_F(Cli, ValidateAcceptsAValidPipeline) {
   EXPECT_EQ(r.err, "");
 }
 
+// An alias naming a node that contains it made validate and run die of SIGSEGV (exit 139);
+// nesting far beyond yaml-cpp's depth guard is one error too. Both exit 2 before any work.
+TEST_F(Cli, RecursiveAliasesAndDeepNestingAreErrorsNotCrashes) {
+  const std::string rest =
+      "components:\n  kernel: {plugin: gaussian}\n"
+      "  likelihood: {plugin: gaussian, noise: 0.1}\n"
+      "engines: [exact_gp_regression]\n";
+  write_file(work_ / "list.yaml", "data: {file: '" + kBoston + "'}\na: &x [1, *x]\n" + rest);
+  write_file(work_ / "mapping.yaml", "data: &d {file: x.csv, extra: *d}\n" + rest);
+  write_file(work_ / "deep.yaml", "data: " + std::string(100000, '[') + "\n" + rest);
+  const std::string list_error =
+      "list.yaml:2:11: alias '*x' refers to the list that contains it (anchored at line 2, "
+      "column 4): a recursive structure cannot be a pipeline\n";
+  const std::string mapping_error =
+      "mapping.yaml:1:31: alias '*d' refers to the mapping that contains it (anchored at line 1, "
+      "column 7): a recursive structure cannot be a pipeline\n";
+  for (const std::string command : {"validate", "run"}) {
+    SCOPED_TRACE(command);
+    const auto args = [&](const std::string& file) {
+      return command == "run" ? std::vector<std::string>{"run", file, "--out", "out"}
+                              : std::vector<std::string>{"validate", file};
+    };
+    const Outcome list = quench(args("list.yaml"));
+    EXPECT_EQ(list.exit_code, 2);
+    EXPECT_EQ(list.err, list_error);
+    const Outcome mapping = quench(args("mapping.yaml"));
+    EXPECT_EQ(mapping.exit_code, 2);
+    EXPECT_EQ(mapping.err, mapping_error);
+    const Outcome deep = quench(args("deep.yaml"));
+    EXPECT_EQ(deep.exit_code, 2);
+    EXPECT_NE(deep.err.find("deep.yaml:"), std::string::npos) << deep.err;
+    EXPECT_NE(deep.err.find(": YAML nested too deeply"), std::string::npos) << deep.err;
+    EXPECT_FALSE(fs::exists(work_ / "out"));
+  }
+}
+
+// Aliases reused and merge keys are ordinary YAML: the merged engine gets the base's plugin and
+// parameters, its own keys winning.
+TEST_F(Cli, MergeKeysAndReusedAliasesValidate) {
+  write_file(work_ / "merge.yaml", "data: {file: '" + kBoston + "', target: y}\n" +
+                                       "components:\n"
+                                       "  kernel: {plugin: gaussian}\n"
+                                       "  likelihood: {plugin: gaussian, noise: 0.1}\n"
+                                       "engines:\n"
+                                       "  - &gp {name: gp, plugin: exact_gp_regression}\n"
+                                       "  - {<<: *gp, name: gp2, predictive_variance: false}\n");
+  const Outcome r = quench({"validate", "merge.yaml"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "merge.yaml: valid\n");
+}
+
 // `learn:` runs once before the engines (200 Boston rows: the ARD search stays well inside the
 // subprocess time limit under the sanitizers); every run records the learned values, and the
 // engines use them: exact GP regression's own log marginal likelihood (computed by the engine,

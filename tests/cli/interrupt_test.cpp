@@ -1,19 +1,23 @@
 // End-to-end: `quench run` stopped by SIGINT or SIGTERM exits 130 / 143 with one line, writes
-// nothing and leaves the previous report and no staging directory; a finished run's
-// results.json holds the provenance, whose data SHA-256 matches sha256sum's.
+// nothing and leaves the previous report and no staging directory; stopped after its report
+// is in place, it keeps the report and says so; a finished run's results.json holds the
+// provenance, whose data SHA-256 matches sha256sum's.
 // The run gets a pseudo-terminal (forkpty) as a user's would, so its progress bar shows that
 // the draws have started before the signal is sent. No shell anywhere.
+#include <fcntl.h>
 #include <pty.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -107,11 +111,8 @@ class Interrupt : public ::testing::Test {
   void expect_nothing_written(const std::string& before_json) const {
     EXPECT_EQ(read(out_ / "results.json"), before_json);
     EXPECT_EQ(read(out_ / "tables" / "scalars.csv"), "engine,status\n");
-    std::vector<std::string> entries;
-    for (const auto& e : fs::directory_iterator(root_))
-      entries.push_back(e.path().filename().string());
-    std::sort(entries.begin(), entries.end());
-    EXPECT_EQ(entries, (std::vector<std::string>{"long.yaml", "out"}));  // no staging left
+    for (const auto& e : fs::directory_iterator(root_))  // no staging directory left
+      EXPECT_EQ(e.path().filename().string().find(".quench-staging-"), std::string::npos);
   }
 
   fs::path root_, out_;
@@ -133,6 +134,94 @@ TEST_F(Interrupt, SigtermStopsTheDrawsExits143AndWritesNothing) {
   EXPECT_NE(f.output.find("quench: interrupted by SIGTERM; nothing written"), std::string::npos)
       << f.output;
   expect_nothing_written(before);
+}
+
+// A stop that arrives while the report is being written — sent here by the plotting program,
+// which runs after the tables, as Ctrl-C would reach it — discards the report in progress:
+// the previous report stays as it was.
+TEST_F(Interrupt, SigintWhileTheReportIsWrittenDiscardsItAndExits130) {
+  std::string pipeline = long_pipeline(4);
+  pipeline.replace(pipeline.find("ratio: 1}"), 9, "ratio: [0.5, 1]}");  // a learning curve
+  std::ofstream(root_ / "short.yaml") << pipeline;
+  const fs::path bin = root_ / "bin", signalled = root_ / "signalled";
+  fs::create_directory(bin);
+  std::ofstream(bin / "gnuplot") << "#!/bin/sh\n"
+                                 << "[ -e '" << signalled.string() << "' ] && exit 1\n"
+                                 << ": > '" << signalled.string() << "'\n"
+                                 << "kill -INT \"$PPID\"\n"
+                                 << "exit 1\n";
+  fs::permissions(bin / "gnuplot", fs::perms::owner_all);
+  const std::string before = read(out_ / "results.json");
+  namespace bp = boost::process;
+  auto env = boost::this_process::environment();
+  env["PATH"] = bin.string() + ":" + env["PATH"].to_string();
+  const fs::path errors = root_ / "stderr";
+  const int code = bp::system(QUENCH_CLI, "run", (root_ / "short.yaml").string(), "--out",
+                              out_.string(), "--threads", "1", "--no-progress", env,
+                              bp::std_out > bp::null, bp::std_err > errors.string());
+  const std::string err = read(errors);
+  ASSERT_TRUE(fs::exists(signalled)) << "gnuplot never ran: " << err;
+  EXPECT_EQ(code, 130) << err;
+  EXPECT_EQ(err, "quench: interrupted by SIGINT; nothing written\n");
+  expect_nothing_written(before);
+}
+
+// A stop that arrives once the report is swapped into place, while quench prints what it
+// wrote: here its stdout is a full pipe, so it is held right there until the signal is sent.
+// The report is kept and whole, quench says so and exits 130 (it used to exit 0, silent).
+TEST_F(Interrupt, SigintAfterTheReportIsInPlaceKeepsItSaysSoAndExits130) {
+  std::ofstream(root_ / "short.yaml") << long_pipeline(4);
+  const std::string before = read(out_ / "results.json");
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  ASSERT_GT(::fcntl(out[1], F_SETPIPE_SZ, 4096), 0);
+  ASSERT_EQ(::fcntl(out[1], F_SETFL, O_NONBLOCK), 0);
+  const std::string page(4096, 'x');
+  while (::write(out[1], page.data(), page.size()) > 0) {
+  }
+  ASSERT_EQ(errno, EAGAIN);  // full: the first byte quench prints blocks it
+  ASSERT_EQ(::fcntl(out[1], F_SETFL, 0), 0);
+  const std::string pipeline = (root_ / "short.yaml").string(), dir = out_.string(),
+                    errors = (root_ / "stderr").string();
+  std::vector<const char*> argv{QUENCH_CLI,  "run", pipeline.c_str(), "--out", dir.c_str(),
+                                "--threads", "1",   "--no-progress",  nullptr};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int err = ::open(errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(out[1], STDOUT_FILENO);
+    ::dup2(err, STDERR_FILENO);
+    ::close(out[0]);
+    ::execv(QUENCH_CLI, const_cast<char* const*>(argv.data()));
+    ::_exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  ::close(out[1]);
+  // The new report replaces the previous one in a single rename.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (read(out_ / "results.json") == before && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ::kill(pid, SIGINT);
+  std::string printed;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(out[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // end of file: quench exited
+    printed.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(out[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read(errors);
+  EXPECT_EQ(read(errors),
+            "quench: interrupted by SIGINT after the report was written; kept " + dir + "\n");
+  EXPECT_NE(printed.find("results: " + dir + "/results.json"), std::string::npos) << printed;
+  const auto doc = nlohmann::json::parse(read(out_ / "results.json"));
+  EXPECT_EQ(doc.at("runs").size(), 1u);
+  EXPECT_TRUE(fs::exists(out_ / "tables" / "scalars.csv"));
+  for (const auto& e : fs::directory_iterator(root_))
+    EXPECT_EQ(e.path().filename().string().find(".quench-staging-"), std::string::npos);
 }
 
 TEST_F(Interrupt, AFinishedRunRecordsItsProvenance) {
