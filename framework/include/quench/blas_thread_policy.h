@@ -1,0 +1,32 @@
+// How many BLAS threads a run's dense algebra (the O(N^3) factorizations and products outside
+// parallel_for's units, which always use 1) gets: one below a measured number of training
+// rows, where OpenBLAS's threads cost more in waiting than they save, the backend's own
+// count from there on; an explicit request wins. docs/performance.md has the measurements.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "quench/export.h"
+
+namespace quench {
+
+/// Training rows from which the backend's threads pay: below, one BLAS thread. Measured on a
+/// 2-core machine (OpenBLAS 0.3.21, pthreads) with quench_bench_blas_threads, 1 vs 2 threads
+/// over N = 100 ... 4000 for every engine of the table in docs/performance.md: every engine
+/// was as fast or faster with 1 thread up to N = 500, and TAP, EP, ADATAP and the exact GP
+/// faster with 2 from N = 1000.
+inline constexpr std::int64_t kMultithreadedBlasRows = 750;
+
+/// A BLAS thread count and why it was chosen (recorded in a run's provenance).
+struct BlasThreadChoice {
+  int threads = 1;
+  std::string reason;  ///< "override", or "policy: <rows> training rows <, >= <threshold>"
+};
+
+/// The BLAS threads for a run on `rows` training rows: `requested` when > 0 (an explicit
+/// choice), otherwise 1 below kMultithreadedBlasRows rows and `available` (the backend's
+/// count, at least 1) from there on.
+QUENCH_API BlasThreadChoice choose_blas_threads(std::int64_t rows, int requested, int available);
+
+}  // namespace quench
