@@ -19,10 +19,12 @@
 //   adatap_reg   adatap_bootstrap (density false), Gaussian kernel width 1, noise 0.1, S = N
 //   adatap_cls   adatap_bootstrap, Gaussian kernel width 1, probit noise 1, S = N
 //   mc_bootstrap mc_bootstrap of exact_gp_regression, 100 Poisson samples, as adatap_reg
-// Worker threads: all cores (the default). Each cell is the best of K interleaved rounds of the
-// three settings (the first setting rotating), K = 5 when a round takes under 1 s, 3 under
-// 20 s, else 1, unless --reps says. Learning cells at N >= 4000 are left out unless named
-// with --methods (each would take minutes).
+// Learning rows also show the objective evaluations of each setting (policy / 1 / 2): the BLAS
+// thread count changes the last bits, so L-BFGS may take another path and another number of
+// steps. Worker threads: all cores (the default). Each cell is the best of K interleaved rounds of
+// the three settings (the first setting rotating), K = 5 when a round takes under 1 s, 3 under 20
+// s, else 1, unless --reps says. Learning cells at N >= 4000 are left out unless named with
+// --methods (each would take minutes).
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -148,6 +150,7 @@ std::string pipeline_yaml(const Method& m) {
 
 struct Cell {
   std::array<double, 3> best{1e300, 1e300, 1e300};  // policy, 1 thread, 2 threads
+  std::array<int, 3> evaluations{0, 0, 0};          // learning's objective evaluations, last round
   int policy_threads = 0;
   int rounds = 0;
   std::string failure;
@@ -174,6 +177,8 @@ Cell measure(const quench::Pipeline& pipeline, const quench::Registry& registry,
       cell.best[std::size_t(setting)] = std::min(cell.best[std::size_t(setting)], t);
       round_seconds += t;
       if (setting == 0) cell.policy_threads = provenance.blas_threads;
+      if (!runs.empty() && runs[0].learning)
+        cell.evaluations[std::size_t(setting)] = runs[0].learning->evaluations;
       for (const auto& r : runs)
         if (r.status.code != quench::RunStatus::ok && cell.failure.empty())
           cell.failure = std::string(quench::to_string(r.status.code)) + ": " + r.status.message;
@@ -247,8 +252,8 @@ static int main_body(int argc, char** argv) {
       "rounds; worker threads: all cores; policy: 1 BLAS thread below %lld training rows)\n\n",
       static_cast<long long>(quench::kMultithreadedBlasRows));
   print_dense_kernels(sizes);
-  std::printf("%-13s %5s %7s %10s %10s %10s %8s %3s\n", "method", "N", "policy", "policy [s]",
-              "1 thr [s]", "2 thr [s]", "ratio", "k");
+  std::printf("%-13s %5s %7s %10s %10s %10s %8s %3s  %s\n", "method", "N", "policy", "policy [s]",
+              "1 thr [s]", "2 thr [s]", "ratio", "k", "learning evaluations");
   double worst = 0;
   std::vector<std::string> skipped;
   for (const Method& m : methods()) {
@@ -263,9 +268,13 @@ static int main_body(int argc, char** argv) {
       const Cell cell = measure(pipeline, registry, first_rows(letter, n), reps);
       const double ratio = cell.best[0] / std::min(cell.best[1], cell.best[2]);
       worst = std::max(worst, ratio);
-      std::printf("%-13s %5d %7d %10.3f %10.3f %10.3f %8.2f %3d%s\n", m.name, n,
+      const std::string evaluations = m.learning ? std::to_string(cell.evaluations[0]) + " / " +
+                                                       std::to_string(cell.evaluations[1]) + " / " +
+                                                       std::to_string(cell.evaluations[2])
+                                                 : "";
+      std::printf("%-13s %5d %7d %10.3f %10.3f %10.3f %8.2f %3d  %s%s\n", m.name, n,
                   cell.policy_threads, cell.best[0], cell.best[1], cell.best[2], ratio, cell.rounds,
-                  cell.failure.empty() ? "" : "  (a run did not end ok)");
+                  evaluations.c_str(), cell.failure.empty() ? "" : "  (a run did not end ok)");
       if (!cell.failure.empty())
         std::fprintf(stderr, "%s N=%d: %s\n", m.name, n, cell.failure.c_str());
       std::fflush(stdout);
