@@ -12,10 +12,11 @@
 namespace quench {
 
 /// Training rows from which the backend's threads pay: below, one BLAS thread. Measured on a
-/// 2-core machine (OpenBLAS 0.3.21, pthreads) with quench_bench_blas_threads, 1 vs 2 threads
-/// over N = 100 ... 4000 for every engine of the table in docs/performance.md: every engine
-/// was as fast or faster with 1 thread up to N = 500, and TAP, EP, ADATAP and the exact GP
-/// faster with 2 from N = 1000.
+/// 2-core machine (OpenBLAS 0.3.21, pthreads) with quench_bench_blas_threads (every engine's
+/// pipeline and dpotrf/dgemm at 1 and 2 BLAS threads, N = 100 ... 4000): up to N = 500 one
+/// thread was never slower than two beyond the noise, for any engine (two threads up to 2.1x
+/// slower); on the idle machine two threads won from N = 1000 (TAP at N = 2000: 1.2 s against
+/// 1.8 s). 750 lies between; the crossover between 500 and 1000 is not resolved further.
 inline constexpr std::int64_t kMultithreadedBlasRows = 750;
 
 /// A BLAS thread count and why it was chosen (recorded in a run's provenance).
