@@ -65,8 +65,9 @@ int main(int argc, char** argv) {
   run->add_option("--threads", threads, "worker threads (0 = all cores)")
       ->check(CLI::Range(0, 4096));
   run->add_option("--blas-threads", blas,
-                  "BLAS threads outside the parallel units (0 = the BLAS default); results are "
-                  "bitwise reproducible at a fixed value (docs/distributed.md)")
+                  "BLAS threads outside the parallel units (0 = by the training rows: 1 for "
+                  "small problems, the BLAS default for large ones; docs/performance.md); results "
+                  "are bitwise reproducible at a fixed value (docs/distributed.md)")
       ->check(CLI::Range(0, 4096));
   std::string schedule = "dynamic";
   run->add_option("--schedule", schedule,

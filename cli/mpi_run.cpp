@@ -66,12 +66,13 @@ int mpi_run(const RunRequest& request) {
   }
 
   // Every rank computes the parts outside the units itself, so they must agree to the bit: the
-  // same BLAS threads everywhere (rank 0's default unless --blas-threads says).
-  const ScopedBlasThreads blas(session.broadcast_from_rank0(
-      request.blas_threads > 0 ? request.blas_threads : blas_threads()));
+  // same BLAS threads everywhere. The policy (quench/blas_thread_policy.h) picks from rank 0's
+  // default count, unless --blas-threads says.
+  const ScopedBlasThreads available(session.broadcast_from_rank0(blas_threads()));
 
   RunOptions options;
   options.threads = request.threads;
+  options.blas_threads = request.blas_threads;
   options.progress = request.progress && root;
   options.executor = session.executor(request.static_schedule);
   options.processes = session.size();

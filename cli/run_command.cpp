@@ -6,7 +6,6 @@
 
 #include "quench/cancellation.h"
 #include "quench/errors.h"
-#include "quench/parallel.h"
 #include "quench/printable.h"
 #include "quench/report.h"
 
@@ -129,10 +128,10 @@ int validate_command(const std::string& file, const std::vector<std::string>& pl
 }
 
 int run_command(const RunRequest& request) {
-  const ScopedBlasThreads blas(request.blas_threads > 0 ? request.blas_threads : blas_threads());
   PreparedRun prepared = prepare_run(request, true);
   RunOptions options;
   options.threads = request.threads;
+  options.blas_threads = request.blas_threads;
   options.progress = request.progress;
   const auto runs = prepared.pipeline.run(prepared.registry, options, prepared.provenance);
   return write_run(prepared, runs);

@@ -15,7 +15,7 @@ namespace quench::cli {
 struct RunRequest {
   std::string file, out;  ///< the pipeline; --out (empty: the pipeline's outputs.dir)
   int threads = 0;
-  int blas_threads = 0;  ///< --blas-threads (0: the BLAS backend's default)
+  int blas_threads = 0;  ///< --blas-threads (0: the policy, quench/blas_thread_policy.h)
   bool progress = true;
   std::vector<std::string> plugin_paths;
   bool allow_pipeline_plugins = false;

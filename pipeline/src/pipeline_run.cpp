@@ -7,6 +7,7 @@
 
 #include "pipeline_models.h"
 #include "pipeline_spec.h"
+#include "quench/blas_thread_policy.h"
 #include "quench/cancellation.h"
 #include "quench/errors.h"
 #include "quench/inference_engine.h"
@@ -160,7 +161,13 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
   provenance.seed = spec.seed;
   provenance.threads = resolve_threads(options.threads);
   provenance.processes = options.processes;
-  provenance.blas_threads = blas_threads();
+  // One BLAS thread count for learning and every engine, by the training rows (the O(N^3)
+  // matrices) unless the host asked for one; the units inside engines use 1 regardless.
+  const BlasThreadChoice blas =
+      choose_blas_threads(data.X_train.rows(), options.blas_threads, blas_threads());
+  const ScopedBlasThreads run_blas(blas.threads);
+  provenance.blas_threads = blas.threads;
+  provenance.blas_threads_reason = blas.reason;
 
   // `learn:` runs once, on the training rows, before any engine; every run uses its values.
   std::optional<LearningReport> learned;

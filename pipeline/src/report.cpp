@@ -118,6 +118,7 @@ nlohmann::json provenance_json(const Provenance& p) {
   doc["threads"] = p.threads;
   doc["processes"] = p.processes;
   doc["blas_threads"] = p.blas_threads;
+  doc["blas_threads_reason"] = p.blas_threads_reason;
   doc["command_line"] = p.command_line;
   doc["started"] = p.started;
   doc["finished"] = p.finished;

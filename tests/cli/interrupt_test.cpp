@@ -246,6 +246,10 @@ TEST_F(Interrupt, AFinishedRunRecordsItsProvenance) {
   EXPECT_EQ(p.at("data").at("target"), "y");
   EXPECT_EQ(p.at("seed"), 1);
   EXPECT_EQ(p.at("threads"), 1);
+  // 506 rows: the BLAS thread policy's single thread (quench/blas_thread_policy.h).
+  EXPECT_EQ(p.at("blas_threads"), 1);
+  EXPECT_EQ(p.at("blas_threads_reason").get<std::string>().rfind("policy: 506 training rows < ", 0),
+            0u);
   EXPECT_EQ(p.at("command_line")[1], "run");
   EXPECT_EQ(p.at("command_line").back(), "--no-progress");
   EXPECT_LE(p.at("started").get<std::string>(), p.at("finished").get<std::string>());
@@ -260,6 +264,18 @@ TEST_F(Interrupt, AFinishedRunRecordsItsProvenance) {
   EXPECT_EQ(by_role["kernel"].at("parameters").at("l2"), 73.54);
   EXPECT_NE(by_role["kernel"].at("library_path").get<std::string>().find(".so"), std::string::npos);
   EXPECT_FALSE(by_role["kernel"].at("library_version").get<std::string>().empty());
+}
+
+TEST_F(Interrupt, AnExplicitBlasThreadCountWinsOverThePolicy) {
+  std::ofstream(root_ / "short.yaml") << long_pipeline(4);
+  namespace bp = boost::process;
+  const int code = bp::system(QUENCH_CLI, "run", (root_ / "short.yaml").string(), "--out",
+                              out_.string(), "--blas-threads", "2", "--no-progress",
+                              bp::std_out > bp::null, bp::std_err > bp::null);
+  ASSERT_EQ(code, 0);
+  const auto p = nlohmann::json::parse(read(out_ / "results.json")).at("provenance");
+  EXPECT_EQ(p.at("blas_threads"), 2);
+  EXPECT_EQ(p.at("blas_threads_reason"), "override");
 }
 
 }  // namespace

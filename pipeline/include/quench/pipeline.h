@@ -20,7 +20,10 @@ class Registry;
 struct PipelineSpec;  // parsed form (internal)
 
 struct RunOptions {
-  int threads = 0;        ///< worker threads; 0 = all cores (per process under MPI)
+  int threads = 0;  ///< worker threads; 0 = all cores (per process under MPI)
+  /// BLAS threads outside the units; 0 = the policy of quench/blas_thread_policy.h (one below
+  /// a measured number of training rows, the backend's current count from there on).
+  int blas_threads = 0;
   bool progress = false;  ///< progress bar on stderr
   /// The data loader's notes and the learned hyperparameters as lines on stderr (the CLI);
   /// a host that reads them from the results (Python's estimators) turns this off.

@@ -37,9 +37,10 @@ struct Provenance {
   std::vector<std::string> inputs;  ///< input columns used, in order
   std::string target;
   std::uint64_t seed = 0;
-  int threads = 0;    ///< worker threads used (resolved: never 0), per process
-  int processes = 1;  ///< processes (MPI ranks) that shared the units
-  int blas_threads = 0;  ///< the BLAS backend's threads outside the units (which use 1)
+  int threads = 0;                  ///< worker threads used (resolved: never 0), per process
+  int processes = 1;                ///< processes (MPI ranks) that shared the units
+  int blas_threads = 0;             ///< the BLAS backend's threads outside the units (which use 1)
+  std::string blas_threads_reason;  ///< BlasThreadChoice::reason: "override" or the policy's
   std::vector<std::string> command_line;
   std::string started, finished;  ///< ISO 8601 UTC
 };
