@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "quench/errors.h"
 #include "quench/printable.h"
@@ -13,10 +15,9 @@
 namespace quench {
 namespace {
 
-// One requested block: where it lives and how it is transformed. With u = log theta (or theta
-// when not log-scaled) and bounds [a, b] on u, the optimizer's coordinate is
-//   z = logit((u - a)/(b - a))  when a and b are finite,   z = u  otherwise,
-// so every z is feasible and the optimizer needs no bound handling.
+// One requested block: where it lives and how it is transformed. The optimizer's coordinate
+// is u = log theta (or theta when not log-scaled), kept within the bounds [a, b] on u by the
+// optimizer (Optimizer::minimize_within).
 struct Block {
   std::string key;
   bool in_kernel = true;
@@ -30,23 +31,15 @@ struct Block {
 
   double a() const { return log_scale ? std::log(lower) : lower; }
   double b() const { return log_scale ? std::log(upper) : upper; }
-  bool bounded() const { return std::isfinite(a()) && std::isfinite(b()); }
   double to_u(double theta) const { return log_scale ? std::log(theta) : theta; }
-  double from_u(double u) const { return log_scale ? std::exp(u) : u; }
-  double to_z(double theta) const {
-    const double u = to_u(theta);
-    if (!bounded()) return u;
-    const double p = std::clamp((u - a()) / (b() - a()), 1e-15, 1 - 1e-15);
-    return std::log(p / (1 - p));
-  }
-  double u_of_z(double z) const {
-    if (!bounded()) return z;
-    return a() + (b() - a()) / (1 + std::exp(-z));
-  }
-  double du_dz(double z) const {
-    if (!bounded()) return 1.0;
-    const double s = 1 / (1 + std::exp(-z));
-    return (b() - a()) * s * (1 - s);
+  // Clamped, so that exp(log(bound)) cannot step out of the bounds by a rounding.
+  double from_u(double u) const { return std::clamp(log_scale ? std::exp(u) : u, lower, upper); }
+  // u within 2.5e-4 of the range b - a of a bound (on it exactly when a side is open): an
+  // optimizer that approaches a bound without reaching it (the default logistic map) still
+  // counts as there.
+  bool at_bound(double u) const {
+    const double tolerance = std::isfinite(b() - a()) ? 2.5e-4 * (b() - a()) : 0.0;
+    return u - a() <= tolerance || b() - u <= tolerance;
   }
 };
 
@@ -149,7 +142,7 @@ std::vector<Block> resolve(const Kernel& kernel, const Likelihood& likelihood,
   return blocks;
 }
 
-// -objective as a function of the optimizer's coordinates z.
+// -objective as a function of the optimizer's coordinates u.
 class TransformedObjective final : public SmoothObjective {
  public:
   TransformedObjective(Kernel& kernel, Likelihood& likelihood, HyperparameterObjective& objective,
@@ -159,12 +152,12 @@ class TransformedObjective final : public SmoothObjective {
   }
   Eigen::Index dimension() const override { return n_; }
 
-  // Sets the components to the point z.
-  void apply(const Eigen::VectorXd& z) const {
+  // Sets the components to the point u.
+  void apply(const Eigen::VectorXd& u) const {
     Eigen::Index k = 0;
     for (const Block& b : blocks_) {
       Eigen::VectorXd theta(b.size);
-      for (Eigen::Index i = 0; i < b.size; ++i, ++k) theta(i) = b.from_u(b.u_of_z(z(k)));
+      for (Eigen::Index i = 0; i < b.size; ++i, ++k) theta(i) = b.from_u(u(k));
       if (b.in_kernel)
         kernel_.set_hyperparameter(b.name, theta);
       else
@@ -173,67 +166,64 @@ class TransformedObjective final : public SmoothObjective {
   }
 
   Eigen::VectorXd start() const {
-    Eigen::VectorXd z(n_);
-    Eigen::Index k = 0;
-    for (const Block& b : blocks_)
-      for (Eigen::Index i = 0; i < b.size; ++i) z(k++) = b.to_z(b.start(i));
-    return z;
+    return per_entry([](const Block& b, Eigen::Index i) { return b.to_u(b.start(i)); });
+  }
+  Box box() const {
+    return {per_entry([](const Block& b, Eigen::Index) { return b.a(); }),
+            per_entry([](const Block& b, Eigen::Index) { return b.b(); })};
   }
 
-  bool evaluate(const Eigen::VectorXd& z, double* value, Eigen::VectorXd* gradient) const override {
-    if (!z.allFinite()) return false;
-    apply(z);
-    ++evaluations_;
-    const ObjectiveValue v = objective_.evaluate(kernel_, likelihood_);
+  bool evaluate(const Eigen::VectorXd& u, double* value, Eigen::VectorXd* gradient) const override {
+    if (!u.allFinite()) return false;
+    const ObjectiveValue v = at(u);
     if (v.status.code != RunStatus::ok || !std::isfinite(v.value) || !v.gradient.allFinite())
       return false;
     if (value) *value = -v.value;
-    if (gradient) {
-      gradient->resize(n_);
-      Eigen::Index k = 0;
-      for (const Block& b : blocks_)
-        for (Eigen::Index i = 0; i < b.size; ++i, ++k) {
-          const double theta = b.from_u(b.u_of_z(z(k)));
-          const double dv_du = v.gradient(b.grad_offset + i) * (b.log_scale ? theta : 1.0);
-          (*gradient)(k) = -dv_du * b.du_dz(z(k));
-        }
-    }
+    if (gradient) *gradient = -du_gradient(u, v);
     return true;
   }
 
-  // The objective at z with its gradient in u = log theta, and which entries sit at a bound.
-  ObjectiveValue at(const Eigen::VectorXd& z, Eigen::VectorXd& du_gradient,
-                    std::vector<bool>& at_bound) const {
-    apply(z);
+  // The objective at u. The last evaluation is kept: the learner asks again for the value
+  // at the start and at the optimizer's result, where the optimizer has just evaluated it.
+  ObjectiveValue at(const Eigen::VectorXd& u) const {
+    if (last_ && last_->first == u) return last_->second;
+    apply(u);
     ++evaluations_;
-    ObjectiveValue v = objective_.evaluate(kernel_, likelihood_);
-    du_gradient.resize(n_);
-    at_bound.assign(static_cast<std::size_t>(n_), false);
+    last_.emplace(u, objective_.evaluate(kernel_, likelihood_));
+    return last_->second;
+  }
+
+  // The objective's gradient in u (NaN when it has none).
+  Eigen::VectorXd du_gradient(const Eigen::VectorXd& u, const ObjectiveValue& v) const {
+    Eigen::VectorXd g(n_);
     Eigen::Index k = 0;
     for (const Block& b : blocks_)
-      for (Eigen::Index i = 0; i < b.size; ++i, ++k) {
-        const double theta = b.from_u(b.u_of_z(z(k)));
-        du_gradient(k) = v.gradient.size()
-                             ? v.gradient(b.grad_offset + i) * (b.log_scale ? theta : 1.0)
-                             : std::numeric_limits<double>::quiet_NaN();
-        // The logistic map flattens near a bound, so an optimum on a bound is approached,
-        // never reached: an entry within 1e-3 of the way from the bound in z's slope
-        // (u within ~2.5e-4 (b - a) of it) counts as at the bound.
-        at_bound[static_cast<std::size_t>(k)] =
-            b.bounded() && b.du_dz(z(k)) < 1e-3 * 0.25 * (b.b() - b.a());
-      }
-    return v;
+      for (Eigen::Index i = 0; i < b.size; ++i, ++k)
+        g(k) = v.gradient.size()
+                   ? v.gradient(b.grad_offset + i) * (b.log_scale ? b.from_u(u(k)) : 1.0)
+                   : std::numeric_limits<double>::quiet_NaN();
+    return g;
   }
 
   int evaluations() const { return evaluations_; }
 
  private:
+  template <class F>
+  Eigen::VectorXd per_entry(F entry) const {
+    Eigen::VectorXd v(n_);
+    Eigen::Index k = 0;
+    for (const Block& b : blocks_)
+      for (Eigen::Index i = 0; i < b.size; ++i) v(k++) = entry(b, i);
+    return v;
+  }
+
   Kernel& kernel_;
   Likelihood& likelihood_;
   HyperparameterObjective& objective_;
   const std::vector<Block>& blocks_;
   Eigen::Index n_ = 0;
   mutable int evaluations_ = 0;
+  mutable std::optional<std::pair<Eigen::VectorXd, ObjectiveValue>> last_;
 };
 
 }  // namespace
@@ -263,18 +253,19 @@ LearningReport learn_hyperparameters(Kernel& kernel, Likelihood& likelihood,
   report.quantity = objective.quantity();
   report.restarts = options.restarts;
 
-  const Eigen::VectorXd z0 = f.start();
+  const Eigen::VectorXd u0 = f.start();
+  const Box box = f.box();
   double start_value = 0.0;
-  const bool start_ok = f.evaluate(z0, &start_value, nullptr);
+  const bool start_ok = f.evaluate(u0, &start_value, nullptr);
   report.start_value = start_ok ? -start_value : std::numeric_limits<double>::quiet_NaN();
 
-  Eigen::VectorXd best_z = z0;
+  Eigen::VectorXd best_u = u0;
   double best = start_ok ? start_value : std::numeric_limits<double>::infinity();
   bool best_converged = false;
   std::string best_message = start_ok ? "no start improved on the start values"
                                       : "the objective could not be evaluated at the start";
   for (int r = 0; r <= options.restarts; ++r) {
-    Eigen::VectorXd z = z0;
+    Eigen::VectorXd u = u0;
     if (r > 0) {
       RngStream rng(options.seed, static_cast<std::uint64_t>(r));
       Eigen::Index k = 0;
@@ -285,43 +276,42 @@ LearningReport learn_hyperparameters(Kernel& kernel, Likelihood& likelihood,
                                     ? std::log(options.restart_spread)
                                     : (options.restart_spread - 1.0) * std::fabs(b.start(i));
           const double lo = std::max(b.a(), centre - spread), hi = std::min(b.b(), centre + spread);
-          z(k) = b.to_z(b.from_u(lo + (hi - lo) * rng.uniform()));
+          u(k) = lo + (hi - lo) * rng.uniform();
         }
     }
     double value = 0.0;
     OptimizerReport run;
-    if (f.evaluate(z, &value, nullptr)) {
-      run = optimizer.minimize(f, z);
+    if (f.evaluate(u, &value, nullptr)) {
+      run = optimizer.minimize_within(f, box, u);
       report.iterations += run.iterations;
     }
-    const bool ok = f.evaluate(z, &value, nullptr);
+    const bool ok = f.evaluate(u, &value, nullptr);
     report.start_results.push_back(ok ? -value : std::numeric_limits<double>::quiet_NaN());
     if (ok && value < best) {
       best = value;
-      best_z = z;
+      best_u = u;
       best_converged = run.converged;
       best_message = run.message;
     }
   }
 
-  Eigen::VectorXd du;
-  std::vector<bool> at_bound;
-  const ObjectiveValue final_value = f.at(best_z, du, at_bound);
+  const ObjectiveValue final_value = f.at(best_u);
+  const Eigen::VectorXd du = f.du_gradient(best_u, final_value);
   report.evaluations = f.evaluations();
   report.value = final_value.value;
   double g2 = 0.0;
-  for (Eigen::Index k = 0; k < du.size(); ++k)
-    if (!at_bound[static_cast<std::size_t>(k)]) g2 += du(k) * du(k);
-  report.gradient_norm = std::sqrt(g2);
   Eigen::Index k = 0;
   for (const Block& b : blocks) {
     LearnedValue lv{b.key, Eigen::VectorXd(b.size), b.is_list, false};
     for (Eigen::Index i = 0; i < b.size; ++i, ++k) {
-      lv.value(i) = b.from_u(b.u_of_z(best_z(k)));
-      lv.at_bound = lv.at_bound || at_bound[static_cast<std::size_t>(k)];
+      lv.value(i) = b.from_u(best_u(k));
+      const bool at_bound = b.at_bound(best_u(k));
+      lv.at_bound = lv.at_bound || at_bound;
+      if (!at_bound) g2 += du(k) * du(k);
     }
     report.learned.push_back(std::move(lv));
   }
+  report.gradient_norm = std::sqrt(g2);
   if (final_value.status.code != RunStatus::ok || !std::isfinite(final_value.value)) {
     report.status = {
         RunStatus::failed,

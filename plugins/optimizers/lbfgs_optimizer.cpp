@@ -28,25 +28,26 @@ ParamSchema LbfgsOptimizer::schema() {
   ParamSchema s;
   s.integer("max_iterations", "iteration limit", 500, 1)
       .integer("memory", "number of L-BFGS correction pairs", 20, 1, 100)
-      .real("gradient_tolerance", "stop when max |gradient| (scaled) falls below this", 1e-10, 0.0)
+      .real("gradient_tolerance",
+            "stop when max |gradient| (projected onto the bounds, if any) falls below this", 1e-10,
+            0.0)
       .real("function_tolerance", "stop when the relative decrease falls below this", 1e-12, 0.0);
   return s;
 }
 
 LbfgsOptimizer::LbfgsOptimizer(const Params& p)
-    : max_iterations_(static_cast<int>(p.integer("max_iterations"))),
-      memory_(static_cast<int>(p.integer("memory"))),
-      gradient_tolerance_(p.real("gradient_tolerance")),
-      function_tolerance_(p.real("function_tolerance")) {}
+    : settings_{static_cast<int>(p.integer("max_iterations")),
+                static_cast<int>(p.integer("memory")), p.real("gradient_tolerance"),
+                p.real("function_tolerance")} {}
 
 OptimizerReport LbfgsOptimizer::minimize(const SmoothObjective& objective,
                                          Eigen::VectorXd& x) const {
   ceres::GradientProblemSolver::Options options;
   options.line_search_direction_type = ceres::LBFGS;
-  options.max_lbfgs_rank = memory_;
-  options.max_num_iterations = max_iterations_;
-  options.gradient_tolerance = gradient_tolerance_;
-  options.function_tolerance = function_tolerance_;
+  options.max_lbfgs_rank = settings_.memory;
+  options.max_num_iterations = settings_.max_iterations;
+  options.gradient_tolerance = settings_.gradient_tolerance;
+  options.function_tolerance = settings_.function_tolerance;
   options.logging_type = ceres::SILENT;
   ceres::GradientProblem problem(new CeresFunction(objective));
   ceres::GradientProblemSolver::Summary summary;
@@ -57,6 +58,11 @@ OptimizerReport LbfgsOptimizer::minimize(const SmoothObjective& objective,
   report.final_value = summary.final_cost;
   report.message = summary.message;
   return report;
+}
+
+OptimizerReport LbfgsOptimizer::minimize_within(const SmoothObjective& objective, const Box& box,
+                                                Eigen::VectorXd& x) const {
+  return projected_lbfgs(objective, box, x, settings_);
 }
 
 }  // namespace quench::optimizers

@@ -1,6 +1,8 @@
-// L-BFGS for smooth objectives, backed by Ceres Solver's GradientProblemSolver.
+// L-BFGS for smooth objectives, backed by Ceres Solver's GradientProblemSolver; within a box,
+// projected L-BFGS (projected_lbfgs.h), which Ceres does not offer for general objectives.
 #pragma once
 
+#include "projected_lbfgs.h"
 #include "quench/optimizer.h"
 #include "quench/parameters.h"
 
@@ -11,12 +13,11 @@ class LbfgsOptimizer final : public Optimizer {
   static ParamSchema schema();
   explicit LbfgsOptimizer(const Params& params);
   OptimizerReport minimize(const SmoothObjective& objective, Eigen::VectorXd& x) const override;
+  OptimizerReport minimize_within(const SmoothObjective& objective, const Box& box,
+                                  Eigen::VectorXd& x) const override;
 
  private:
-  int max_iterations_;
-  int memory_;
-  double gradient_tolerance_;
-  double function_tolerance_;
+  LbfgsSettings settings_;
 };
 
 }  // namespace quench::optimizers

@@ -72,7 +72,8 @@ class _Estimator:
 
     def _fit_pipeline(self, yaml, X, targets):
         """The pipeline on the arrays; every run must end ok. Sets n_features_in_, model_ (of
-        the first run), learned_; returns the runs."""
+        the first run), learned_ and learning_ (its learning report, None without learning:
+        learned values, keys at a bound, iterations, evaluations); returns the runs."""
         names = [f"x{j}" for j in range(X.shape[1])]
         runs = _quench.run_arrays(yaml, "fit data", "", self.threads, [], names, "y", X, targets,
                                   None, [])
@@ -82,7 +83,8 @@ class _Estimator:
                     f"{type(self).__name__}.fit: {run['status']['message']}")
         self.n_features_in_ = X.shape[1]
         self.model_ = runs[0]["model"]
-        self.learned_ = runs[0]["learning"]["learned"] if runs[0]["learning"] else {}
+        self.learning_ = runs[0]["learning"]
+        self.learned_ = self.learning_["learned"] if self.learning_ else {}
         return runs
 
 

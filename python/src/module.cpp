@@ -96,13 +96,20 @@ py::dict to_dict(quench::Results&& r, const std::shared_ptr<const quench::Regist
       py::dict(py::arg("code") = quench::to_string(r.status.code),
                py::arg("message") = r.status.message, py::arg("iterations") = r.status.iterations);
   d["model"] = r.fitted_model ? py::cast(PyModel{registry, r.fitted_model}) : py::none();
-  if (r.learning) {  // the learned hyperparameters: objective, its value, the values per key
+  if (r.learning) {  // the learned hyperparameters: objective, its value, the values per key,
+                     // the keys that ended on a bound, the work done
     py::dict values;
-    for (auto& v : r.learning->learned) values[py::str(v.key)] = to_numpy(std::move(v.value));
-    d["learning"] = py::dict(py::arg("objective") = r.learning->objective,
-                             py::arg("quantity") = r.learning->quantity,
-                             py::arg("value") = r.learning->value, py::arg("learned") = values,
-                             py::arg("status") = quench::to_string(r.learning->status.code));
+    py::list at_bound;
+    for (auto& v : r.learning->learned) {
+      if (v.at_bound) at_bound.append(v.key);
+      values[py::str(v.key)] = to_numpy(std::move(v.value));
+    }
+    d["learning"] = py::dict(
+        py::arg("objective") = r.learning->objective, py::arg("quantity") = r.learning->quantity,
+        py::arg("value") = r.learning->value, py::arg("learned") = values,
+        py::arg("at_bound") = at_bound, py::arg("iterations") = r.learning->iterations,
+        py::arg("evaluations") = r.learning->evaluations,
+        py::arg("status") = quench::to_string(r.learning->status.code));
   } else {
     d["learning"] = py::none();
   }

@@ -1,7 +1,8 @@
 // Learning hyperparameters: maximizes a HyperparameterObjective over chosen blocks of the
-// kernel's and the likelihood's hyperparameters with an Optimizer (Ceres L-BFGS in pipelines),
-// in log-transformed coordinates, within bounds, from the current values and from seeded
-// random restarts. Non-convergence is a status, never a silent value.
+// kernel's and the likelihood's hyperparameters with an Optimizer (L-BFGS in pipelines), in
+// log-transformed coordinates, within the bounds (Optimizer::minimize_within: an optimum on a
+// bound is reached and held there), from the current values and from seeded random restarts.
+// Non-convergence is a status, never a silent value.
 #pragma once
 
 #include <cstdint>

@@ -33,6 +33,11 @@ class QUENCH_API StochasticObjective : public SmoothObjective {
                               double* value, Eigen::VectorXd* gradient) const = 0;
 };
 
+/// Box constraints lower <= x <= upper, entry by entry; an infinite entry leaves that side open.
+struct Box {
+  Eigen::VectorXd lower, upper;
+};
+
 struct OptimizerReport {
   bool converged = false;
   int iterations = 0;
@@ -45,6 +50,14 @@ class QUENCH_API Optimizer : public Component {
   ~Optimizer() override;
   /// Minimizes from the start value in x (a warm start), leaving the minimizer in x.
   virtual OptimizerReport minimize(const SmoothObjective& objective, Eigen::VectorXd& x) const = 0;
+  /// Minimizes within the box from a start x inside it, leaving the minimizer in x, on a
+  /// bound where the minimum lies on one. The default maps each entry with two finite bounds
+  /// through a logistic function of an unconstrained coordinate onto its interval (entries
+  /// with an open side are left free) and minimizes with minimize(): every iterate is
+  /// feasible, but the map flattens near a bound, so a minimum on a bound is approached
+  /// slowly and never reached. Optimizers that treat bounds themselves override it.
+  virtual OptimizerReport minimize_within(const SmoothObjective& objective, const Box& box,
+                                          Eigen::VectorXd& x) const;
   /// Minimizes a sum over examples; stochastic optimizers draw their mini-batches from rng
   /// (one stream per task keeps results independent of the thread count). The default
   /// ignores rng and minimizes the full objective with minimize().

@@ -36,7 +36,8 @@ namespace quench {
 ///    moments (Likelihood::tilted_moments_power).
 /// 7: retrains' predictive probabilities at the test inputs (ResampledModel::test_probability).
 /// 8: independent units on the host's executor (RunContext::executor, quench/units.h).
-inline constexpr std::uint32_t kPluginApiVersion = 8;
+/// 9: minimization within bounds (Optimizer::minimize_within, Box).
+inline constexpr std::uint32_t kPluginApiVersion = 9;
 
 using PluginFactory = std::function<std::unique_ptr<Component>(const Params&)>;
 
