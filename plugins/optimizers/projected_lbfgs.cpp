@@ -131,7 +131,9 @@ OptimizerReport projected_lbfgs(const SmoothObjective& f, const Box& box, Eigen:
         --report.iterations;
         continue;
       }
-      return finish(false, "line search found no decrease");
+      // Not even along the projected gradient over 40 backtracks: no decrease is left above
+      // f's rounding (as Ceres' function tolerance would stop there).
+      return finish(true, "no decrease along the projected gradient");
     }
     // Entries along which f still falls steeply after a full step are moved further, the rest
     // stay: an entry running into a bound where f flattens towards it (the log of a variance
