@@ -64,6 +64,18 @@ Eigen::VectorXd Kernel::cross_derivative_contractions(const Eigen::MatrixXd& A,
   return g;
 }
 
+Eigen::VectorXd Kernel::diagonal_derivative_contractions(const Eigen::MatrixXd& X,
+                                                         const Eigen::VectorXd& w) const {
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(flat_size(hyperparameters()));
+  Eigen::MatrixXd weight(1, 1);
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    if (w(i) == 0) continue;
+    weight(0, 0) = w(i);
+    g += cross_derivative_contractions(X.row(i), X.row(i), weight);
+  }
+  return g;
+}
+
 Eigen::MatrixXd Kernel::gram_derivative(const Eigen::MatrixXd& X, Eigen::Index j) const {
   Eigen::MatrixXd D = cross_derivative(X, X, j);
   if (j == flat_offset(hyperparameters(), "noise")) D.diagonal().array() += 1.0;

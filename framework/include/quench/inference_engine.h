@@ -13,6 +13,7 @@
 #include "quench/component.h"
 #include "quench/dataset.h"
 #include "quench/hyperparameter_objective.h"
+#include "quench/inducing_points.h"
 #include "quench/kernel.h"
 #include "quench/likelihood.h"
 #include "quench/model.h"
@@ -57,6 +58,10 @@ struct Problem {
   RunContext context;
   /// The host keeps a fitted model: engines that make one return it in Results::model.
   bool make_model = false;
+  /// The pipeline's `inducing:` block: the inducing inputs, chosen once per run with the
+  /// kernel's (learned) hyperparameters; null for the exact prior. Engines of
+  /// PluginInfo::inducing optional or required build quench::LowRankPrior from it.
+  std::shared_ptr<const InducingInputs> inducing;
 };
 
 /// What a saved model is rebuilt with: its components as they were when it was trained

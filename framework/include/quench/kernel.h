@@ -64,6 +64,12 @@ class QUENCH_API Kernel : public Component {
                                                         const Eigen::MatrixXd& B,
                                                         const Eigen::MatrixXd& W) const;
 
+  /// g_j = sum_i w_i d K(x_i, x_i) / dtheta_j for every entry j (the diagonal of K(X, X)
+  /// without noise, for inducing-point objectives). The default contracts each row with
+  /// itself; stationary kernels override it (their diagonal depends on the variance only).
+  virtual Eigen::VectorXd diagonal_derivative_contractions(const Eigen::MatrixXd& X,
+                                                           const Eigen::VectorXd& w) const;
+
   /// d gram(X) / dtheta_j: cross_derivative(X, X, j) plus I for the "noise" entry.
   Eigen::MatrixXd gram_derivative(const Eigen::MatrixXd& X, Eigen::Index j) const;
   /// sum_ab W_ab d gram(X)_ab / dtheta_j for every j (the "noise" entry adds trace W).

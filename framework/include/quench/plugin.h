@@ -37,7 +37,16 @@ namespace quench {
 /// 7: retrains' predictive probabilities at the test inputs (ResampledModel::test_probability).
 /// 8: independent units on the host's executor (RunContext::executor, quench/units.h).
 /// 9: minimization within bounds (Optimizer::minimize_within, Box).
-inline constexpr std::uint32_t kPluginApiVersion = 9;
+/// 10: inducing-point priors (Problem::inducing, PluginInfo::inducing,
+///     Kernel::diagonal_derivative_contractions).
+inline constexpr std::uint32_t kPluginApiVersion = 10;
+
+/// How an engine uses the pipeline's `inducing:` block (quench/low_rank_prior.h).
+enum class InducingUse {
+  none,      ///< exact only: a pipeline with `inducing:` is refused for this engine
+  optional,  ///< exact without the block, on the inducing-point prior with it
+  required   ///< needs the block (a sparse-only engine)
+};
 
 using PluginFactory = std::function<std::unique_ptr<Component>(const Params&)>;
 
@@ -50,6 +59,8 @@ struct PluginInfo {
   PluginFactory factory;
   /// Components an engine needs from the pipeline (engines only).
   std::vector<Family> needs;
+  /// Whether the engine runs on the inducing-point prior (engines only).
+  InducingUse inducing = InducingUse::none;
 };
 
 struct LibraryDescriptor {

@@ -1,0 +1,120 @@
+#include "quench/low_rank_prior.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <Eigen/Cholesky>
+
+#include "quench/errors.h"
+#include "quench/memory_budget.h"
+
+namespace quench {
+
+namespace {
+
+constexpr Eigen::Index kBlockRows = 2048;
+
+/// K_mm + jitter I with the jitter relative to its mean diagonal; raised tenfold on failure up
+/// to 1e-2 (Cholesky's policy) and reported.
+Cholesky factor_inducing(const Kernel& kernel, const Eigen::MatrixXd& Z, double relative,
+                         double& jitter) {
+  Eigen::MatrixXd Kmm = kernel.cross(Z, Z);
+  const double mean = Kmm.diagonal().mean();
+  if (!(mean > 0) || !std::isfinite(mean))
+    throw NumericalError("inducing inputs", "their kernel matrix K_mm has a mean variance of " +
+                                                std::to_string(mean) +
+                                                ": the kernel is not a covariance");
+  const double base = relative * mean;
+  Kmm.diagonal().array() += base;
+  JitterPolicy policy;
+  policy.initial_relative = std::max(10 * relative, 1e-10);
+  policy.max_tries =
+      std::max(1, static_cast<int>(std::ceil(std::log10(1e-2 / policy.initial_relative))) + 1);
+  Cholesky chol(std::move(Kmm), policy, "the inducing inputs' kernel matrix K_mm");
+  jitter = base + chol.jitter();
+  return chol;
+}
+
+}  // namespace
+
+double LowRankPrior::bytes(Eigen::Index n, Eigen::Index m) {
+  return 3.0 * 8.0 * static_cast<double>(n) * static_cast<double>(m);
+}
+
+Eigen::Index LowRankPrior::largest_count(Eigen::Index n, double available) {
+  return static_cast<Eigen::Index>(available /
+                                   (3.0 * 8.0 * static_cast<double>(std::max<Eigen::Index>(n, 1))));
+}
+
+LowRankPrior::LowRankPrior(const Kernel& kernel, const Eigen::MatrixXd& X,
+                           const InducingInputs& inducing)
+    : kernel_(&kernel),
+      Z_(inducing.Z),
+      Kmm_([&] {
+        const Eigen::Index n = X.rows(), m = inducing.Z.rows();
+        const double need = bytes(n, m), total = physical_memory_bytes();
+        if (need > 0.8 * total) {
+          char text[256];
+          std::snprintf(text, sizeof text,
+                        "the inducing-point prior with N = %ld rows and M = %ld inducing inputs "
+                        "needs %.3g GB (3 N x M arrays), more than 80%% of this machine's "
+                        "%.3g GB; M = %ld fits",
+                        static_cast<long>(n), static_cast<long>(m), need / 1e9, total / 1e9,
+                        static_cast<long>(largest_count(n, 0.8 * total)));
+          throw ConfigError({}, text);
+        }
+        return factor_inducing(kernel, inducing.Z, inducing.jitter, jitter_);
+      }()),
+      form_(inducing.form) {
+  U_ = features(X);
+  residual_ = (kernel.diagonal(X) - U_.rowwise().squaredNorm()).cwiseMax(0.0);
+  Lambda_ = form_ == LowRankForm::fitc ? residual_ : Eigen::VectorXd::Zero(X.rows());
+}
+
+Eigen::MatrixXd LowRankPrior::features(const Eigen::MatrixXd& Xnew) const {
+  const Eigen::Index n = Xnew.rows();
+  Eigen::MatrixXd out(n, Z_.rows());
+  const auto Lt = Kmm_.lower().triangularView<Eigen::Lower>().transpose();
+  for (Eigen::Index r = 0; r < n; r += kBlockRows) {
+    const Eigen::Index b = std::min(kBlockRows, n - r);
+    Eigen::MatrixXd block = kernel_->cross(Xnew.middleRows(r, b), Z_);  // b x M
+    Lt.solveInPlace<Eigen::OnTheRight>(block);                          // K(Xnew, Z) L^-T
+    out.middleRows(r, b) = block;
+  }
+  return out;
+}
+
+DiagonalPlusLowRank LowRankPrior::posterior_covariance(const Eigen::VectorXd& d) const {
+  const Eigen::Index n = size(), m = rank();
+  const Eigen::ArrayXd a = 1.0 / (1.0 + Lambda_.array() * d.array());
+  const Eigen::VectorXd c = (d.array() * a).matrix();
+  Eigen::MatrixXd B = Eigen::MatrixXd::Identity(m, m);
+  const bool nonnegative = c.minCoeff() >= 0;
+  for (Eigen::Index r = 0; r < n; r += kBlockRows) {
+    const Eigen::Index k = std::min(kBlockRows, n - r);
+    if (nonnegative) {  // dsyrk
+      const Eigen::MatrixXd scaled = c.segment(r, k).cwiseSqrt().asDiagonal() * U_.middleRows(r, k);
+      B.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose());
+    } else {
+      const Eigen::MatrixXd scaled = c.segment(r, k).asDiagonal() * U_.middleRows(r, k);
+      B.triangularView<Eigen::Lower>() += U_.middleRows(r, k).transpose() * scaled;
+    }
+  }
+  Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(B);
+  if (llt.info() != Eigen::Success)
+    throw NumericalError("low-rank posterior",
+                         "I + U^T diag(c) U is not positive definite: a site precision is "
+                         "negative");
+  Eigen::MatrixXd W = a.matrix().asDiagonal() * U_;
+  llt.matrixU().solveInPlace<Eigen::OnTheRight>(W);  // W L_B^-T
+  return DiagonalPlusLowRank((Lambda_.array() * a).matrix(), std::move(W));
+}
+
+Eigen::MatrixXd LowRankPrior::dense() const {
+  Eigen::MatrixXd K = U_ * U_.transpose();
+  K.diagonal() += Lambda_;
+  return K;
+}
+
+}  // namespace quench
