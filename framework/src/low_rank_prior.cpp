@@ -73,13 +73,18 @@ LowRankPrior::LowRankPrior(const Kernel& kernel, const Eigen::MatrixXd& X,
 }
 
 Eigen::MatrixXd LowRankPrior::features(const Eigen::MatrixXd& Xnew) const {
+  return features(*kernel_, Z_, Kmm_.lower(), Xnew);
+}
+
+Eigen::MatrixXd LowRankPrior::features(const Kernel& kernel, const Eigen::MatrixXd& Z,
+                                       const Eigen::MatrixXd& lower, const Eigen::MatrixXd& Xnew) {
   const Eigen::Index n = Xnew.rows();
-  Eigen::MatrixXd out(n, Z_.rows());
-  const auto Lt = Kmm_.lower().triangularView<Eigen::Lower>().transpose();
+  Eigen::MatrixXd out(n, Z.rows());
+  const auto Lt = lower.triangularView<Eigen::Lower>().transpose();
   for (Eigen::Index r = 0; r < n; r += kBlockRows) {
     const Eigen::Index b = std::min(kBlockRows, n - r);
-    Eigen::MatrixXd block = kernel_->cross(Xnew.middleRows(r, b), Z_);  // b x M
-    Lt.solveInPlace<Eigen::OnTheRight>(block);                          // K(Xnew, Z) L^-T
+    Eigen::MatrixXd block = kernel.cross(Xnew.middleRows(r, b), Z);  // b x M
+    Lt.solveInPlace<Eigen::OnTheRight>(block);                       // K(Xnew, Z) L^-T
     out.middleRows(r, b) = block;
   }
   return out;

@@ -179,6 +179,21 @@ TEST(KernelGradients, FastContractionsMatchTheDefinition) {
   }
 }
 
+// The diagonal's contractions (inducing-point objectives) against the definition, one 1 x 1
+// contraction per row: the same sums, so they agree to rounding.
+TEST(KernelGradients, DiagonalContractionsMatchTheDefinition) {
+  const Eigen::VectorXd w = random_matrix(7, 1, 23).col(0);
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const Built b = build(c);
+    const Kernel& k = *b.kernel;
+    const Eigen::VectorXd fast = k.diagonal_derivative_contractions(b.A, w);
+    const Eigen::VectorXd slow = k.Kernel::diagonal_derivative_contractions(b.A, w);
+    ASSERT_EQ(fast.size(), slow.size());
+    EXPECT_LE((fast - slow).cwiseAbs().maxCoeff(), 1e-12 * slow.cwiseAbs().maxCoeff());
+  }
+}
+
 // Inputs far from the origin (offset 1000, spread 1): the contraction's three terms are
 // 1e6 times the result; centring keeps it to rounding of the differences.
 TEST(KernelGradients, ContractionsSurviveAnInputOffset) {

@@ -58,4 +58,14 @@ WeightedKernel::Contractions StationaryKernel::contractions(const Eigen::MatrixX
   return {weights.result(), shape};
 }
 
+Eigen::VectorXd StationaryKernel::diagonal_derivative_contractions(const Eigen::MatrixXd&,
+                                                                   const Eigen::VectorXd& w) const {
+  const auto blocks = hyperparameters();
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(flat_size(blocks));
+  const double total = w.sum();
+  g(flat_offset(blocks, "amplitude")) = total;
+  g(flat_offset(blocks, "bias")) = total;
+  return g;
+}
+
 }  // namespace quench::kernels

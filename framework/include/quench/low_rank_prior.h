@@ -46,6 +46,10 @@ class QUENCH_API LowRankPrior {
 
   /// u(x) for the rows of Xnew: the rows of K(Xnew, Z) L^-T (n x M).
   Eigen::MatrixXd features(const Eigen::MatrixXd& Xnew) const;
+  /// The same for inducing inputs Z and the lower Cholesky factor L of K(Z, Z) + jitter I kept
+  /// apart from a prior (a saved model), in row blocks.
+  static Eigen::MatrixXd features(const Kernel& kernel, const Eigen::MatrixXd& Z,
+                                  const Eigen::MatrixXd& lower, const Eigen::MatrixXd& Xnew);
   /// G = (K~^-1 + diag(d))^-1 for d >= 0, as diag(e) + W W^T (docs/large_n.md §2): with
   /// a = 1 / (1 + Lambda d), e = Lambda a, c = d a, B = I + U^T diag(c) U = L_B L_B^T,
   /// W = diag(a) U L_B^-T. Throws NumericalError when B is not positive definite (a negative d).

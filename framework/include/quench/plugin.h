@@ -81,14 +81,16 @@ using DescriptorFunction = const LibraryDescriptor*();
 /// A plugin whose factory constructs T from its Params (T must have T(const Params&)).
 template <class T>
 PluginInfo make_plugin(Family family, std::string name, std::string version, std::string doc,
-                       ParamSchema schema, std::vector<Family> needs = {}) {
+                       ParamSchema schema, std::vector<Family> needs = {},
+                       InducingUse inducing = InducingUse::none) {
   return {family,
           std::move(name),
           std::move(version),
           std::move(doc),
           std::move(schema),
           [](const Params& p) -> std::unique_ptr<Component> { return std::make_unique<T>(p); },
-          std::move(needs)};
+          std::move(needs),
+          inducing};
 }
 
 /// A descriptor with this header's API version and size and the caller's ABI fingerprint.

@@ -1,0 +1,57 @@
+// The Gaussian model on the inducing-point prior, y ~ N(0, K~ + diag(phi)) with K~ = Lambda +
+// U U^T (quench/low_rank_prior.h): its posterior quantities and log density in O(N M^2) time
+// (posterior), and the log density's gradient by the kernel's hyperparameters and by each
+// phi_i with one N x M array beyond U (evidence; docs/large_n.md, "Evidence and its
+// gradient"). Sparse GP regression fits and learns with them (phi = sigma^2, Titsias' trace
+// term for VFE); a site-based engine's log Z at fixed sites is the same quantity (phi = 1 /
+// tau, y = nu / tau).
+#pragma once
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+
+#include "quench/export.h"
+#include "quench/kernel.h"
+#include "quench/low_rank_prior.h"
+
+namespace quench {
+
+/// C = K~ + diag(phi) = diag(psi) + U U^T, psi = Lambda + phi, through
+/// B = I + U^T diag(1/psi) U = L_B L_B^T (M x M).
+struct QUENCH_API LowRankGaussianPosterior {
+  Eigen::VectorXd psi;               ///< Lambda + phi (> 0)
+  Eigen::LLT<Eigen::MatrixXd> b;     ///< the Cholesky factor of B
+  Eigen::VectorXd alpha;             ///< C^-1 y
+  Eigen::VectorXd weights;           ///< U^T alpha: the mean at x is u(x)^T weights
+  Eigen::VectorXd inverse_diagonal;  ///< [C^-1]_ii
+  double log_density = 0;            ///< log N(y | 0, C)
+};
+
+/// Throws NumericalError when some psi_i <= 0 or B is not positive definite.
+QUENCH_API LowRankGaussianPosterior low_rank_gaussian_posterior(const LowRankPrior& prior,
+                                                                const Eigen::VectorXd& y,
+                                                                const Eigen::VectorXd& phi);
+
+struct LowRankEvidence {
+  /// log N(y | 0, K~ + diag(phi)) - trace_weight * sum_i (K_ii - Q_ii).
+  double value = 0;
+  /// d value / d theta for the kernel's flat hyperparameters (through K(X, Z), K(Z, Z) and
+  /// diag K(X, X); a "noise" entry of the kernel gets 0 here: it enters through phi).
+  Eigen::VectorXd kernel_gradient;
+  /// d value / d phi_i = 1/2 (alpha_i^2 - [(K~ + diag phi)^-1]_ii).
+  Eigen::VectorXd noise_gradient;
+  /// (K~ + diag(phi))^-1 y.
+  Eigen::VectorXd alpha;
+  /// sum_i (K_ii - Q_ii): the trace term's sum (its phi-derivative is the caller's).
+  double residual_trace = 0;
+};
+
+/// For the prior built on the rows of X (the inputs it was built with) by `kernel` at its
+/// current hyperparameters; phi_i + Lambda_i > 0. trace_weight: 1 / (2 sigma^2) for
+/// Titsias' VFE bound, 0 otherwise. The jitter on K_mm is held fixed (it is 1e-8 of the
+/// mean prior variance by default). Throws NumericalError as low_rank_gaussian_posterior.
+QUENCH_API LowRankEvidence low_rank_gaussian_evidence(
+    const Kernel& kernel, const Eigen::MatrixXd& X, const LowRankPrior& prior,
+    const Eigen::VectorXd& y, const Eigen::VectorXd& phi, double trace_weight);
+
+}  // namespace quench

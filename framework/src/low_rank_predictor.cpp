@@ -1,0 +1,76 @@
+#include "quench/low_rank_predictor.h"
+
+#include <algorithm>
+
+namespace quench {
+namespace {
+
+// New inputs per block: u(x) of a block is M x kBlockRows.
+constexpr Eigen::Index kBlockRows = 4096;
+
+Eigen::MatrixXd cholesky_entry(ModelArchive& archive, const std::string& name, Eigen::Index m) {
+  Eigen::MatrixXd lower = archive.take_matrix(name, m, m);
+  for (Eigen::Index i = 0; i < m; ++i)
+    if (!(lower(i, i) > 0.0))
+      throw archive.error("entry '" + name + "' is not a Cholesky factor (diagonal " +
+                          std::to_string(i) + " is not positive)");
+  return lower;
+}
+
+}  // namespace
+
+LowRankPredictor LowRankPredictor::of(const LowRankPrior& prior,
+                                      const LowRankGaussianPosterior& posterior) {
+  return {prior.inducing_inputs(), prior.inducing_cholesky().lower(), posterior.weights,
+          Eigen::MatrixXd(posterior.b.matrixL()), prior.form()};
+}
+
+void LowRankPredictor::predict(const Kernel& kernel, const Eigen::MatrixXd& X,
+                               Eigen::VectorXd& mean, Eigen::VectorXd& variance) const {
+  const Eigen::Index n = X.rows();
+  mean.resize(n);
+  variance.resize(n);
+  for (Eigen::Index r = 0; r < n; r += kBlockRows) {
+    const Eigen::Index b = std::min(kBlockRows, n - r);
+    const Eigen::MatrixXd Xb = X.middleRows(r, b);
+    Eigen::MatrixXd v =
+        LowRankPrior::features(kernel, inducing_inputs, inducing_lower, Xb).transpose();
+    mean.segment(r, b).noalias() = v.transpose() * weights;
+    const Eigen::VectorXd explained = v.colwise().squaredNorm().transpose();
+    const Eigen::VectorXd prior =
+        form == LowRankForm::sor ? explained : Eigen::VectorXd(kernel.diagonal(Xb));
+    b_lower.triangularView<Eigen::Lower>().solveInPlace(v);  // L_B^-1 u(x)
+    variance.segment(r, b) =
+        (prior - explained + v.colwise().squaredNorm().transpose()).cwiseMax(0.0);
+  }
+}
+
+void LowRankPredictor::write(ModelArchive& archive, const std::string& prefix) const {
+  archive.put(prefix + "/inducing_inputs", inducing_inputs);
+  archive.put(prefix + "/inducing_cholesky_lower", inducing_lower);
+  archive.put(prefix + "/weights", weights);
+  archive.put(prefix + "/b_cholesky_lower", b_lower);
+  archive.put(prefix + "/form", to_string(form));
+}
+
+LowRankPredictor LowRankPredictor::read(ModelArchive& archive, const std::string& prefix,
+                                        Eigen::Index dimension) {
+  LowRankPredictor p;
+  p.inducing_inputs = archive.take_matrix(prefix + "/inducing_inputs", -1, dimension);
+  const Eigen::Index m = p.inducing_inputs.rows();
+  const std::string& form = archive.text(prefix + "/form");
+  if (form == "fitc")
+    p.form = LowRankForm::fitc;
+  else if (form == "vfe")
+    p.form = LowRankForm::vfe;
+  else if (form == "sor")
+    p.form = LowRankForm::sor;
+  else
+    throw archive.error("entry '" + prefix + "/form' is '" + form + "', not fitc, vfe or sor");
+  p.inducing_lower = cholesky_entry(archive, prefix + "/inducing_cholesky_lower", m);
+  p.b_lower = cholesky_entry(archive, prefix + "/b_cholesky_lower", m);
+  p.weights = archive.vector(prefix + "/weights", m);
+  return p;
+}
+
+}  // namespace quench
