@@ -99,6 +99,8 @@ void Pipeline::validate(const Registry& registry) const {
     all = e.diagnostics();
   }
   auto data_problems = data_diagnostics(*spec_);
+  if (data_problems.empty() && spec_->inducing)
+    data_problems = inducing_diagnostics(*spec_, load_dataset(data_spec_for(*spec_)));
   // learn.parameters are checked against the kernel and likelihood prepared on the data.
   if (resolved && data_problems.empty() && spec_->learn) {
     try {

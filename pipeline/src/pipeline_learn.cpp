@@ -94,6 +94,7 @@ LearningReport learn_for_pipeline(const PipelineSpec& spec, const ResolvedPipeli
   problem.likelihood = c.likelihood;
   problem.seed = spec.seed;
   problem.context.threads = threads;
+  problem.inducing = choose_inducing(spec, *c.kernel, data);
   const auto engine =
       registry.create_as<InferenceEngine>(Family::engine, how.engine.entry->info->name,
                                           Params(how.engine.entry->info->schema, how.engine.fixed));

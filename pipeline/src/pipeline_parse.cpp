@@ -22,8 +22,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kTopKeys = {"name",       "seed",    "plugin_paths", "data",
-                                           "components", "engines", "outputs",      "learn"};
+const std::vector<std::string> kTopKeys = {"name",    "seed",       "plugin_paths",
+                                           "data",    "components", "engines",
+                                           "outputs", "learn",      "inducing"};
+const std::vector<std::string> kInducingKeys = {"count",  "method",     "form",
+                                                "jitter", "candidates", "kmeans_iterations"};
+const std::vector<std::string> kInducingMethods = {"greedy_variance", "kmeans", "random"};
+const std::vector<std::string> kLowRankForms = {"fitc", "vfe", "sor"};
 const std::vector<std::string> kLearnKeys = {"objective", "engine",         "parameters", "bounds",
                                              "restarts",  "restart_spread", "optimizer"};
 const std::vector<std::string> kDataKeys = {
@@ -144,6 +149,8 @@ class Parser {
         parse_outputs(e);
       } else if (e.key == "learn") {
         parse_learn(e);
+      } else if (e.key == "inducing") {
+        parse_inducing(e);
       }
     }
     if (!have_data) error(root_at, "missing required key 'data'");
@@ -594,6 +601,74 @@ class Parser {
         if (auto b = bool_value(e, what)) spec_.outputs.models = *b;
       }
     }
+  }
+
+  /// `inducing: {count: M, method: greedy_variance, form: fitc, ...}` (quench/inducing_points.h).
+  void parse_inducing(const Entry& inducing) {
+    if (!inducing.value.IsMap()) {
+      error(value_at(inducing),
+            "'inducing' expects a mapping such as {count: 1000, method: greedy_variance, form: "
+            "fitc}, got " +
+                describe(inducing.value));
+      return;
+    }
+    InducingSpec spec;
+    bool have_count = false;
+    const auto choice = [&](const Entry& e, const std::vector<std::string>& names,
+                            const std::string& what) -> int {
+      auto s = string_value(e, what);
+      if (!s) return -1;
+      for (std::size_t i = 0; i < names.size(); ++i)
+        if (*s == names[i]) return static_cast<int>(i);
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      error(value_at(e), "'" + what + "' must be one of " + list + "; got '" + *s + "'" +
+                             did_you_mean(*s, names));
+      return -1;
+    };
+    for (const auto& e : entries(inducing.value, kInducingKeys, "unknown key '", " in inducing")) {
+      const std::string what = "inducing." + e.key;
+      if (e.key == "count" || e.key == "candidates" || e.key == "kmeans_iterations") {
+        auto v = unsigned_value(e, what);
+        if (!v) continue;
+        if (e.key == "count") {
+          have_count = true;
+          if (*v == 0)
+            error(value_at(e), "'inducing.count' must be >= 1, got 0");
+          else if (*v > 10000000)
+            error(value_at(e), "'inducing.count' must be <= 10000000, got " + e.value.Scalar());
+          else
+            spec.count = static_cast<Eigen::Index>(*v);
+        } else if (e.key == "candidates") {
+          spec.candidates = static_cast<Eigen::Index>(std::min<std::uint64_t>(*v, 1u << 30));
+        } else if (*v < 1 || *v > 10000) {
+          error(value_at(e), "'inducing.kmeans_iterations' must be between 1 and 10000, got " +
+                                 e.value.Scalar());
+        } else {
+          spec.kmeans_iterations = static_cast<int>(*v);
+        }
+      } else if (e.key == "method") {
+        const int i = choice(e, kInducingMethods, what);
+        if (i >= 0) spec.method = static_cast<InducingMethod>(i);
+      } else if (e.key == "form") {
+        const int i = choice(e, kLowRankForms, what);
+        if (i >= 0) spec.form = static_cast<LowRankForm>(i);
+      } else if (e.key == "jitter") {
+        if (auto x = real_value(e, what)) {
+          if (!(*x >= 0 && *x <= 1e-2))
+            error(value_at(e),
+                  "'inducing.jitter' must be between 0 and 0.01 (relative to the mean prior "
+                  "variance), got " +
+                      e.value.Scalar());
+          else
+            spec.jitter = *x;
+        }
+      }
+    }
+    if (!have_count)
+      error(inducing.at, "'inducing' needs 'count', the number of inducing inputs M");
+    spec_.inducing = spec;
+    spec_.inducing_at = inducing.at;
   }
 
   void parse_learn(const Entry& learn) {

@@ -92,6 +92,7 @@ class Resolver {
       auto r = resolve_plugin(Family::engine, engine.spec, engine.name);
       if (!r) continue;
       check_needs(engine, *r);
+      check_inducing(engine, *r);
       out.engines.emplace_back(engine.name, std::move(*r));
     }
     if (spec_.learn) out.learning = resolve_learning(*spec_.learn, out);
@@ -290,11 +291,11 @@ class Resolver {
     return v;
   }
 
-  /// Reports families an engine needs that the pipeline does not define, including those
-  /// needed by engines it names through plugin parameters (e.g. an inner engine).
-  void check_needs(const EngineSpec& engine, const ResolvedPlugin& resolved) {
-    std::vector<std::pair<Family, std::string>> needs;  // (family, "" or " for ...")
-    for (Family f : resolved.entry->info->needs) needs.emplace_back(f, "");
+  /// The engines named by `resolved`'s engine-valued parameters (e.g. mc_bootstrap's inner
+  /// engine): set, defaulted or swept, with the parameter's name.
+  std::vector<std::pair<const PluginEntry*, std::string>> inner_engines(
+      const EngineSpec& engine, const ResolvedPlugin& resolved) const {
+    std::vector<std::pair<const PluginEntry*, std::string>> found;
     for (const auto& ps : resolved.entry->info->schema.specs()) {
       if (ps.type != ParamType::plugin || ps.plugin_family != to_string(Family::engine)) continue;
       std::vector<std::string> names;
@@ -307,9 +308,19 @@ class Resolver {
           for (const auto& v : s.values) names.push_back(std::get<std::string>(v));
       for (const auto& name : names)
         if (const PluginEntry* inner = registry_.find(Family::engine, name))
-          for (Family f : inner->info->needs)
-            needs.emplace_back(f, " (for " + ps.name + " engine '" + name + "')");
+          found.emplace_back(inner, ps.name);
     }
+    return found;
+  }
+
+  /// Reports families an engine needs that the pipeline does not define, including those
+  /// needed by engines it names through plugin parameters (e.g. an inner engine).
+  void check_needs(const EngineSpec& engine, const ResolvedPlugin& resolved) {
+    std::vector<std::pair<Family, std::string>> needs;  // (family, "" or " for ...")
+    for (Family f : resolved.entry->info->needs) needs.emplace_back(f, "");
+    for (const auto& [inner, param] : inner_engines(engine, resolved))
+      for (Family f : inner->info->needs)
+        needs.emplace_back(f, " (for " + param + " engine '" + inner->info->name + "')");
     std::vector<Family> reported;
     for (const auto& [family, why] : needs) {
       if (spec_.components.count(family) || std::ranges::count(spec_.broken_components, family) ||
@@ -319,6 +330,31 @@ class Resolver {
       const std::string f = to_string(family);
       error(engine.spec.at, "engine '" + engine.name + "' (" + engine.spec.plugin + ") needs " +
                                 with_article(f) + why + "; add components." + f);
+    }
+  }
+
+  /// With `inducing:`, every engine (and every engine it names) must run on the
+  /// inducing-point prior; without it, none may need it (PluginInfo::inducing).
+  void check_inducing(const EngineSpec& engine, const ResolvedPlugin& resolved) {
+    std::vector<std::pair<const PluginEntry*, std::string>> all = {{resolved.entry, ""}};
+    for (const auto& inner : inner_engines(engine, resolved)) all.push_back(inner);
+    for (const auto& [entry, param] : all) {
+      const std::string which = param.empty()
+                                    ? "engine '" + engine.name + "' (" + entry->info->name + ")"
+                                    : "engine '" + engine.name + "': its " + param + " engine '" +
+                                          entry->info->name + "'";
+      if (spec_.inducing && entry->info->inducing == InducingUse::none)
+        error(param.empty()                     ? engine.spec.at
+              : engine.spec.params.count(param) ? engine.spec.params.at(param).at
+                                                : engine.spec.at,
+              which + " runs on the exact prior only, but the pipeline sets 'inducing' (line " +
+                  std::to_string(spec_.inducing_at.line) +
+                  "); use an engine that takes inducing points (quench plugins) or drop "
+                  "'inducing'");
+      else if (!spec_.inducing && entry->info->inducing == InducingUse::required)
+        error(engine.spec.at, which +
+                                  " needs inducing inputs; add e.g. 'inducing: {count: 500, "
+                                  "method: greedy_variance}' to the pipeline");
     }
   }
 
@@ -402,7 +438,7 @@ class Resolver {
         const auto lik = spec_.components.find(Family::likelihood);
         const std::string fallback =
             lik != spec_.components.end() && lik->second.plugin == "gaussian"
-                ? "exact_gp_regression"
+                ? (spec_.inducing ? "sparse_gp_regression" : "exact_gp_regression")
                 : "ep";
         learning.engine.entry = find(Family::engine, fallback, l.at, " (learn's default engine)");
         if (!learning.engine.entry) return std::nullopt;
@@ -420,6 +456,13 @@ class Resolver {
                                 learning.engine_name + "' (it offers " + list + ")" +
                                 suggestion(l.objective, offered));
     }
+    if (learning.engine.entry && spec_.inducing &&
+        learning.engine.entry->info->inducing == InducingUse::none)
+      error(l.engine_at.line ? l.engine_at : l.at,
+            "learn.engine '" + learning.engine_name + "' (" + learning.engine.entry->info->name +
+                ") runs on the exact prior only, but the pipeline sets 'inducing': learning "
+                "would cost O(N^3); learn with an engine that takes inducing points (e.g. "
+                "sparse_gp_regression)");
     if (!learning.optimizer) return std::nullopt;
     return learning;
   }

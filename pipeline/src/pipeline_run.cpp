@@ -82,12 +82,23 @@ std::string format_sweep(double v) {
   return text;
 }
 
+// "label [######    ]  40%  12 s, ~18 s left": the estimate is the elapsed time scaled by the
+// fraction left (units of equal cost), shown once 2 % is done.
 std::function<void(double)> progress_bar(const std::string& label) {
-  return [label](double fraction) {
+  const auto start = std::chrono::steady_clock::now();
+  return [label, start](double fraction) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const int width = 30, filled = static_cast<int>(fraction * width + 0.5);
-    std::fprintf(stderr, "\r%-40.40s [%.*s%*s] %3d%%", label.c_str(), filled,
+    char eta[48] = "";
+    if (fraction >= 1.0)
+      std::snprintf(eta, sizeof eta, "  %.0f s", elapsed);
+    else if (fraction >= 0.02)
+      std::snprintf(eta, sizeof eta, "  %.0f s, ~%.0f s left", elapsed,
+                    elapsed * (1.0 - fraction) / fraction);
+    std::fprintf(stderr, "\r%-40.40s [%.*s%*s] %3d%%%-24s", label.c_str(), filled,
                  "##############################", width - filled, "",
-                 static_cast<int>(fraction * 100 + 0.5));
+                 static_cast<int>(fraction * 100 + 0.5), eta);
     if (fraction >= 1.0) std::fputc('\n', stderr);
     std::fflush(stderr);
   };
@@ -141,6 +152,8 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
   data_spec.train_table = options.train_table;
   data_spec.test_table = options.test_table;
   const Dataset data = load_dataset(data_spec);
+  if (auto problems = inducing_diagnostics(spec, data); !problems.empty())
+    throw ConfigError(std::move(problems));
   for (const auto& [key, note] : data.notes)
     if (options.report)
       std::fprintf(stderr, "note: %s: %s: %s\n", data.train_file.c_str(), key.c_str(),
@@ -194,6 +207,7 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
     Problem problem;
     std::string component_failure;
     std::vector<ComponentRecord> model_components;  // what a fitted model is rebuilt with
+    double inducing_seconds = 0;                    // choosing the inducing inputs
   };
   auto set_up = [&](const SweepPoint& point) {
     PointSetup s;
@@ -244,6 +258,13 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
             break;
         }
       }
+      // The inducing inputs with this point's kernel (learned or swept values).
+      if (spec.inducing && problem.kernel) {
+        const auto chosen = std::chrono::steady_clock::now();
+        problem.inducing = choose_inducing(spec, *problem.kernel, data);
+        s.inducing_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - chosen).count();
+      }
     } catch (const Interrupted&) {
       throw;
     } catch (const std::exception& e) {
@@ -274,6 +295,10 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
       auto engine = registry.create_as<InferenceEngine>(
           Family::engine, engine_plugin.entry->info->name, engine_params);
       r = engine->run(p);
+      if (p.inducing) {
+        r.info["inducing"] = describe_inducing(*p.inducing);
+        r.timings["inducing_selection"] = setup.inducing_seconds;
+      }
       if (r.model && spec.outputs.models)
         r.fitted_model = fitted_model(
             r.model, component_record(*engine_plugin.entry, engine_params, std::nullopt),

@@ -15,6 +15,7 @@
 #include "quench/component.h"
 #include "quench/dataset.h"
 #include "quench/errors.h"
+#include "quench/inducing_points.h"
 #include "quench/kernel.h"
 #include "quench/learning_report.h"
 #include "quench/likelihood.h"
@@ -83,6 +84,9 @@ struct PipelineSpec {
   std::vector<EngineSpec> engines;
   OutputSpec outputs;
   std::optional<LearnSpec> learn;
+  /// `inducing:` — the inducing-point prior of every engine that takes one.
+  std::optional<InducingSpec> inducing;
+  SourceLocation inducing_at;  ///< the `inducing` key
   /// Problems found while parsing a spec that is still usable (parse_pipeline with
   /// keep_going); resolve_pipeline reports them together with its own.
   std::vector<Diagnostic> diagnostics;
@@ -152,6 +156,18 @@ LearningReport learn_for_pipeline(const PipelineSpec& spec, const ResolvedPipeli
 std::vector<Diagnostic> learning_diagnostics(const PipelineSpec& spec,
                                              const ResolvedPipeline& resolved,
                                              const Registry& registry, const Dataset& data);
+
+/// `inducing.count` above the training rows, as a diagnostic at the `inducing` key.
+std::vector<Diagnostic> inducing_diagnostics(const PipelineSpec& spec, const Dataset& data);
+
+/// The pipeline's inducing inputs chosen with `kernel` (prepared, at its current
+/// hyperparameters) among the training rows, seeded by the pipeline seed; null without
+/// `inducing:`.
+std::shared_ptr<const InducingInputs> choose_inducing(const PipelineSpec& spec,
+                                                      const Kernel& kernel, const Dataset& data);
+
+/// One line for reports: "1000 inputs by greedy_variance among 10000 training rows, fitc prior".
+std::string describe_inducing(const InducingInputs& inducing);
 
 /// Sets the learned kernel.* values in `kernel` and likelihood.* values in `likelihood`
 /// (either may be null), which must be prepared.

@@ -60,7 +60,8 @@ quench::PluginFactory factory_for(Family family) {
 }
 
 quench::PluginInfo plugin(Family family, const char* name, ParamSchema schema,
-                          std::vector<Family> needs = {}) {
+                          std::vector<Family> needs = {},
+                          quench::InducingUse inducing = quench::InducingUse::none) {
   quench::PluginInfo info;
   info.family = family;
   info.name = name;
@@ -69,6 +70,7 @@ quench::PluginInfo plugin(Family family, const char* name, ParamSchema schema,
   info.schema = std::move(schema);
   info.factory = factory_for(family);
   info.needs = std::move(needs);
+  info.inducing = inducing;
   return info;
 }
 
@@ -113,7 +115,9 @@ const quench::LibraryDescriptor* describe() {
                    .boolean("parallel", "run samples in parallel", true)
                    .string("label", "free text", std::nullopt)
                    .optional(),
-               {Family::resampler}),
+               {Family::resampler}, quench::InducingUse::optional),
+        plugin(Family::engine, "sparse_gp_regression", ParamSchema(),
+               {Family::kernel, Family::likelihood}, quench::InducingUse::required),
     };
     return d;
   }();

@@ -335,3 +335,44 @@ TEST(pipeline_parse, DefaultNameFromTheFileStemIsMadeSafe) {
 
 }  // namespace
 }  // namespace quench
+
+namespace quench {
+namespace {
+
+TEST(pipeline_parse, InducingBlock) {
+  const PipelineSpec spec = testing::parse(
+      "data: {file: d.csv}\nengines: [e]\ninducing: {count: 300, method: random, form: sor, "
+      "jitter: 1.0e-6, candidates: 900, kmeans_iterations: 5}\n");
+  ASSERT_TRUE(spec.inducing);
+  EXPECT_EQ(spec.inducing->count, 300);
+  EXPECT_EQ(spec.inducing->method, InducingMethod::random);
+  EXPECT_EQ(spec.inducing->form, LowRankForm::sor);
+  EXPECT_EQ(spec.inducing->jitter, 1e-6);
+  EXPECT_EQ(spec.inducing->candidates, 900);
+  EXPECT_EQ(spec.inducing->kmeans_iterations, 5);
+  EXPECT_EQ(spec.inducing_at.line, 3);
+  // Every problem of the block at once, each at its own place.
+  const auto found = testing::errors([] {
+    testing::parse(
+        "data: {file: d.csv}\nengines: [e]\ninducing:\n  count: 0\n  method: greedy\n  form: "
+        "dtc\n  jiter: 1\n");
+  });
+  ASSERT_EQ(found.size(), 4u);
+  EXPECT_EQ(found[0], "4:10: 'inducing.count' must be >= 1, got 0");
+  EXPECT_EQ(found[1].rfind("5:11: 'inducing.method' must be one of greedy_variance, kmeans, "
+                           "random; got 'greedy'",
+                           0),
+            0u)
+      << found[1];
+  EXPECT_EQ(found[2].rfind("6:9: 'inducing.form' must be one of fitc, vfe, sor; got 'dtc'", 0), 0u)
+      << found[2];
+  EXPECT_EQ(found[3].rfind("7:3: unknown key 'jiter' in inducing", 0), 0u) << found[3];
+  EXPECT_EQ(testing::errors([] {
+              testing::parse("data: {file: d.csv}\nengines: [e]\ninducing: {method: kmeans}\n");
+            }),
+            std::vector<std::string>{"3:1: 'inducing' needs 'count', the number of inducing "
+                                     "inputs M"});
+}
+
+}  // namespace
+}  // namespace quench

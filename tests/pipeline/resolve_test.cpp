@@ -310,3 +310,57 @@ TEST(pipeline_resolve, DiagnosticsCarryTheFileName) {
 
 }  // namespace
 }  // namespace quench
+
+namespace quench {
+namespace {
+
+// `inducing:` and the engines: with it, every engine (and inner engine) must take inducing
+// points; without it, none may require them.
+TEST(pipeline_resolve, InducingPointsAndTheEnginesThatTakeThem) {
+  const ResolvedPipeline ok = testing::resolve(R"(data: {file: d.csv}
+inducing: {count: 50, method: kmeans, form: vfe}
+components:
+  kernel: {plugin: gaussian, l2: 1}
+  likelihood: gaussian
+  resampler: poisson_bootstrap
+engines:
+  - sparse_gp_regression
+  - {name: mc, plugin: mc_bootstrap, samples: 3, inner: sparse_gp_regression}
+)");
+  EXPECT_EQ(ok.engines.size(), 2u);
+  EXPECT_EQ(testing::errors([] {
+              testing::resolve(R"(data: {file: d.csv}
+inducing: {count: 50}
+components:
+  kernel: {plugin: gaussian, l2: 1}
+  likelihood: gaussian
+  resampler: poisson_bootstrap
+engines:
+  - exact_gp_regression
+  - {name: mc, plugin: mc_bootstrap, samples: 3}
+)");
+            }),
+            (std::vector<std::string>{
+                "8:5: engine 'exact_gp_regression' (exact_gp_regression) runs on the exact prior "
+                "only, but the pipeline sets 'inducing' (line 2); use an engine that takes "
+                "inducing points (quench plugins) or drop 'inducing'",
+                "9:24: engine 'mc': its inner engine 'exact_gp_regression' runs on the exact "
+                "prior only, but the pipeline sets 'inducing' (line 2); use an engine that takes "
+                "inducing points (quench plugins) or drop 'inducing'",
+            }));
+  EXPECT_EQ(testing::errors([] {
+              testing::resolve(R"(data: {file: d.csv}
+components:
+  kernel: {plugin: gaussian, l2: 1}
+  likelihood: gaussian
+engines: [sparse_gp_regression]
+)");
+            }),
+            (std::vector<std::string>{
+                "5:11: engine 'sparse_gp_regression' (sparse_gp_regression) needs inducing "
+                "inputs; add e.g. 'inducing: {count: 500, method: greedy_variance}' to the "
+                "pipeline"}));
+}
+
+}  // namespace
+}  // namespace quench
