@@ -10,7 +10,8 @@ const LibraryDescriptor* describe() {
       {make_plugin<McBootstrap>(
           Family::engine, "mc_bootstrap", "0.1.0",
           "Monte-Carlo resampling: retrains an inner engine on resampled data (000 eq 21)",
-          McBootstrap::schema(), {Family::kernel, Family::likelihood, Family::resampler})});
+          McBootstrap::schema(), {Family::kernel, Family::likelihood, Family::resampler},
+          InducingUse::optional)});
   return &descriptor;
 }
 
