@@ -164,14 +164,40 @@ def _regression_data(estimator, X, y, fewest=1):
     return X, [repr(float(v)) for v in y]
 
 
-def _regression_yaml(estimator, resampler, engine):
+_INDUCING_FORMS = ("fitc", "vfe", "sor")
+
+
+def _inducing_yaml(estimator, n_samples):
+    """The pipeline's `inducing:` block for estimator.inducing_points (None: the exact prior, "").
+    M above the number of samples is cut to it with a warning (as scikit-learn's Nystroem does
+    with n_components): every sample is then an inducing input."""
+    m = estimator.inducing_points
+    if m is None:
+        return ""
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
+        raise ValueError(f"inducing_points must be None or a positive number of inducing inputs, "
+                         f"got {m!r}")
+    if estimator.inducing_form not in _INDUCING_FORMS:
+        raise ValueError(f"inducing_form must be one of {', '.join(_INDUCING_FORMS)}, got "
+                         f"{estimator.inducing_form!r}")
+    if m > n_samples:
+        warnings.warn(f"inducing_points={m} is more than the {n_samples} samples: using "
+                      f"{n_samples}", UserWarning)
+        m = n_samples
+    return (f"inducing: {{count: {int(m)}, method: greedy_variance, "
+            f"form: {estimator.inducing_form}}}\n")
+
+
+def _regression_yaml(estimator, resampler, engine, n_samples):
     """GP regression on standardized inputs and targets: a Gaussian ARD kernel, Gaussian noise,
-    the hyperparameters learned by the evidence when estimator.learn, then `engine`."""
+    the inducing-point prior when estimator.inducing_points, the hyperparameters learned by
+    the evidence when estimator.learn, then `engine`."""
     learn = ("learn: {objective: evidence, parameters: [kernel.length_scales, kernel.amplitude,"
              f" likelihood.noise], restarts: {int(estimator.restarts)}}}\n"
              if estimator.learn else "")
     return (f"name: estimator\nseed: {int(estimator.seed)}\n"
             "data: {file: fit data, target: y, standardize_inputs: true, standardize_target: true}\n"
+            + _inducing_yaml(estimator, n_samples) +
             "components:\n  kernel: {plugin: gaussian}\n"
             f"  likelihood: {{plugin: gaussian, noise: {float(estimator.noise)!r}}}\n" + resampler +
             learn + f"engines:\n  - {engine}\noutputs: {{models: true}}\n")
@@ -261,26 +287,34 @@ class GaussianProcessClassifier(_Estimator):
 
 
 class GaussianProcessRegressor(_Estimator):
-    """Exact GP regression with a Gaussian ARD kernel on standardized inputs and targets. With
-    learn=True (default) the length scales, amplitude and noise are learned by the evidence
-    (`restarts` seeded restarts). Fitted attributes: log_marginal_likelihood_, learned_,
-    model_. predict(X, return_std=True) gives the predictive standard deviation (noise
-    included)."""
+    """GP regression with a Gaussian ARD kernel on standardized inputs and targets: exact, or
+    with inducing_points=M on the inducing-point prior of M inputs chosen by greedy conditional
+    variance (inducing_form "vfe", Titsias' bound, by default; "fitc" or "sor"; O(N M^2),
+    docs/large_n.md). With learn=True (default) the length scales, amplitude and noise are
+    learned by the evidence (its VFE bound; `restarts` seeded restarts). Fitted attributes:
+    log_marginal_likelihood_ (the bound for VFE), learned_, model_. predict(X,
+    return_std=True) gives the predictive standard deviation (noise included)."""
 
     _estimator_type = "regressor"  # scikit-learn's is_regressor
 
-    def __init__(self, noise=0.1, learn=True, restarts=0, seed=0, threads=0):
+    def __init__(self, noise=0.1, learn=True, restarts=0, seed=0, threads=0, inducing_points=None,
+                 inducing_form="vfe"):
         self.noise = noise
         self.learn = learn
         self.restarts = restarts
         self.seed = seed
         self.threads = threads
+        self.inducing_points = inducing_points
+        self.inducing_form = inducing_form
 
     def fit(self, X, y):
         X, targets = _regression_data(self, X, y)
-        (run,) = self._fit_pipeline(_regression_yaml(self, "", "{name: gp, plugin: exact_gp_regression}"),
-                                    X, targets)
-        self.log_marginal_likelihood_ = run["scalars"].get("log_marginal_likelihood")
+        engine = "exact_gp_regression" if self.inducing_points is None else "sparse_gp_regression"
+        (run,) = self._fit_pipeline(
+            _regression_yaml(self, "", f"{{name: gp, plugin: {engine}}}", X.shape[0]), X, targets)
+        scalars = run["scalars"]
+        self.log_marginal_likelihood_ = scalars.get(
+            "log_marginal_likelihood", scalars.get("log_marginal_likelihood_bound"))
         return self
 
     def predict(self, X, return_std=False):
@@ -304,7 +338,8 @@ class _BootstrapRegressor(_Estimator):
             raise ValueError(f"ratios must be positive resampling ratios S/N, got {self.ratios!r}")
         X, targets = _regression_data(self, X, y, fewest=2)
         resampler = f"  resampler: {{plugin: poisson_bootstrap, ratio: {ratios!r}}}\n"
-        runs = self._fit_pipeline(_regression_yaml(self, resampler, self._engine_entry()), X, targets)
+        runs = self._fit_pipeline(
+            _regression_yaml(self, resampler, self._engine_entry(), X.shape[0]), X, targets)
         self.ratios_ = np.array([r["sweep"]["resampler.ratio"] for r in runs])
         # 000 eq 21 with the square loss, in standardized target units (as in results.json).
         self.test_error_ = np.array([r["scalars"]["test_error_square"] for r in runs])

@@ -251,3 +251,27 @@ def test_vboot_classifier_takes_any_number_of_classes():
     assert p.shape == sd.shape == (120, 3)
     np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
     assert list(v.classes_) == ["a", "b", "c"] and v.score(X, labels) > 0.8
+
+
+def test_sparse_regressor_is_the_pipeline_it_stands_for():
+    """inducing_points=M fits sparse_gp_regression; with as many inducing inputs as samples it
+    is the exact GP; bad values are refused."""
+    header, d = table("boston.csv")
+    inputs = [i for i, h in enumerate(header) if h != "y"]
+    X, y, Xnew = d[:456][:, inputs], d[:456, header.index("y")], d[456:][:, inputs]
+    r = quench.GaussianProcessRegressor(inducing_points=60, learn=False).fit(X, y)
+    assert r.model_.kind == "sparse_gp_regression"
+    assert r.log_marginal_likelihood_ is not None
+    # The exact GP's answer with every sample an inducing input (FITC: K~ = K up to the 1e-8
+    # relative jitter on K_mm, so the means agree to ~1e-6 of their scale).
+    full = quench.GaussianProcessRegressor(inducing_points=456, inducing_form="fitc",
+                                           learn=False).fit(X, y)
+    exact = quench.GaussianProcessRegressor(learn=False).fit(X, y)
+    assert np.allclose(full.predict(Xnew), exact.predict(Xnew), rtol=0, atol=1e-5 * np.std(y))
+    with pytest.warns(UserWarning, match="more than the 456 samples"):
+        quench.GaussianProcessRegressor(inducing_points=1000, learn=False).fit(X, y)
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="inducing_points"):
+            quench.GaussianProcessRegressor(inducing_points=bad).fit(X, y)
+    with pytest.raises(ValueError, match="inducing_form"):
+        quench.GaussianProcessRegressor(inducing_points=10, inducing_form="dtc").fit(X, y)

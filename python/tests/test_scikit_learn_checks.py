@@ -17,6 +17,7 @@ ESTIMATORS = [
     quench.GaussianProcessClassifier(method="naive"),
     quench.GaussianProcessClassifier(method="svm"),
     quench.GaussianProcessRegressor(),
+    quench.GaussianProcessRegressor(inducing_points=5),
     quench.AdatapBootstrap(),
     quench.MonteCarloBootstrap(samples=50),
     quench.WeightedBayesianBootstrap(draws=100),
