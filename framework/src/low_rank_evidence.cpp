@@ -20,7 +20,8 @@ Eigen::MatrixXd scaled_factor(const LowRankPrior& prior, const LowRankGaussianPo
 // log det B (the matrix determinant lemma).
 LowRankGaussianPosterior low_rank_gaussian_posterior(const LowRankPrior& prior,
                                                      const Eigen::VectorXd& y,
-                                                     const Eigen::VectorXd& phi) {
+                                                     const Eigen::VectorXd& phi,
+                                                     Eigen::MatrixXd* scaled) {
   const Eigen::MatrixXd& U = prior.factor();
   const Eigen::Index n = U.rows(), m = U.cols();
   LowRankGaussianPosterior p;
@@ -37,7 +38,9 @@ LowRankGaussianPosterior low_rank_gaussian_posterior(const LowRankPrior& prior,
   const Eigen::VectorXd yp = (y.array() * inv_psi).matrix();
   p.alpha = yp - inv_psi.matrix().asDiagonal() * (U * p.b.solve(U.transpose() * yp));
   p.weights = U.transpose() * p.alpha;
-  p.inverse_diagonal = (inv_psi - scaled_factor(prior, p).rowwise().squaredNorm().array()).matrix();
+  Eigen::MatrixXd R = scaled_factor(prior, p);
+  p.inverse_diagonal = (inv_psi - R.rowwise().squaredNorm().array()).matrix();
+  if (scaled) *scaled = std::move(R);
   const double log_det_B = 2.0 * p.b.matrixLLT().diagonal().array().log().sum();
   p.log_density = -0.5 * y.dot(p.alpha) - 0.5 * (p.psi.array().log().sum() + log_det_B) -
                   0.5 * static_cast<double>(n) * std::log(2 * M_PI);
@@ -53,13 +56,15 @@ LowRankGaussianPosterior low_rank_gaussian_posterior(const LowRankPrior& prior,
 //   tr(Psi dQ) = <dK_nm, 2 Psi A^T> - <dK_mm, A Psi A^T>,
 //   2 Psi A^T  = [alpha (alpha^T U) - diag(1/psi) U B^-1 - 2 diag(delta) U] L^-1,
 //   A Psi A^T  = L^-T [1/2 (U^T alpha)(U^T alpha)^T - 1/2 (I - B^-1) - U^T diag(delta) U] L^-1,
-// using U^T diag(1/psi) U B^-1 = (B - I) B^-1 = I - B^-1. Seven N M^2 products in all.
+// using U^T diag(1/psi) U B^-1 = (B - I) B^-1 = I - B^-1. Six N M^2 products in all (five for
+// VFE and SoR with one noise variance, where U^T diag(delta) U = -t psi (B - I)).
 LowRankEvidence low_rank_gaussian_evidence(const Kernel& kernel, const Eigen::MatrixXd& X,
                                            const LowRankPrior& prior, const Eigen::VectorXd& y,
                                            const Eigen::VectorXd& phi, double trace_weight) {
   const Eigen::MatrixXd& U = prior.factor();
   const Eigen::Index n = U.rows(), m = U.cols();
-  const LowRankGaussianPosterior p = low_rank_gaussian_posterior(prior, y, phi);
+  Eigen::MatrixXd R;  // diag(1/psi) U L_B^-T
+  const LowRankGaussianPosterior p = low_rank_gaussian_posterior(prior, y, phi, &R);
   LowRankEvidence out;
   out.alpha = p.alpha;
   out.residual_trace = prior.residual_variance().sum();
@@ -71,7 +76,6 @@ LowRankEvidence low_rank_gaussian_evidence(const Kernel& kernel, const Eigen::Ma
   const Eigen::VectorXd delta =
       (fitc ? Eigen::VectorXd(0.5 * omega_diag) : Eigen::VectorXd::Zero(n)).array() - trace_weight;
   // 2 Psi A^T, built in R's storage: R L_B^-1 = diag(1/psi) U B^-1.
-  Eigen::MatrixXd R = scaled_factor(prior, p);
   p.b.matrixL().solveInPlace<Eigen::OnTheRight>(R);
   R *= -1.0;
   R.noalias() += p.alpha * p.weights.transpose();
@@ -82,7 +86,13 @@ LowRankEvidence low_rank_gaussian_evidence(const Kernel& kernel, const Eigen::Ma
   Eigen::MatrixXd core = 0.5 * p.weights * p.weights.transpose();
   core.diagonal().array() -= 0.5;
   core += 0.5 * p.b.solve(Eigen::MatrixXd::Identity(m, m));
-  core.noalias() -= U.transpose() * (delta.asDiagonal() * U);
+  if (fitc || phi.maxCoeff() != phi.minCoeff()) {
+    core.noalias() -= U.transpose() * (delta.asDiagonal() * U);
+  } else {  // delta = -t and psi = phi constant: U^T U = psi (B - I), no N M^2 product
+    Eigen::MatrixXd UtU = p.b.reconstructedMatrix();
+    UtU.diagonal().array() -= 1.0;
+    core.noalias() += (trace_weight * phi(0)) * UtU;
+  }
   L.transpose().solveInPlace(core);         // L^-T core
   L.solveInPlace<Eigen::OnTheRight>(core);  // ... L^-1
   const Eigen::MatrixXd& Z = prior.inducing_inputs();

@@ -47,23 +47,25 @@ Eigen::Index LowRankPrior::largest_count(Eigen::Index n, double available) {
                                    (3.0 * 8.0 * static_cast<double>(std::max<Eigen::Index>(n, 1))));
 }
 
+void LowRankPrior::check_memory(Eigen::Index n, Eigen::Index m) {
+  const double need = bytes(n, m), total = physical_memory_bytes();
+  if (need <= 0.8 * total) return;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "the inducing-point prior with N = %ld rows and M = %ld inducing inputs "
+                "needs %.3g GB (3 N x M arrays), more than 80%% of this machine's "
+                "%.3g GB; M = %ld fits",
+                static_cast<long>(n), static_cast<long>(m), need / 1e9, total / 1e9,
+                static_cast<long>(largest_count(n, 0.8 * total)));
+  throw ConfigError({}, text);
+}
+
 LowRankPrior::LowRankPrior(const Kernel& kernel, const Eigen::MatrixXd& X,
                            const InducingInputs& inducing)
     : kernel_(&kernel),
       Z_(inducing.Z),
       Kmm_([&] {
-        const Eigen::Index n = X.rows(), m = inducing.Z.rows();
-        const double need = bytes(n, m), total = physical_memory_bytes();
-        if (need > 0.8 * total) {
-          char text[256];
-          std::snprintf(text, sizeof text,
-                        "the inducing-point prior with N = %ld rows and M = %ld inducing inputs "
-                        "needs %.3g GB (3 N x M arrays), more than 80%% of this machine's "
-                        "%.3g GB; M = %ld fits",
-                        static_cast<long>(n), static_cast<long>(m), need / 1e9, total / 1e9,
-                        static_cast<long>(largest_count(n, 0.8 * total)));
-          throw ConfigError({}, text);
-        }
+        check_memory(X.rows(), inducing.Z.rows());
         return factor_inducing(kernel, inducing.Z, inducing.jitter, jitter_);
       }()),
       form_(inducing.form) {

@@ -7,17 +7,24 @@
 
 #include "pipeline_spec.h"
 #include "quench/inducing_points.h"
+#include "quench/low_rank_prior.h"
 
 namespace quench {
 
 std::vector<Diagnostic> inducing_diagnostics(const PipelineSpec& spec, const Dataset& data) {
   if (!spec.inducing) return {};
   const Eigen::Index n = data.X_train.rows(), m = spec.inducing->count;
-  if (m <= n) return {};
-  return {{spec.inducing_at, "inducing.count " + std::to_string(m) + " exceeds the " +
-                                 std::to_string(n) +
-                                 " training rows; with M >= N the exact engines are cheaper "
-                                 "(drop 'inducing') or choose a count below N"}};
+  if (m > n)
+    return {{spec.inducing_at, "inducing.count " + std::to_string(m) + " exceeds the " +
+                                   std::to_string(n) +
+                                   " training rows; with M >= N the exact engines are cheaper "
+                                   "(drop 'inducing') or choose a count below N"}};
+  try {
+    LowRankPrior::check_memory(n, m);  // before any N x M array, here and in every engine
+  } catch (const ConfigError& e) {
+    return {{spec.inducing_at, "inducing.count: " + e.diagnostics().front().message}};
+  }
+  return {};
 }
 
 std::shared_ptr<const InducingInputs> choose_inducing(const PipelineSpec& spec,

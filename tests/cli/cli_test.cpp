@@ -319,6 +319,41 @@ TEST_F(Cli, NonNumericCsvFieldNamesFileRowAndColumn) {
   EXPECT_FALSE(fs::exists(work_ / "out" / "results.json"));
 }
 
+// `inducing:` problems: more inducing inputs than training rows (found once the data is read)
+// and, at the engine, an engine on the exact prior beside the block; all at once, exit 2,
+// nothing run.
+TEST_F(Cli, InducingCountAboveTheRowsAndExactEnginesAreRefused) {
+  write_file(work_ / "d.csv", "x1,y\n1.0,0.5\n2.0,0.1\n3.0,0.2\n");
+  write_file(work_ / "sparse.yaml",
+             "data: {file: d.csv, target: y}\n"
+             "inducing: {count: 5}\n"
+             "components:\n"
+             "  kernel: {plugin: gaussian}\n"
+             "  likelihood: {plugin: gaussian, noise: 0.1}\n"
+             "engines: [sparse_gp_regression, exact_gp_regression]\n");
+  const Outcome r = quench({"run", "sparse.yaml", "--out", "out", "--no-progress"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "sparse.yaml:2:1: inducing.count 5 exceeds the 3 training rows; with M >= N the "
+            "exact engines are cheaper (drop 'inducing') or choose a count below N\n"
+            "sparse.yaml:6:33: engine 'exact_gp_regression' (exact_gp_regression) runs on the "
+            "exact prior only, but the pipeline sets 'inducing' (line 2); use an engine that "
+            "takes inducing points (quench plugins) or drop 'inducing'\n");
+  write_file(work_ / "sparse.yaml",
+             "data: {file: d.csv, target: y}\n"
+             "inducing: {count: 5}\n"
+             "components:\n"
+             "  kernel: {plugin: gaussian}\n"
+             "  likelihood: {plugin: gaussian, noise: 0.1}\n"
+             "engines: [sparse_gp_regression]\n");
+  const Outcome v = quench({"run", "sparse.yaml", "--out", "out", "--no-progress"});
+  EXPECT_EQ(v.exit_code, 2);
+  EXPECT_EQ(v.err,
+            "sparse.yaml:2:1: inducing.count 5 exceeds the 3 training rows; with M >= N the "
+            "exact engines are cheaper (drop 'inducing') or choose a count below N\n");
+  EXPECT_FALSE(fs::exists(work_ / "out" / "results.json"));
+}
+
 // A file that is not a shared library is refused with one line naming it and the reason;
 // the real plugins are still listed.
 TEST_F(Cli, JunkLibraryIsRefusedAndPluginsStillListed) {

@@ -27,10 +27,12 @@ struct QUENCH_API LowRankGaussianPosterior {
   double log_density = 0;            ///< log N(y | 0, C)
 };
 
-/// Throws NumericalError when some psi_i <= 0 or B is not positive definite.
+/// Throws NumericalError when some psi_i <= 0 or B is not positive definite. `scaled`, when
+/// given, receives diag(1/psi) U L_B^-T (N x M), whose squared row norms gave diag C^-1.
 QUENCH_API LowRankGaussianPosterior low_rank_gaussian_posterior(const LowRankPrior& prior,
                                                                 const Eigen::VectorXd& y,
-                                                                const Eigen::VectorXd& phi);
+                                                                const Eigen::VectorXd& phi,
+                                                                Eigen::MatrixXd* scaled = nullptr);
 
 struct LowRankEvidence {
   /// log N(y | 0, K~ + diag(phi)) - trace_weight * sum_i (K_ii - Q_ii).

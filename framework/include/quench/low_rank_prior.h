@@ -26,6 +26,9 @@ class QUENCH_API LowRankPrior {
   /// Peak bytes of the large-N engines' N x M arrays (U, the posterior factor W and one
   /// N x M temporary): 3 * 8 N M.
   static double bytes(Eigen::Index n, Eigen::Index m);
+  /// ConfigError naming the size and the largest M that fits when bytes(n, m) exceeds 80 % of
+  /// this machine's physical memory.
+  static void check_memory(Eigen::Index n, Eigen::Index m);
   /// The largest M whose bytes(n, M) fits in `available` bytes.
   static Eigen::Index largest_count(Eigen::Index n, double available);
 
