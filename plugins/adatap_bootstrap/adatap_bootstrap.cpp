@@ -112,25 +112,10 @@ AdatapBootstrap::AdatapBootstrap(const Params& p)
   general_.max_iterations = options_.max_iterations;
 }
 
-Results AdatapBootstrap::run(const Problem& problem) const {
-  using clock = std::chrono::steady_clock;
-  using seconds = std::chrono::duration<double>;
-  const auto start = clock::now();
+Results AdatapBootstrap::site_results(const Solution& sol, const Problem& problem,
+                                      const Occupation& occ, double s2) const {
   const Dataset& data = *problem.data;
-  const Kernel& kernel = *problem.kernel;
-  const auto lik_noise = problem.likelihood->gaussian_noise_variance();
-  if (!lik_noise) return run_general(problem);
-  const double s2 = *lik_noise + kernel.diagonal_noise();  // as gp_regression's observation_noise
-  const Eigen::Index n = data.X_train.rows(), m = data.X_test.rows();
-  const Occupation occ = occupation_of(*problem.resampler, tail_);
-  const Eigen::MatrixXd K = kernel.cross(data.X_train, data.X_train);
-  const auto kernel_done = clock::now();
-
-  SolverOptions o = options_;
-  o.seed = problem.seed;
-  Solution sol = solve(K, data.y_train, s2, occ, o);
-  const auto solved = clock::now();
-
+  const Eigen::Index n = data.X_train.rows();
   Results r;
   r.scalars["test_error_square"] = test_error_square(sol, data.y_train);  // eq 53
   r.scalars["test_error_eps_insensitive"] = test_error(sol, data.y_train, [this](double d) {
@@ -143,6 +128,7 @@ Results AdatapBootstrap::run(const Problem& problem) const {
   r.scalars["woodbury_updates"] = sol.woodbury_updates;
   r.scalars["single_precision_evaluations"] = sol.single_evaluations;
   r.scalars["approximate_updates"] = sol.approximate_updates;
+  r.scalars["eq65_cg_steps"] = sol.eq65_steps;
   r.scalars["start_delta_lambda"] = sol.start_dl;
   r.scalars["final_relative_change"] = sol.final_change;
   r.scalars["noise_variance"] = s2;
@@ -174,22 +160,46 @@ Results AdatapBootstrap::run(const Problem& problem) const {
     r.vectors["predictor_density_edges"] = edges;
     r.matrices["predictor_density_bins"] = binned_density(means, vars, occ, edges);
   }
-  if (m > 0 || problem.make_model) {  // eq 57; the test outputs are the model's predictions
+  r.info["method"] = options_.method == SolverOptions::Method::full ? "full" : "approximate";
+  r.info["loss_eps_insensitive"] =
+      "epsilon=" + std::to_string(epsilon_) + ", beta=" + std::to_string(beta_);
+  r.status.iterations = sol.iterations;
+  if (!sol.converged) r.status = Status{RunStatus::not_converged, sol.message, sol.iterations};
+  return r;
+}
+
+Results AdatapBootstrap::run(const Problem& problem) const {
+  if (problem.inducing) return run_sparse(problem);
+  using clock = std::chrono::steady_clock;
+  using seconds = std::chrono::duration<double>;
+  const auto start = clock::now();
+  const Dataset& data = *problem.data;
+  const Kernel& kernel = *problem.kernel;
+  const auto lik_noise = problem.likelihood->gaussian_noise_variance();
+  if (!lik_noise) return run_general(problem);
+  const double s2 = *lik_noise + kernel.diagonal_noise();  // as gp_regression's observation_noise
+  const Occupation occ = occupation_of(*problem.resampler, tail_);
+  const Eigen::MatrixXd K = kernel.cross(data.X_train, data.X_train);
+  const auto kernel_done = clock::now();
+
+  SolverOptions o = options_;
+  o.seed = problem.seed;
+  Solution sol = solve(K, data.y_train, s2, occ, o);
+  const auto solved = clock::now();
+
+  Results r = site_results(sol, problem, occ, s2);
+  if (data.X_test.rows() > 0 || problem.make_model) {  // eq 57; the test outputs are the
+                                                       // model's predictions
     auto model =
         std::make_shared<const AdatapModel>(problem.kernel, data.X_train, std::move(sol.G), sol.dl,
                                             sol.gamma, sol.lam, problem.resampler->expected_size());
-    if (m > 0) {
+    if (data.X_test.rows() > 0) {
       const Predictions p = model->predict(data.X_test);
       r.vectors["prediction_mean"] = p.column("bootstrap_mean");
       r.vectors["prediction_variance"] = p.column("bootstrap_variance");
     }
     if (problem.make_model) r.model = std::move(model);
   }
-  r.info["method"] = options_.method == SolverOptions::Method::full ? "full" : "approximate";
-  r.info["loss_eps_insensitive"] =
-      "epsilon=" + std::to_string(epsilon_) + ", beta=" + std::to_string(beta_);
-  r.status.iterations = sol.iterations;
-  if (!sol.converged) r.status = Status{RunStatus::not_converged, sol.message, sol.iterations};
   r.timings["kernel"] = seconds(kernel_done - start).count();
   r.timings["solve"] = seconds(solved - kernel_done).count();
   r.timings["total"] = seconds(clock::now() - start).count();

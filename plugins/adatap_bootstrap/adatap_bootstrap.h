@@ -20,6 +20,12 @@ class AdatapBootstrap final : public InferenceEngine {
 
  private:
   Results run_general(const Problem& problem) const;
+  /// The inducing-point prior (problem.inducing set; sparse_bootstrap.cpp).
+  Results run_sparse(const Problem& problem) const;
+  /// The outputs of the per-site parameters shared by the dense and inducing-point paths:
+  /// eqs 53, 54, 39-40, 67, the solver's counters and the data's units.
+  Results site_results(const Solution& sol, const Problem& problem, const Occupation& occ,
+                       double s2) const;
   SolverOptions options_;
   GeneralOptions general_;
   double epsilon_, beta_, density_bin_, tail_;

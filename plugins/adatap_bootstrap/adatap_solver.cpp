@@ -12,6 +12,7 @@
 #include "quench/anderson.h"
 #include "quench/cholesky.h"
 #include "quench/errors.h"
+#include "site_equations.h"
 
 namespace quench::adatap {
 
@@ -30,30 +31,6 @@ namespace {
 // Sites whose dl_i K_ii is below this get G e_i from K e_i - K D^1/2 B^-1 D^1/2 K e_i instead of
 // (1 - [B^-1]_ii) / dl_i, which loses ~eps / (dl_i K_ii) relative accuracy to cancellation.
 constexpr double kSmallSite = 1e-6;
-
-// The sums over the occupation number k (eqs 60, 64 and H of eq 65) with a_k = a + k/s2: the
-// pmf and the k/s2 grid are tabulated once per solve (only the k with p_k > 0), and each sum is
-// one vectorized pass over k.
-class KSums {
- public:
-  KSums(const Occupation& occ, double s2) {
-    std::vector<double> p, ks;
-    for (Index k = 0; k < occ.pmf.size(); ++k)
-      if (occ.pmf(k) > 0) p.push_back(occ.pmf(k)), ks.push_back(static_cast<double>(k) / s2);
-    p_ = Eigen::Map<const Eigen::ArrayXd>(p.data(), static_cast<Index>(p.size()));
-    ks_ = Eigen::Map<const Eigen::ArrayXd>(ks.data(), static_cast<Index>(ks.size()));
-  }
-  double inv(double a) const { return (p_ / (a + ks_)).sum(); }            ///< sum p_k / a_k
-  double inv2(double a) const { return (p_ / (a + ks_).square()).sum(); }  ///< sum p_k / a_k^2
-  /// Var_k[1/a_k] = inv2 - inv^2, summed without cancellation.
-  double variance(double a) const {
-    const double m = inv(a);
-    return (p_ * ((a + ks_).inverse() - m).square()).sum();
-  }
-
- private:
-  Eigen::ArrayXd p_, ks_;
-};
 
 // B = I + D^1/2 K D^1/2 (the symmetric form of eq 70), D = diag(dl), sq = dl^1/2, written into
 // the buffer B (resized only when its size differs: the iteration reuses one buffer); only the
@@ -165,42 +142,6 @@ struct SingleG {
   }
 };
 
-// Solves A x = r for the symmetric positive definite A = diag(d) - W, W symmetric with diagonal
-// w_diag and applied by apply(v, q): q = W v (no copy of A), by conjugate gradients with the
-// Jacobi preconditioner (O(n^2) per step); returns false when it has not reached the relative
-// residual `tol` within `max_steps` (the caller then factorizes, or takes another step).
-template <class Apply>
-bool conjugate_gradient(const VectorXd& d, const VectorXd& w_diag, Apply apply, const VectorXd& r,
-                        double tol, int max_steps, VectorXd& x) {
-  const VectorXd pre = (d - w_diag).cwiseInverse();
-  if (!(pre.array() > 0).all()) return false;
-  VectorXd q(r.size());
-  auto op = [&](const VectorXd& v) {
-    apply(v, q);
-    q = d.cwiseProduct(v) - q;
-  };
-  x = pre.cwiseProduct(r);
-  op(x);
-  VectorXd res = r - q;
-  VectorXd z = pre.cwiseProduct(res), p = z;
-  double rz = res.dot(z);
-  const double target = tol * r.norm();
-  for (int k = 0; k < max_steps; ++k) {
-    if (res.norm() <= target) return true;
-    op(p);
-    const double pq = p.dot(q);
-    if (!(pq > 0)) return false;  // not positive definite along p
-    const double alpha = rz / pq;
-    x += alpha * p;
-    res -= alpha * q;
-    z = pre.cwiseProduct(res);
-    const double rz_new = res.dot(z);
-    p = z + (rz_new / rz) * p;
-    rz = rz_new;
-  }
-  return res.norm() <= target;
-}
-
 // Newton step for the fixed point dl = F(dl) of eqs 63-64 (an added speed-up, not in 000: it
 // changes only the path, the stopping rule is unchanged). With a_k = dl_c + k/s2, S = sum_k p_k /
 // a_k and v = Var_k[1/a_k] / S^2 = dF_i / d dl_c,i (eq 64), and d dl_c,i / d dl_j = G_ij^2 /
@@ -242,8 +183,9 @@ bool newton_step(Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& work, const V
   auto apply = [&](const VectorXd& v, VectorXd& q) {
     q = (work.template selfadjointView<Eigen::Lower>() * v.cast<S>()).template cast<double>();
   };
-  VectorXd delta;
-  if (!conjugate_gradient(d, w_diag, apply, rhs, 1e-3, 50, delta)) return false;
+  VectorXd delta, residual;
+  int steps = 0;
+  if (!conjugate_gradient(d, w_diag, apply, rhs, 1e-3, 50, delta, residual, steps)) return false;
   out = x + delta;
   return out.allFinite() && (out.array() > 0.1 * x.array()).all();
 }
@@ -302,46 +244,25 @@ double start_value(const MatrixXd& K, double s2, const Occupation& occ, const So
   }
 }
 
-// Eqs 63, 65, 66 and 39-40 from dl and the full G.
+// Eqs 63, 65, 66 and 39-40 from dl and the full G; eq 65 falls back to a factorization when
+// CG does not reach its tolerance.
 void finish(const VectorXd& y, const KSums& ksum, bool fixed_point, Solution& s) {
-  const Index n = y.size();
-  s.dlc = (s.G.diagonal().cwiseInverse() - s.dl).cwiseMax(1e-300);  // eq 63
-  s.gamma = y.cwiseProduct(s.dl);                                   // eq 65
-  s.m.noalias() = s.G * s.gamma;                                    // eq 39
   const MatrixXd gsq = s.G.cwiseAbs2();
-  s.H.resize(n);
-  VectorXd var(n), d(n);
-  const VectorXd r = (s.m - y).cwiseAbs2();
-  for (Index i = 0; i < n; ++i) {
-    s.H(i) = ksum.inv2(s.dlc(i));
-    // H - g_ii: at the fixed point of eq 64 g_ii = (sum_k p_k/a_k)^2, so H - g_ii is the
-    // variance of 1/a_k; summed directly it does not suffer the cancellation of H - g_ii.
-    // Approximate ADATAP is not at the fixed point: there eq 65-66 are used literally.
-    var(i) = fixed_point ? std::max(ksum.variance(s.dlc(i)), 1e-300) : s.H(i) - gsq(i, i);
-    d(i) = s.H(i) * gsq(i, i) / var(i);
-  }
-  // Eq 65: lambda = (g - diag d)^-1 (m - y)^2. diag(d) - g is positive definite in practice
-  // (d_i > g_ii, the off-diagonal g_ij are small); fall back to LU otherwise.
-  // It is solved by Jacobi-preconditioned CG (O(n^2) a step, a few dozen steps) and only
-  // factorized (n^3/3) when CG does not reach 1e-12.
-  VectorXd x;
-  auto apply = [&](const VectorXd& v, VectorXd& q) { q.noalias() = gsq * v; };
-  if (conjugate_gradient(d, gsq.diagonal(), apply, r, 1e-12, 200, x)) {
-    s.lam = -x;
-  } else {
+  auto times = [&](const VectorXd& v) -> VectorXd { return s.G * v; };
+  auto hadamard_square_times = [&](const VectorXd& v, VectorXd& q) { q.noalias() = gsq * v; };
+  auto solve_directly = [&](const VectorXd& d, const VectorXd& r, VectorXd& x) {
     MatrixXd A = -gsq;
     A.diagonal() += d;
     try {
       const Cholesky c(A, JitterPolicy{1e-10, 10.0, 0}, "diag(d) - g");
-      s.lam = -c.solve(r);
+      x = c.solve(r);
     } catch (const NumericalError&) {
-      s.lam = -Eigen::PartialPivLU<MatrixXd>(A).solve(r);
+      x = Eigen::PartialPivLU<MatrixXd>(A).solve(r);
     }
-  }
-  s.gammac = -s.gamma + s.m.cwiseProduct(s.dl + s.dlc);  // eq 66
-  s.lamc.resize(n);
-  for (Index i = 0; i < n; ++i) s.lamc(i) = s.lam(i) * gsq(i, i) / var(i) + r(i) / gsq(i, i);
-  s.train_variance.noalias() = -(gsq * s.lam);  // eq 40
+    return true;
+  };
+  finish_sites(y, ksum, fixed_point, VectorXd(s.G.diagonal()), times, hadamard_square_times, 1e-12,
+               solve_directly, s);
 }
 
 }  // namespace
@@ -364,20 +285,6 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
     finish(y, ksum, false, s);
     return s;
   }
-
-  auto update_dl = [&](const VectorXd& dlc) {  // eq 64
-    VectorXd out(n);
-    for (Index i = 0; i < n; ++i) out(i) = std::max(0.0, 1.0 / ksum.inv(dlc(i)) - dlc(i));
-    return out;
-  };
-  auto rel_change = [](const VectorXd& a, const VectorXd& b) {
-    double c = 0;
-    for (Index i = 0; i < a.size(); ++i) {
-      const double scale = std::max(std::abs(a(i)), 1e-300);
-      c = std::max(c, std::abs(a(i) - b(i)) / scale);
-    }
-    return c;
-  };
 
   const bool keep_full = o.woodbury || o.approximate_steps > 0;
   if (o.newton && (keep_full || o.anderson_depth > 0))
@@ -496,10 +403,10 @@ Solution solve(const MatrixXd& K, const VectorXd& y, double s2, const Occupation
     // The point at which G was evaluated: after eq 72 the inactive sites keep dl_e, so eqs 63-64
     // are applied at dl_e (consistent with G) rather than at the iterate.
     const VectorXd& x = is_exact ? dl_e : s.dl;
-    const VectorXd dlc = (Gd.cwiseInverse() - x).cwiseMax(1e-12);
-    const VectorXd dl_new = update_dl(dlc);  // eq 64
-    double change = rel_change(dl_new, x);
-    change = dlc_prev.size() == n ? std::max(change, rel_change(dlc, dlc_prev)) : change;
+    const VectorXd dlc = cavity_precision(Gd, x, 1e-12);
+    const VectorXd dl_new = site_precision(ksum, dlc);  // eq 64
+    double change = relative_change(dl_new, x);
+    change = dlc_prev.size() == n ? std::max(change, relative_change(dlc, dlc_prev)) : change;
     s.iterations = t + 1;
     s.final_change = change;
     // Switch to double precision when the single-precision iteration has converged, stopped

@@ -42,12 +42,12 @@ struct Occupation {
 
 struct Solution {
   // Site parameters (000 eqs 63-66).
-  Eigen::VectorXd dl, dlc;         ///< Delta lambda(i), Delta lambda_c(i)
-  Eigen::VectorXd gamma, lam;      ///< gamma(i), lambda(i) (eq 65)
-  Eigen::VectorXd gammac, lamc;    ///< gamma_c(i), lambda_c(i) (eq 66)
-  Eigen::VectorXd H;               ///< H(i) = sum_k p_k (dl_c + k/s2)^-2
-  Eigen::MatrixXd G;               ///< (K^-1 + diag dl)^-1 (eq 41), at the final dl
-  Eigen::VectorXd m;               ///< bootstrap mean at the training inputs, G gamma (eq 39)
+  Eigen::VectorXd dl, dlc;       ///< Delta lambda(i), Delta lambda_c(i)
+  Eigen::VectorXd gamma, lam;    ///< gamma(i), lambda(i) (eq 65)
+  Eigen::VectorXd gammac, lamc;  ///< gamma_c(i), lambda_c(i) (eq 66)
+  Eigen::VectorXd H;             ///< H(i) = sum_k p_k (dl_c + k/s2)^-2
+  Eigen::MatrixXd G;  ///< (K^-1 + diag dl)^-1 (eq 41), at the final dl (0 x 0: sparse_solver.h)
+  Eigen::VectorXd m;  ///< bootstrap mean at the training inputs, G gamma (eq 39)
   Eigen::VectorXd train_variance;  ///< -(G diag(lambda) G)_ii (eq 40)
   double start_dl = 0;             ///< the A.2 (or constant) start value
   int iterations = 0;              ///< iterations of eqs 63-64
@@ -56,6 +56,7 @@ struct Solution {
   int woodbury_updates = 0;        ///< A.3 updates
   int approximate_updates = 0;     ///< A.4 updates
   int newton_rejected = 0;         ///< Newton steps replaced by the plain step (safeguard)
+  int eq65_steps = 0;              ///< products with G o G in the CG solve of eq 65
   bool converged = false;
   double final_change = 0;  ///< max relative change at the last iteration
   std::string message;

@@ -24,7 +24,8 @@ class QUENCH_API DiagonalPlusLowRank {
   /// G v = e o v + W (W^T v).
   Eigen::VectorXd times(const Eigen::VectorXd& v) const;
   /// (G o G) v = diag(G diag(v) G) = e^2 o v + 2 e o v o s + rowsum((W C) o W),
-  /// s_i = |w_i|^2, C = W^T diag(v) W (sparse_adatap guide §4): 3 N M^2 flops in row blocks.
+  /// s_i = |w_i|^2, C = W^T diag(v) W (sparse_adatap guide §4): 3 N M^2 flops in row blocks
+  /// (C by two rank updates, then W C).
   Eigen::VectorXd hadamard_square_times(const Eigen::VectorXd& v) const;
   /// G itself (tests and small N only).
   Eigen::MatrixXd dense() const;

@@ -1,0 +1,58 @@
+// The adatap_bootstrap engine on the inducing-point prior (problem.inducing set): GP regression
+// with a Gaussian likelihood through sparse_solver.h, with the outputs of the dense path
+// (site_results) and eq 57 at the test inputs from the features u(x).
+#include <chrono>
+
+#include "adatap_bootstrap.h"
+#include "quench/errors.h"
+#include "quench/low_rank_prior.h"
+#include "sparse_solver.h"
+
+namespace quench::adatap {
+
+Results AdatapBootstrap::run_sparse(const Problem& problem) const {
+  using clock = std::chrono::steady_clock;
+  using seconds = std::chrono::duration<double>;
+  const auto start = clock::now();
+  const Dataset& data = *problem.data;
+  const Kernel& kernel = *problem.kernel;
+  const auto lik_noise = problem.likelihood->gaussian_noise_variance();
+  if (!lik_noise)
+    throw ConfigError({},
+                      "adatap_bootstrap: the inducing-point bootstrap of a non-Gaussian "
+                      "likelihood (the sparse classifier bootstrap) is not built yet; drop the "
+                      "inducing: block or use a Gaussian likelihood");
+  if (problem.make_model)
+    throw ConfigError({},
+                      "adatap_bootstrap: models of the inducing-point bootstrap are not saved yet; "
+                      "drop outputs.models");
+  check_sparse_options(options_);                          // before the O(N M^2) prior
+  const double s2 = *lik_noise + kernel.diagonal_noise();  // as gp_regression's observation_noise
+  const Occupation occ = occupation_of(*problem.resampler, tail_);
+  const LowRankPrior prior(kernel, data.X_train, *problem.inducing);
+  const auto prior_done = clock::now();
+
+  const SparseSolution sol = solve_sparse(prior, data.y_train, s2, occ, options_);
+  const auto solved = clock::now();
+
+  Results r = site_results(sol.sites, problem, occ, s2);
+  r.scalars["inducing_count"] = static_cast<double>(prior.rank());
+  r.scalars["inducing_jitter"] = prior.jitter();
+  if (data.X_test.rows() > 0) {  // eq 57 at the test inputs (docs/large_n.md §4)
+    const SparsePredictor predictor(prior, sol, data.y_train);
+    Eigen::VectorXd mean, variance;
+    predictor.predict(prior.features(data.X_test), mean, variance);
+    r.vectors["prediction_mean"] = mean;
+    r.vectors["prediction_variance"] = variance;
+  }
+  r.info["prior"] = "inducing points (" + to_string(problem.inducing->form) +
+                    "); eqs 63-66 in O(N M^2) (docs/large_n.md)";
+  r.timings["prior"] = seconds(prior_done - start).count();
+  r.timings["fixed_point"] = sol.fixed_point_seconds;
+  r.timings["eq65"] = sol.eq65_seconds;
+  r.timings["solve"] = seconds(solved - prior_done).count();
+  r.timings["total"] = seconds(clock::now() - start).count();
+  return r;
+}
+
+}  // namespace quench::adatap

@@ -1,0 +1,170 @@
+#include "sparse_solver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quench/anderson.h"
+#include "quench/cholesky.h"
+#include "quench/errors.h"
+#include "site_equations.h"
+
+namespace quench::adatap {
+
+using Eigen::Index;
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+namespace {
+
+// Rows per block of the N x M products: keeps the temporaries at block x M.
+constexpr Index kBlockRows = 2048;
+
+// A.2 (eqs 68-69) with the spectrum of K~ approximated by eig(U^T U) padded with zeros to N,
+// shifted by mean(Lambda) (docs/large_n.md §3): exact for SoR; for FITC it only moves the start
+// value.
+double start_value(const LowRankPrior& prior, double s2, const Occupation& occ) {
+  const MatrixXd& U = prior.factor();
+  const Index n = U.rows(), m = U.cols();
+  MatrixXd gram = MatrixXd::Zero(m, m);  // U^T U (lower triangle, dsyrk)
+  gram.selfadjointView<Eigen::Lower>().rankUpdate(U.transpose());
+  const VectorXd eig = symmetric_eigenvalues(std::move(gram), "U^T U (A.2)");
+  const Index kept = std::min(n, m);  // U U^T has at most N nonzero eigenvalues
+  VectorXd omega = VectorXd::Constant(n, prior.diagonal_correction().mean());
+  omega.head(kept) += eig.tail(kept);
+  return initial_dl(omega, s2, occ);
+}
+
+}  // namespace
+
+void check_sparse_options(const SolverOptions& o) {
+  if (o.method != SolverOptions::Method::full)
+    throw ConfigError({},
+                      "adatap_bootstrap: method approximate is not built for the inducing-point "
+                      "prior (away from the fixed point eq 65's matrix need not be positive "
+                      "definite, and there is no N x N factorization to fall back on); use method "
+                      "full");
+  if (o.woodbury || o.approximate_steps > 0 || o.newton)
+    throw ConfigError({},
+                      "adatap_bootstrap: woodbury, approximate_steps and newton speed up the dense "
+                      "G and do not apply to the inducing-point prior; drop them");
+}
+
+double eq65_tolerance(double tolerance) { return std::clamp(1e-3 * tolerance, 1e-12, 1e-6); }
+
+SparseSolution solve_sparse(const LowRankPrior& prior, const VectorXd& y, double s2,
+                            const Occupation& occ, const SolverOptions& o) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const Index n = prior.size();
+  if (n == 0 || y.size() != n)
+    throw ConfigError({}, "adatap_bootstrap: empty or mismatched data (inducing-point prior)");
+  check_sparse_options(o);
+  SparseSolution out;
+  Solution& s = out.sites;
+  const KSums ksum(occ, s2);
+  s.start_dl = start_value(prior, s2, occ);
+  s.dl = VectorXd::Constant(n, s.start_dl);
+  auto evaluate = [&](const VectorXd& dl) {  // G at dl (eq 41, docs/large_n.md §2)
+    out.G = DiagonalPlusLowRank();           // release the old W before forming the new one
+    out.G = prior.posterior_covariance(dl);
+    ++s.exact_g;
+  };
+
+  // Anderson acceleration in log dl, as the dense solver: only the path changes, the
+  // iteration stops by the same residual at an evaluated point.
+  std::optional<AndersonAccelerator> accel;
+  if (o.anderson_depth > 0) accel.emplace(AndersonOptions{o.anderson_depth});
+  VectorXd dlc_prev;
+  s.final_change = std::numeric_limits<double>::infinity();
+  for (int t = 0; t < o.max_iterations; ++t) {
+    evaluate(s.dl);
+    const VectorXd dlc = cavity_precision(out.G.diagonal(), s.dl, 1e-12);  // eq 63
+    const VectorXd dl_new = site_precision(ksum, dlc);                     // eq 64
+    double change = relative_change(dl_new, s.dl);
+    if (dlc_prev.size() == n) change = std::max(change, relative_change(dlc, dlc_prev));
+    s.iterations = t + 1;
+    s.final_change = change;
+    if (change < o.tolerance) {
+      s.converged = true;  // (dl, G(dl)) is the solution
+      break;
+    }
+    s.dl = accel ? accel->next_positive(s.dl.cwiseMax(1e-300), dl_new.cwiseMax(1e-300)) : dl_new;
+    dlc_prev = dlc;
+  }
+  if (!s.converged) {
+    s.message = "eqs 63-64 not converged after " + std::to_string(s.iterations) +
+                " iterations (max relative change " + std::to_string(s.final_change) + ")";
+    evaluate(s.dl);  // G at the last iterate, as the dense solver
+  }
+  const auto fixed_point_done = clock::now();
+
+  auto times = [&](const VectorXd& v) { return out.G.times(v); };
+  auto hadamard_square_times = [&](const VectorXd& v, VectorXd& q) {
+    q = out.G.hadamard_square_times(v);
+  };
+  // No N x N factorization to fall back on: a failed CG is reported as not converged.
+  auto no_direct_solve = [](const VectorXd&, const VectorXd&, VectorXd&) { return false; };
+  finish_sites(y, ksum, true, out.G.diagonal(), times, hadamard_square_times,
+               eq65_tolerance(o.tolerance), no_direct_solve, s);
+  out.fixed_point_seconds = std::chrono::duration<double>(fixed_point_done - start).count();
+  out.eq65_seconds = std::chrono::duration<double>(clock::now() - fixed_point_done).count();
+  return out;
+}
+
+SparsePredictor::SparsePredictor(const LowRankPrior& prior, const SparseSolution& solution,
+                                 const VectorXd& y) {
+  const Solution& s = solution.sites;
+  const MatrixXd& U = prior.factor();
+  const MatrixXd& W = solution.G.factor();
+  const VectorXd& e = solution.G.diagonal_part();
+  const Index n = U.rows(), m = U.cols();
+  mean_weights_ = U.transpose() * s.dl.cwiseProduct(y - s.m);  // U^T T gamma, T = I - D G
+  // T^T U = U - G (D U) = diag(1 - e o dl) U - W (W^T D U), formed a row block at a time.
+  MatrixXd wdu = MatrixXd::Zero(W.cols(), m);  // W^T D U
+  for (Index r = 0; r < n; r += kBlockRows) {
+    const Index b = std::min(kBlockRows, n - r);
+    wdu.noalias() +=
+        W.middleRows(r, b).transpose() * (s.dl.segment(r, b).asDiagonal() * U.middleRows(r, b));
+  }
+  // C_T = sum_i lambda_i t_i t_i^T over the rows t_i of T^T U: one rank update (dsyrk, half
+  // the flops of a product) each for the rows with lambda_i < 0 and > 0, scaled by
+  // sqrt|lambda_i|.
+  variance_form_ = MatrixXd::Zero(m, m);
+  auto rank_update = [&](const MatrixXd& rows_of_tu, const std::vector<Index>& rows,
+                         const VectorXd& lam, double sign) {
+    if (rows.empty()) return;
+    MatrixXd scaled(static_cast<Index>(rows.size()), m);
+    for (std::size_t k = 0; k < rows.size(); ++k)
+      scaled.row(static_cast<Index>(k)) =
+          std::sqrt(std::abs(lam(rows[k]))) * rows_of_tu.row(rows[k]);
+    variance_form_.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose(), sign);
+  };
+  std::vector<Index> negative, positive;
+  for (Index r = 0; r < n; r += kBlockRows) {
+    const Index b = std::min(kBlockRows, n - r);
+    const VectorXd keep = VectorXd::Ones(b) - e.segment(r, b).cwiseProduct(s.dl.segment(r, b));
+    MatrixXd tu = keep.asDiagonal() * U.middleRows(r, b);
+    tu.noalias() -= W.middleRows(r, b) * wdu;
+    const VectorXd lam = s.lam.segment(r, b);
+    negative.clear();
+    positive.clear();
+    for (Index i = 0; i < b; ++i) (lam(i) < 0 ? negative : positive).push_back(i);
+    rank_update(tu, negative, lam, -1.0);
+    rank_update(tu, positive, lam, 1.0);
+  }
+}
+
+void SparsePredictor::predict(const MatrixXd& features, VectorXd& mean, VectorXd& variance) const {
+  mean.noalias() = features * mean_weights_;  // eq 57: k~(x)^T T gamma
+  variance = -(features * variance_form_.selfadjointView<Eigen::Lower>())
+                  .cwiseProduct(features)
+                  .rowwise()
+                  .sum();
+}
+
+}  // namespace quench::adatap
