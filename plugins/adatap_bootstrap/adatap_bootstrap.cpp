@@ -9,6 +9,7 @@
 #include "quench/errors.h"
 #include "quench/losses.h"
 #include "quench/normal.h"
+#include "sparse_adatap_model.h"
 
 namespace quench::adatap {
 
@@ -238,6 +239,7 @@ Results AdatapBootstrap::run_general(const Problem& problem) const {
 
 std::unique_ptr<Model> AdatapBootstrap::read_model(ModelArchive& archive,
                                                    const ModelParts& parts) const {
+  if (SparseAdatapModel::holds(archive)) return SparseAdatapModel::read(archive, parts);
   return AdatapModel::read(archive, parts);
 }
 

@@ -2,10 +2,12 @@
 // with a Gaussian likelihood through sparse_solver.h, with the outputs of the dense path
 // (site_results) and eq 57 at the test inputs from the features u(x).
 #include <chrono>
+#include <memory>
 
 #include "adatap_bootstrap.h"
 #include "quench/errors.h"
 #include "quench/low_rank_prior.h"
+#include "sparse_adatap_model.h"
 #include "sparse_solver.h"
 
 namespace quench::adatap {
@@ -22,10 +24,6 @@ Results AdatapBootstrap::run_sparse(const Problem& problem) const {
                       "adatap_bootstrap: the inducing-point bootstrap of a non-Gaussian "
                       "likelihood (the sparse classifier bootstrap) is not built yet; drop the "
                       "inducing: block or use a Gaussian likelihood");
-  if (problem.make_model)
-    throw ConfigError({},
-                      "adatap_bootstrap: models of the inducing-point bootstrap are not saved yet; "
-                      "drop outputs.models");
   check_sparse_options(options_);                          // before the O(N M^2) prior
   const double s2 = *lik_noise + kernel.diagonal_noise();  // as gp_regression's observation_noise
   const Occupation occ = occupation_of(*problem.resampler, tail_);
@@ -38,12 +36,16 @@ Results AdatapBootstrap::run_sparse(const Problem& problem) const {
   Results r = site_results(sol.sites, problem, occ, s2);
   r.scalars["inducing_count"] = static_cast<double>(prior.rank());
   r.scalars["inducing_jitter"] = prior.jitter();
-  if (data.X_test.rows() > 0) {  // eq 57 at the test inputs (docs/large_n.md §4)
-    const SparsePredictor predictor(prior, sol, data.y_train);
-    Eigen::VectorXd mean, variance;
-    predictor.predict(prior.features(data.X_test), mean, variance);
-    r.vectors["prediction_mean"] = mean;
-    r.vectors["prediction_variance"] = variance;
+  if (data.X_test.rows() > 0 || problem.make_model) {  // eq 57 (docs/large_n.md §4)
+    auto model = std::make_shared<const SparseAdatapModel>(
+        problem.kernel, prior.inducing_inputs(), prior.inducing_cholesky().lower(),
+        SparsePredictor(prior, sol, data.y_train), problem.resampler->expected_size());
+    if (data.X_test.rows() > 0) {
+      const Predictions p = model->predict(data.X_test);
+      r.vectors["prediction_mean"] = p.column("bootstrap_mean");
+      r.vectors["prediction_variance"] = p.column("bootstrap_variance");
+    }
+    if (problem.make_model) r.model = std::move(model);
   }
   r.info["prior"] = "inducing points (" + to_string(problem.inducing->form) +
                     "); eqs 63-66 in O(N M^2) (docs/large_n.md)";

@@ -5,6 +5,8 @@
 // K~ formed explicitly; the per-site equations are shared with it (site_equations.h).
 #pragma once
 
+#include <utility>
+
 #include <Eigen/Core>
 
 #include "adatap_solver.h"
@@ -46,6 +48,11 @@ class SparsePredictor {
  public:
   SparsePredictor(const LowRankPrior& prior, const SparseSolution& solution,
                   const Eigen::VectorXd& y);
+  /// From its two arrays (a saved model).
+  SparsePredictor(Eigen::VectorXd mean_weights, Eigen::MatrixXd variance_form)
+      : mean_weights_(std::move(mean_weights)), variance_form_(std::move(variance_form)) {}
+  const Eigen::VectorXd& mean_weights() const { return mean_weights_; }
+  const Eigen::MatrixXd& variance_form() const { return variance_form_; }
   /// Mean and variance at the inputs whose features u(x) are the rows of `features` (O(M^2)
   /// per row).
   void predict(const Eigen::MatrixXd& features, Eigen::VectorXd& mean,

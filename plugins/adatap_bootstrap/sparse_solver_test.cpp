@@ -16,6 +16,7 @@
 #include "quench/errors.h"
 #include "quench/inducing_points.h"
 #include "quench/losses.h"
+#include "quench/model_archive.h"
 #include "site_equations.h"
 #include "sparse_solver.h"
 
@@ -214,7 +215,7 @@ TEST(SparseSolver, Eq65ConjugateGradientsMatchADenseSolve) {
 }
 
 // The engine's inducing-point path: the dense path's outputs plus the prior's scalars, with
-// values of the sparse solver; refusals for a classifier likelihood and for saved models.
+// values of the sparse solver; a classifier likelihood refused; the saved model.
 struct EngineFixture {
   Dataset data;
   Problem problem;
@@ -274,22 +275,28 @@ class NonGaussian final : public Likelihood {
   double d2_log_likelihood(double, double) const override { return 0; }
 };
 
-TEST(SparseEngine, RefusesClassifiersAndSavedModels) {
+TEST(SparseEngine, RefusesClassifiers) {
   EngineFixture f;
-  f.problem.make_model = true;
-  EXPECT_THROW(
-      {
-        try {
-          engine().run(f.problem);
-        } catch (const ConfigError& e) {
-          EXPECT_NE(std::string(e.what()).find("outputs.models"), std::string::npos);
-          throw;
-        }
-      },
-      ConfigError);
-  f.problem.make_model = false;
   f.problem.likelihood = std::make_shared<NonGaussian>();
   EXPECT_THROW(engine().run(f.problem), ConfigError);
+}
+
+// The saved model (O(M^2) entries) read back predicts the engine's own test outputs to the bit
+// (the same operations on the same numbers), and the engine's read_model finds its kind.
+TEST(SparseEngine, SavedModelPredictsAsTheRun) {
+  EngineFixture f;
+  f.problem.make_model = true;
+  const Results r = engine().run(f.problem);
+  ASSERT_TRUE(r.model);
+  EXPECT_EQ(r.model->kind(), "sparse_adatap_bootstrap");
+  ModelArchive archive;
+  r.model->write(archive);
+  EXPECT_EQ(archive.matrix("posterior/variance_form").rows(), 20);
+  const auto loaded = engine().read_model(
+      archive, {f.problem.kernel, f.problem.likelihood, f.problem.resampler, &f.data.X_train});
+  const Predictions p = loaded->predict(f.data.X_test);
+  EXPECT_EQ(p.column("bootstrap_mean"), r.vectors.at("prediction_mean"));
+  EXPECT_EQ(p.column("bootstrap_variance"), r.vectors.at("prediction_variance"));
 }
 
 }  // namespace

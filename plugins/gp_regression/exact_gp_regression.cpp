@@ -21,6 +21,15 @@ double observation_noise(const Problem& problem, const char* engine) {
   return *noise + problem.kernel->diagonal_noise();
 }
 
+void add_test_scores(Results& r, const Dataset& data, const Predictions& predictions) {
+  if (data.y_test.size() != data.X_test.rows()) return;
+  const Eigen::ArrayXd v = predictions.column("predictive_variance").array();
+  const Eigen::ArrayXd e = (predictions.column("mean") - data.y_test).array();
+  r.scalars["test_mse"] = e.square().mean();
+  r.scalars["test_mean_log_predictive"] =
+      (-0.5 * (2 * M_PI * v).log() - 0.5 * e.square() / v).mean();
+}
+
 ParamSchema ExactGpRegression::schema() {
   ParamSchema s;
   s.boolean("predictive_variance",
@@ -66,9 +75,7 @@ Results ExactGpRegression::run(const Problem& problem) const {
       r.vectors["test_mean"] = p.column("mean");
       r.vectors["test_variance"] =
           p.column(predictive_variance_ ? "predictive_variance" : "variance");
-      if (data.y_test.size() == data.X_test.rows())
-        r.scalars["test_mse"] =
-            (r.vectors["test_mean"] - data.y_test).squaredNorm() / data.X_test.rows();
+      add_test_scores(r, data, p);
     }
     if (problem.make_model) r.model = model;
   }

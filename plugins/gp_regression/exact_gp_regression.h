@@ -29,6 +29,10 @@ class ExactGpRegression final : public InferenceEngine {
   bool predictive_variance_;
 };
 
+/// test_mse and test_mean_log_predictive (the mean of log N(y | mean, predictive variance) over
+/// the test rows, in standardized target units) when the test rows have targets.
+void add_test_scores(Results& r, const Dataset& data, const Predictions& predictions);
+
 /// Total per-observation noise: the likelihood's sigma^2 plus the kernel's diagonal noise v2.
 /// Throws ConfigError when the likelihood is not Gaussian.
 double observation_noise(const Problem& problem, const char* engine);

@@ -75,14 +75,7 @@ Results SparseGpRegression::run(const Problem& problem) const {
       r.vectors["test_mean"] = p.column("mean");
       r.vectors["test_variance"] =
           p.column(predictive_variance_ ? "predictive_variance" : "variance");
-      if (data.y_test.size() == data.X_test.rows()) {
-        const Eigen::ArrayXd v = p.column("predictive_variance").array();
-        const Eigen::ArrayXd e = (r.vectors["test_mean"] - data.y_test).array();
-        r.scalars["test_mse"] = e.square().mean();
-        // Mean log predictive density of y (standardized units).
-        r.scalars["test_mean_log_predictive"] =
-            (-0.5 * (2 * M_PI * v).log() - 0.5 * e.square() / v).mean();
-      }
+      add_test_scores(r, data, p);
     }
     if (problem.make_model) r.model = model;
   }

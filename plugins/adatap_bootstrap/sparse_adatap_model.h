@@ -1,0 +1,43 @@
+// The ADATAP bootstrap on the inducing-point prior as a fitted model (000 eq 57 with the
+// cross-covariance k~(x) = U u(x), u(x) = L^-1 K(Z, x); docs/large_n.md): the bootstrap mean
+// u(x)^T U^T alpha and variance -u(x)^T C_T u(x) of the GP predictor at any input. It keeps
+// O(M^2) numbers whatever N: the training rows enter eq 57 only through U^T alpha and C_T.
+//
+// Entries: posterior/inducing_inputs (M x d), posterior/inducing_cholesky_lower (M x M, L),
+// posterior/mean_weights (M, U^T alpha), posterior/variance_form (M x M, C_T, lower triangle),
+// posterior/expected_sample_size (real). Columns: bootstrap_mean (target units),
+// bootstrap_variance (target variance units), as the dense model's.
+#pragma once
+
+#include <memory>
+
+#include "quench/inference_engine.h"
+#include "sparse_solver.h"
+
+namespace quench::adatap {
+
+class SparseAdatapModel final : public Model {
+ public:
+  SparseAdatapModel(std::shared_ptr<const Kernel> kernel, Eigen::MatrixXd inducing_inputs,
+                    Eigen::MatrixXd inducing_lower, SparsePredictor predictor,
+                    double expected_sample_size);
+  /// Whether `archive` holds this kind's entries (the engine's read_model dispatches on it).
+  static bool holds(const ModelArchive& archive);
+  /// The model write() made, with the kernel of `parts`; ModelFileError naming the entry when
+  /// one is missing or has the wrong shape.
+  static std::unique_ptr<SparseAdatapModel> read(ModelArchive& archive, const ModelParts& parts);
+
+  /// Eq 57 in blocks of new inputs (a block x M feature matrix at a time).
+  Predictions predict(const Eigen::MatrixXd& X) const override;
+  Eigen::Index input_dimension() const override { return Z_.cols(); }
+  std::string kind() const override { return "sparse_adatap_bootstrap"; }
+  void write(ModelArchive& archive) const override;
+
+ private:
+  std::shared_ptr<const Kernel> kernel_;
+  Eigen::MatrixXd Z_, lower_;
+  SparsePredictor predictor_;
+  double expected_sample_size_;
+};
+
+}  // namespace quench::adatap
