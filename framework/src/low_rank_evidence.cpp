@@ -96,9 +96,16 @@ LowRankEvidence low_rank_gaussian_evidence(const Kernel& kernel, const Eigen::Ma
   L.transpose().solveInPlace(core);         // L^-T core
   L.solveInPlace<Eigen::OnTheRight>(core);  // ... L^-1
   const Eigen::MatrixXd& Z = prior.inducing_inputs();
+  // The jitter on K_mm is a fixed fraction of its mean diagonal (LowRankPrior), so it moves
+  // with the hyperparameters too: d jitter = jitter / mean(K_jj) * mean(dK_jj), entering as
+  // -<d jitter I, core>.
+  const double mean_variance = kernel.cross(Z, Z).diagonal().mean();
+  const Eigen::VectorXd jitter_weight = Eigen::VectorXd::Constant(
+      Z.rows(), -core.trace() * prior.jitter() / (mean_variance * static_cast<double>(Z.rows())));
   out.kernel_gradient = kernel.cross_derivative_contractions(X, Z, R) -
                         kernel.cross_derivative_contractions(Z, Z, core) +
-                        kernel.diagonal_derivative_contractions(X, delta);
+                        kernel.diagonal_derivative_contractions(X, delta) +
+                        kernel.diagonal_derivative_contractions(Z, jitter_weight);
   return out;
 }
 

@@ -92,9 +92,16 @@ Eigen::MatrixXd LowRankPrior::features(const Kernel& kernel, const Eigen::Matrix
   return out;
 }
 
-DiagonalPlusLowRank LowRankPrior::posterior_covariance(const Eigen::VectorXd& d) const {
+DiagonalPlusLowRank LowRankPrior::posterior_covariance(const Eigen::VectorXd& d,
+                                                       double extra_diagonal,
+                                                       Eigen::MatrixXd* b_lower) const {
   const Eigen::Index n = size(), m = rank();
-  const Eigen::ArrayXd a = 1.0 / (1.0 + Lambda_.array() * d.array());
+  const Eigen::ArrayXd diagonal = Lambda_.array() + extra_diagonal;
+  const Eigen::ArrayXd one_plus = 1.0 + diagonal * d.array();
+  if (!(one_plus > 0.0).all() || !one_plus.allFinite())
+    throw NumericalError("low-rank posterior",
+                         "1 + (Lambda_i + v) d_i <= 0: a site precision is too negative");
+  const Eigen::ArrayXd a = 1.0 / one_plus;
   const Eigen::VectorXd c = (d.array() * a).matrix();
   Eigen::MatrixXd B = Eigen::MatrixXd::Identity(m, m);
   const bool nonnegative = c.minCoeff() >= 0;
@@ -115,7 +122,8 @@ DiagonalPlusLowRank LowRankPrior::posterior_covariance(const Eigen::VectorXd& d)
                          "negative");
   Eigen::MatrixXd W = a.matrix().asDiagonal() * U_;
   llt.matrixU().solveInPlace<Eigen::OnTheRight>(W);  // W L_B^-T
-  return DiagonalPlusLowRank((Lambda_.array() * a).matrix(), std::move(W));
+  if (b_lower) *b_lower = llt.matrixL();
+  return DiagonalPlusLowRank((diagonal * a).matrix(), std::move(W));
 }
 
 Eigen::MatrixXd LowRankPrior::dense() const {

@@ -101,9 +101,17 @@ class ResampledSparseGp final : public ResampledModel {
     U_ = prior.factor();
     Lambda_ = prior.diagonal_correction();
     U_test_ = prior.features(d.X_test);
+    Z_ = prior.inducing_inputs();
+    lower_ = prior.inducing_cholesky().lower();
   }
 
-  Eigen::VectorXd predict(const Eigen::VectorXd& weights, Eigen::VectorXd*) const override {
+  // At a new input the refit is u(x)^T w = K(x, Z) L^-T w: a kernel expansion over Z with
+  // coefficients b = L^-T w.
+  bool kernel_expansion() const override { return true; }
+  const Eigen::MatrixXd* expansion_inputs() const override { return &Z_; }
+
+  Eigen::VectorXd predict(const Eigen::VectorXd& weights,
+                          Eigen::VectorXd* coefficients) const override {
     const Eigen::Index n = y_.size(), m = U_.cols();
     if (weights.size() != n)
       throw NumericalError("sparse_gp_regression", "weight vector has the wrong length");
@@ -139,13 +147,14 @@ class ResampledSparseGp final : public ResampledModel {
       out(i) += Lambda_(i) * alpha(b);
     }
     out.tail(U_test_.rows()).noalias() = U_test_ * w;
+    if (coefficients) *coefficients = lower_.triangularView<Eigen::Lower>().transpose().solve(w);
     return out;
   }
 
  private:
   double noise_;
   Eigen::VectorXd y_;
-  Eigen::MatrixXd U_, U_test_;
+  Eigen::MatrixXd U_, U_test_, Z_, lower_;
   Eigen::VectorXd Lambda_;
 };
 

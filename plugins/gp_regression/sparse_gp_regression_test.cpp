@@ -204,6 +204,16 @@ TEST(SparseGpRegression, ResampledRefitEqualsTheDenseRefit) {
   const Eigen::MatrixXd Qxn = prior.features(f.data.X_test) * prior.factor().transpose();
   EXPECT_LT(relative(got.head(n), Kt * alpha), 1e-9);
   EXPECT_LT(relative(got.tail(f.data.X_test.rows()), Qxn * alpha), 1e-9);
+  // Kept as a kernel expansion over the inducing inputs (mc_bootstrap's model): K(x, Z) b gives
+  // the refit at new inputs (one triangular solve apart: round-off).
+  ASSERT_TRUE(model->kernel_expansion());
+  ASSERT_NE(model->expansion_inputs(), nullptr);
+  Eigen::VectorXd b;
+  const Eigen::VectorXd again = model->predict(s, &b);
+  ASSERT_EQ(b.size(), f.problem.inducing->Z.rows());
+  EXPECT_LT(relative(f.kernel->cross(f.data.X_test, *model->expansion_inputs()) * b,
+                     again.tail(f.data.X_test.rows())),
+            1e-9);
 }
 
 TEST(SparseGpRegression, NeedsInducingInputs) {

@@ -75,8 +75,11 @@ Results McBootstrap::run(const Problem& problem) const {
   // The retrains are kept (as kernel expansions) when they make the model; the model then also
   // gives the test outputs, so a saved model predicts exactly what the run reported.
   const bool keep_retrains = model->kernel_expansion() && (m > 0 || problem.make_model);
+  // The inputs the retrains expand over: the training inputs, or the inducing inputs.
+  const Eigen::MatrixXd& X_expansion =
+      model->expansion_inputs() ? *model->expansion_inputs() : data.X_train;
   if (keep_retrains)
-    require_memory(8.0 * static_cast<double>(n) * static_cast<double>(T),
+    require_memory(8.0 * static_cast<double>(X_expansion.rows()) * static_cast<double>(T),
                    "mc_bootstrap keeping its " + std::to_string(T) + " retrains (N x T)");
   // Each retrain's p(+1 | x, D) at the test inputs, averaged below (the Monte-Carlo counterpart
   // of the classification guide's eq 21).
@@ -85,7 +88,8 @@ Results McBootstrap::run(const Problem& problem) const {
   // One unit per sample with its own RNG stream (the result does not depend on the threads or
   // processes): its predictions at the training then test inputs (F), which points it left
   // out (O), its size, the retrain's coefficients (A) and its test probabilities (P).
-  const Eigen::Index kept_rows = keep_retrains ? n : 0, probability_rows = probabilities ? m : 0;
+  const Eigen::Index kept_rows = keep_retrains ? X_expansion.rows() : 0,
+                     probability_rows = probabilities ? m : 0;
   const UnitOutputs units = map_units(
       static_cast<std::size_t>(T), (n + m) + n + 1 + kept_rows + probability_rows, problem.context,
       [&](std::size_t t, Eigen::Ref<Eigen::VectorXd> out, std::string&) {
@@ -97,7 +101,7 @@ Results McBootstrap::run(const Problem& problem) const {
                                         : model->predict(w, coefficients);
         out.segment(n + m, n) = (w.array() == 0.0).cast<double>();
         out(2 * n + m) = w.sum();
-        if (keep_retrains) out.segment(2 * n + m + 1, n) = a;
+        if (keep_retrains) out.segment(2 * n + m + 1, kept_rows) = a;
         if (probabilities) out.tail(m) = p;
       });
   const Eigen::MatrixXd& U = units.values;
@@ -187,7 +191,8 @@ Results McBootstrap::run(const Problem& problem) const {
   }
   if (keep_retrains) {
     auto fitted = std::make_shared<const McBootstrapModel>(
-        problem.kernel, data.X_train, std::move(A), problem.resampler->expected_size());
+        problem.kernel, X_expansion, std::move(A), problem.resampler->expected_size(),
+        model->expansion_inputs() != nullptr);
     if (m > 0) {
       const Predictions p = fitted->predict(data.X_test);
       put_moments("prediction_", p.column("bootstrap_mean"), p.column("bootstrap_variance"));

@@ -83,6 +83,10 @@ class QUENCH_API ResampledModel {
   /// the retrains can be kept as their coefficients and evaluated at new inputs (the
   /// mc_bootstrap model). Default: false.
   virtual bool kernel_expansion() const { return false; }
+  /// The inputs a kernel_expansion() model's predictors expand over: null (the default) for
+  /// the training inputs. A model on the inducing-point prior expands over its inducing inputs
+  /// Z, f(x) = sum_j b_j k(z_j, x), and its coefficients have one entry per row of Z.
+  virtual const Eigen::MatrixXd* expansion_inputs() const { return nullptr; }
   /// Predictions at the N training inputs followed by the test inputs, for the model trained
   /// with per-point weights w (w_i = 0 drops point i); when `coefficients` is not null (only
   /// asked of a kernel_expansion() model), the a of that predictor (length N). Throws

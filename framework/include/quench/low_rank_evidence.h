@@ -50,8 +50,8 @@ struct LowRankEvidence {
 
 /// For the prior built on the rows of X (the inputs it was built with) by `kernel` at its
 /// current hyperparameters; phi_i + Lambda_i > 0. trace_weight: 1 / (2 sigma^2) for
-/// Titsias' VFE bound, 0 otherwise. The jitter on K_mm is held fixed (it is 1e-8 of the
-/// mean prior variance by default). Throws NumericalError as low_rank_gaussian_posterior.
+/// Titsias' VFE bound, 0 otherwise. The jitter on K_mm is differentiated as what it is, a
+/// fixed fraction of K_mm's mean diagonal. Throws NumericalError as low_rank_gaussian_posterior.
 QUENCH_API LowRankEvidence low_rank_gaussian_evidence(
     const Kernel& kernel, const Eigen::MatrixXd& X, const LowRankPrior& prior,
     const Eigen::VectorXd& y, const Eigen::VectorXd& phi, double trace_weight);

@@ -53,10 +53,14 @@ class QUENCH_API LowRankPrior {
   /// apart from a prior (a saved model), in row blocks.
   static Eigen::MatrixXd features(const Kernel& kernel, const Eigen::MatrixXd& Z,
                                   const Eigen::MatrixXd& lower, const Eigen::MatrixXd& Xnew);
-  /// G = (K~^-1 + diag(d))^-1 for d >= 0, as diag(e) + W W^T (docs/large_n.md §2): with
+  /// G = (K~^-1 + diag(d))^-1 as diag(e) + W W^T (docs/large_n.md §2): with
   /// a = 1 / (1 + Lambda d), e = Lambda a, c = d a, B = I + U^T diag(c) U = L_B L_B^T,
-  /// W = diag(a) U L_B^-T. Throws NumericalError when B is not positive definite (a negative d).
-  DiagonalPlusLowRank posterior_covariance(const Eigen::VectorXd& d) const;
+  /// W = diag(a) U L_B^-T. With extra_diagonal v, the prior K~ + v I (Lambda + v for Lambda:
+  /// a latent noise on the diagonal). b_lower, when given, receives L_B. Throws
+  /// NumericalError when some 1 + (Lambda + v) d_i <= 0 or B is not positive definite (d too
+  /// negative).
+  DiagonalPlusLowRank posterior_covariance(const Eigen::VectorXd& d, double extra_diagonal = 0,
+                                           Eigen::MatrixXd* b_lower = nullptr) const;
   /// K~ formed densely (tests and small N only).
   Eigen::MatrixXd dense() const;
 

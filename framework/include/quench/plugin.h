@@ -38,7 +38,7 @@ namespace quench {
 /// 8: independent units on the host's executor (RunContext::executor, quench/units.h).
 /// 9: minimization within bounds (Optimizer::minimize_within, Box).
 /// 10: inducing-point priors (Problem::inducing, PluginInfo::inducing,
-///     Kernel::diagonal_derivative_contractions).
+///     Kernel::diagonal_derivative_contractions, ResampledModel::expansion_inputs).
 inline constexpr std::uint32_t kPluginApiVersion = 10;
 
 /// How an engine uses the pipeline's `inducing:` block (quench/low_rank_prior.h).
