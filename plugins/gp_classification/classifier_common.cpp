@@ -86,17 +86,19 @@ double weak_site_variance(const Eigen::MatrixXd& C, const Eigen::VectorXd& s, Ei
   return b_inverse_column.cwiseProduct(C.col(i)).cwiseProduct(s).sum() / s(i);
 }
 
-// Eq 28 with the floors of posterior_covariance; clamps `diag` at 0.
-void cavity_from_diagonal(const Eigen::MatrixXd& C, Eigen::VectorXd& diag, PosteriorCovariance& p) {
+}  // namespace
+
+void cavities_from_marginals(const Eigen::VectorXd& prior_variance, Eigen::VectorXd& diag,
+                             PosteriorCovariance& p) {
+  p.lambda.resize(diag.size());
   for (Eigen::Index i = 0; i < diag.size(); ++i) {
     diag(i) = std::max(diag(i), 0.0);
     // Floor against total cancellation in Sigma_ii for a nearly singular C (noise-free Gaussian
     // kernel): a zero cavity variance would make the tilted variance 0 and tau infinite.
     // 1e-12 C_ii is far below any variance that changes a result.
-    p.lambda(i) = std::max(diag(i) / std::max(p.b(i), 1e-300), 1e-12 * C(i, i));
+    p.lambda(i) = std::max(diag(i) / std::max(p.b(i), 1e-300), 1e-12 * prior_variance(i));
   }
 }
-}  // namespace
 
 PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau,
                                          Precision precision) {
@@ -131,7 +133,7 @@ PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::
     diag = p.sigma.diagonal();
     p.b = (1.0 - tau.array() * diag.array()).matrix();
   }
-  cavity_from_diagonal(C, diag, p);
+  cavities_from_marginals(C.diagonal(), diag, p);
   p.sigma.diagonal() = diag;
   return p;
 }
@@ -173,7 +175,7 @@ PosteriorCovariance cavity_variances(const Eigen::MatrixXd& C, const Eigen::Vect
       diag(weak[j]) =
           weak_site_variance(C, s, weak[j], b_inverse.col(static_cast<Eigen::Index>(j)));
   }
-  cavity_from_diagonal(C, diag, p);
+  cavities_from_marginals(C.diagonal(), diag, p);
   if (nu) {
     // Sigma nu = C nu - C S B^{-1} S C nu with B^{-1} = L^{-T} L^{-1}.
     const Eigen::VectorXd c_nu = C.selfadjointView<Eigen::Lower>() * *nu;
@@ -235,6 +237,13 @@ Eigen::VectorXd site_nu(const Eigen::VectorXd& t, const MeanFieldFit& fit) {
       .matrix();
 }
 
+double site_evidence_terms(const Likelihood& lik, double t, double m, double lambda, double tau,
+                           double alpha) {
+  double terms = site_moments(lik, t, m, lambda).log_z + 0.5 * std::log1p(lambda * tau);
+  if (tau > 0) terms += alpha * alpha * (1.0 + lambda * tau) / (2.0 * tau);
+  return terms;
+}
+
 double log_evidence(const Likelihood& lik, const Eigen::VectorXd& t, const MeanFieldFit& fit,
                     const SiteSystem& sys) {
   // log Z_EP = sum log Zhat_i + 1/2 sum log(1 + lambda tau) - log|L_B|
@@ -260,10 +269,8 @@ double log_evidence(const Likelihood& lik, const Eigen::VectorXd& t, const MeanF
   Eigen::VectorXd w = Eigen::VectorXd::Zero(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const double lam = fit.cavity_variance(i), tau = fit.tau(i), a = fit.alpha(i);
-    lz += site_moments(lik, t(i), fit.cavity_mean(i), lam).log_z;
-    lz += 0.5 * std::log1p(lam * tau);
+    lz += site_evidence_terms(lik, t(i), fit.cavity_mean(i), lam, tau, a);
     if (tau > 0) {
-      lz += a * a * (1.0 + lam * tau) / (2.0 * tau);
       const double s = std::sqrt(tau);
       w(i) = s * fit.cavity_mean(i) + t(i) * a * (lam * s + 1.0 / s);
     }

@@ -74,6 +74,12 @@ struct PosteriorCovariance {
 PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau,
                                          Precision precision = Precision::full);
 
+/// Eq 28 from the posterior marginal variances diag (clamped at 0 in place) and p.b = 1 -
+/// tau_i Sigma_ii: p.lambda_i = diag_i / b_i, floored at 1e-12 of the prior variance C_ii
+/// (total cancellation in Sigma_ii for a nearly singular C would make tau infinite).
+void cavities_from_marginals(const Eigen::VectorXd& prior_variance, Eigen::VectorXd& diag,
+                             PosteriorCovariance& p);
+
 /// b and lambda of posterior_covariance only (sigma left empty), from L^{-1} (B = L L^T) without
 /// the dlauum of the full B^{-1}: [B^{-1}]_ii = |L^{-1} e_i|^2, and the columns of B^{-1} that
 /// the weakly constrained sites need (q_i < 1e-3) as L^{-T} L^{-1} e_i. 2/3 of the flops of
@@ -132,6 +138,12 @@ double error_rate(const Eigen::VectorXd& t, const Eigen::VectorXd& h);
 /// The site precision times the site mean, nu_i = tau_i mu~_i = tau_i m_i + t_i alpha_i
 /// (1 + lambda_i tau_i) (mu~_i = m_i + t_i alpha_i (lambda_i + Omega_i)), finite as tau_i -> 0.
 Eigen::VectorXd site_nu(const Eigen::VectorXd& t, const MeanFieldFit& fit);
+
+/// One site's terms of log Z_EP besides the Gaussian normalizer of the sites (log_evidence):
+/// log Zhat_i + 1/2 log(1 + lambda_i tau_i) + alpha_i^2 (1 + lambda_i tau_i) / (2 tau_i), the
+/// last term 0 for tau_i <= 0.
+double site_evidence_terms(const Likelihood& lik, double t, double m, double lambda, double tau,
+                           double alpha);
 
 /// EP/TAP approximate log evidence log Z = log \int prod_i t~_i(h_i) N(h; 0, C) dh with the
 /// Gaussian sites matched at the fixed point (the TAP free energy of 003 eqs 11-13); `sys` is

@@ -44,6 +44,20 @@ void require_parts(const ModelParts& parts, bool likelihood, const char* kind) {
 
 constexpr const char* kForms[] = {"prior", "cholesky", "inverse"};
 
+// The gp_classifier columns from <h(x)> and the latent variance of eq 27.
+Predictions classifier_columns(const Likelihood& lik, const Eigen::VectorXd& h,
+                               const Eigen::VectorXd& var) {
+  Eigen::VectorXd p(h.size());
+  for (Eigen::Index j = 0; j < h.size(); ++j)
+    p(j) = std::exp(lik.tilted_moments(1.0, h(j), var(j)).log_z);  // eq 12
+  Predictions out;
+  out.add("latent_mean", h);
+  out.add("latent_variance", var);
+  out.add("probability", p);
+  out.add("label", labels(h));
+  return out;
+}
+
 }  // namespace
 
 ClassifierModel::ClassifierModel(std::shared_ptr<const Kernel> kernel,
@@ -124,15 +138,7 @@ Predictions ClassifierModel::predict(const Eigen::MatrixXd& X) const {
                              var.segment(start, Xb.rows()) = variance_.variance(
                                  K, kernel_->diagonal(Xb).array() + kernel_->diagonal_noise());
                            });
-  Eigen::VectorXd p(h.size());
-  for (Eigen::Index j = 0; j < h.size(); ++j)
-    p(j) = std::exp(likelihood_->tilted_moments(1.0, h(j), var(j)).log_z);  // eq 12
-  Predictions out;
-  out.add("latent_mean", h);
-  out.add("latent_variance", var);
-  out.add("probability", p);
-  out.add("label", labels(h));
-  return out;
+  return classifier_columns(*likelihood_, h, var);
 }
 
 void ClassifierModel::write(ModelArchive& archive) const {
@@ -144,6 +150,38 @@ void ClassifierModel::write(ModelArchive& archive) const {
   } else if (variance_.kind == LatentVarianceForm::Kind::inverse) {
     archive.put("posterior/omega_plus_c_inverse", variance_.matrix);
   }
+}
+
+LowRankClassifierModel::LowRankClassifierModel(std::shared_ptr<const Kernel> kernel,
+                                               std::shared_ptr<const Likelihood> lik,
+                                               LowRankPredictor predictor)
+    : kernel_(std::move(kernel)), likelihood_(std::move(lik)), predictor_(std::move(predictor)) {}
+
+std::unique_ptr<LowRankClassifierModel> LowRankClassifierModel::read(ModelArchive& archive,
+                                                                     const ModelParts& parts) {
+  require_parts(parts, true, "gp_classifier");
+  return std::make_unique<LowRankClassifierModel>(
+      parts.kernel, parts.likelihood,
+      LowRankPredictor::read(archive, "posterior/low_rank", parts.X_train->cols()));
+}
+
+Predictions LowRankClassifierModel::predict(const Eigen::MatrixXd& X) const {
+  Eigen::VectorXd h, var;
+  predictor_.predict(*kernel_, X, h, var);
+  var.array() += kernel_->diagonal_noise();  // eq 27: C(x, x) includes v2
+  return classifier_columns(*likelihood_, h, var);
+}
+
+void LowRankClassifierModel::write(ModelArchive& archive) const {
+  archive.put("posterior/latent_variance", std::string("low_rank"));
+  predictor_.write(archive, "posterior/low_rank");
+}
+
+std::unique_ptr<Model> read_gp_classifier(ModelArchive& archive, const ModelParts& parts) {
+  if (archive.has("posterior/latent_variance") &&
+      archive.text("posterior/latent_variance") == "low_rank")
+    return LowRankClassifierModel::read(archive, parts);
+  return ClassifierModel::read(archive, parts);
 }
 
 SvmModel::SvmModel(std::shared_ptr<const Kernel> kernel, Eigen::MatrixXd X_train,

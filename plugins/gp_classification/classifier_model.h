@@ -11,6 +11,8 @@
 //   posterior/cholesky_lower   matrix NxN "cholesky": L with B = I + S C S = L L^T
 //   posterior/omega_plus_c_inverse  matrix NxN  "inverse" (some tau_i < 0, label noise):
 //                                         (Omega + C)^{-1} = T (I + C T)^{-1}
+//   posterior/low_rank/...     "low_rank" (EP on the inducing-point prior): a LowRankPredictor,
+//                                         no training inputs (LowRankClassifierModel)
 // Columns: latent_mean <h(x)> and latent_variance lambda(x) (eq 27; C(x, x) includes the
 // kernel's diagonal noise v2, the probit noise of App. A), probability p(t = +1 | x) (eq 12,
 // the likelihood's predictive integral), label (eq 13: +1 when <h(x)> >= 0, else -1); no
@@ -25,6 +27,7 @@
 #include <string>
 
 #include "classifier_common.h"
+#include "quench/low_rank_predictor.h"
 
 namespace quench::gp_classification {
 
@@ -70,6 +73,32 @@ class ClassifierModel final : public Model {
   Eigen::VectorXd t_alpha_;
   LatentVarianceForm variance_;
 };
+
+/// The "gp_classifier" model of EP on the inducing-point prior (sparse_ep.h): <h(x)> and the
+/// latent variance from its LowRankPredictor (quench/low_rank_predictor.h), the variance with
+/// the kernel's diagonal noise v2 added as in eq 27; the columns of ClassifierModel. Entries
+/// posterior/latent_variance = "low_rank" and the predictor's under posterior/low_rank/.
+class LowRankClassifierModel final : public Model {
+ public:
+  LowRankClassifierModel(std::shared_ptr<const Kernel> kernel,
+                         std::shared_ptr<const Likelihood> lik, LowRankPredictor predictor);
+  static std::unique_ptr<LowRankClassifierModel> read(ModelArchive& archive,
+                                                      const ModelParts& parts);
+
+  Predictions predict(const Eigen::MatrixXd& X) const override;
+  Eigen::Index input_dimension() const override { return predictor_.inducing_inputs.cols(); }
+  std::string kind() const override { return "gp_classifier"; }
+  void write(ModelArchive& archive) const override;
+
+ private:
+  std::shared_ptr<const Kernel> kernel_;
+  std::shared_ptr<const Likelihood> likelihood_;
+  LowRankPredictor predictor_;
+};
+
+/// A "gp_classifier" model of either kind: LowRankClassifierModel when its
+/// posterior/latent_variance is "low_rank", else ClassifierModel.
+std::unique_ptr<Model> read_gp_classifier(ModelArchive& archive, const ModelParts& parts);
 
 class SvmModel final : public Model {
  public:

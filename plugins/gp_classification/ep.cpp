@@ -10,6 +10,7 @@
 #include "quench/anderson.h"
 #include "quench/errors.h"
 #include "quench/printable.h"
+#include "sparse_ep.h"
 
 namespace quench::gp_classification {
 
@@ -42,36 +43,37 @@ void match_sites(const Eigen::VectorXd& t, const SiteTiltedMoments& tilted,
 }  // namespace
 
 // Parallel EP written as a map on the cavities c = (m, log lambda): all sites matched at c,
-// then the posterior marginals of those sites from one factorization (cavity_variances with
-// nu) give the new cavities of eqs 26 and 28, m_i = mu_i / b_i - lambda_i nu_i (b_i = 1 -
-// tau_i Sigma_ii). The map's fixed point is the EP (= TAP) fixed point; its iteration is
-// accelerated by Anderson mixing (quench/anderson.h), which changes only the path. Cavities
-// as the state (rather than the sites) keep every iterate meaningful: lambda stays positive in
-// log coordinates and the sites of any cavity are valid, so an extrapolated step never makes
-// a site precision negative that the likelihood keeps positive.
-MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+// then the posterior marginals of those sites from one factorization (prior.marginals: the
+// dense cavity_variances with nu, or the low-rank G of sparse_ep.h) give the new cavities of
+// eqs 26 and 28, m_i = mu_i / b_i - lambda_i nu_i (b_i = 1 - tau_i Sigma_ii). The map's fixed
+// point is the EP (= TAP) fixed point; its iteration is accelerated by Anderson mixing
+// (quench/anderson.h), which changes only the path. Cavities as the state (rather than the
+// sites) keep every iterate meaningful: lambda stays positive in log coordinates and the sites
+// of any cavity are valid, so an extrapolated step never makes a site precision negative that
+// the likelihood keeps positive.
+MeanFieldFit solve_ep(const EpPrior& prior, const Eigen::VectorXd& t,
                       const SiteTiltedMoments& tilted, const EpOptions& o,
                       const MeanFieldFit* warm_start) {
   const Eigen::Index n = t.size();
   // Zero sites: the cavities are the prior marginals (or those of the warm start's fit).
   Eigen::VectorXd m = warm_start ? warm_start->cavity_mean : Eigen::VectorXd::Zero(n);
-  Eigen::VectorXd lambda = warm_start ? warm_start->cavity_variance : Eigen::VectorXd(C.diagonal());
+  Eigen::VectorXd lambda = warm_start ? warm_start->cavity_variance : prior.variance;
   Eigen::VectorXd tau(n), nu(n), x(2 * n), image(2 * n), mean, marginal_variance;
   // The last iterate whose sweep was sound, and its image: where a bad extrapolation returns.
   Eigen::VectorXd sound, sound_image;
   AndersonAccelerator mixing({o.acceleration_depth, 1e-10, o.damping, 1.0});
-  Precision precision = Precision::single;
+  Precision precision = prior.first_precision;
   MeanFieldFit fit;
   bool converged = false;
   double best = std::numeric_limits<double>::infinity(), previous = best;
-  int it = 0, since_best = 0;
+  int it = 0, since_best = 0, undone = 0;
   for (it = 1; it <= o.max_iterations; ++it) {
     match_sites(t, tilted, m, lambda, tau, nu);
     PosteriorCovariance post;
     bool factorized = tau.allFinite() && nu.allFinite();
     if (factorized) {
       try {
-        post = cavity_variances(C, tau, precision, &nu);
+        post = prior.marginals(tau, nu, precision);
       } catch (const NumericalError&) {
         factorized = false;  // not positive definite (single precision) or not finite
       }
@@ -101,6 +103,15 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
         fit.status = {RunStatus::failed, "non-finite EP update at sweep " + std::to_string(it), it};
         break;
       }
+      // Halving back towards the sound iterate that many times over is standing still: sites
+      // whose posterior cannot be formed near it (e.g. too negative for the low-rank form).
+      if (++undone > kGiveUpSweeps) {
+        fit.status = {RunStatus::not_converged,
+                      "EP sweeps failed or diverged " + std::to_string(undone) +
+                          " times in a row (last sound change " + format_number(best) + ")",
+                      it};
+        break;
+      }
       mixing.reset();
       x = sound + 0.5 * (sound_image - sound);
       sound_image = x;  // taken again only after a sound sweep from x
@@ -109,6 +120,7 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
       previous = std::numeric_limits<double>::infinity();
       continue;
     }
+    undone = 0;
     mean = post.mean;
     marginal_variance = post.lambda.cwiseProduct(post.b);
     previous = change;
@@ -168,10 +180,23 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
     fit.alpha(i) = sm.alpha;
     fit.tau(i) = sm.tau;
   }
-  fit.mean_field = C * t.cwiseProduct(fit.alpha);  // eq 19 (= mu at the fixed point)
+  fit.mean_field = prior.times(t.cwiseProduct(fit.alpha));  // eq 19 (= mu at the fixed point)
   fit.cavity_mean = m;
   fit.cavity_variance = lambda;
   return fit;
+}
+
+MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+                      const SiteTiltedMoments& tilted, const EpOptions& options,
+                      const MeanFieldFit* warm_start) {
+  // One factorization of I + S C S per sweep, single precision while far from the fixed point.
+  const EpPrior prior{
+      C.diagonal(), [&C](const Eigen::VectorXd& v) -> Eigen::VectorXd { return C * v; },
+      [&C](const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, Precision precision) {
+        return cavity_variances(C, tau, precision, &nu);
+      },
+      Precision::single};
+  return solve_ep(prior, t, tilted, options, warm_start);
 }
 
 MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
@@ -256,6 +281,7 @@ EpEngine::EpEngine(const Params& p) {
 }
 
 Results EpEngine::run(const Problem& problem) const {
+  if (problem.inducing) return run_sparse_ep(problem, options_);
   const auto start = std::chrono::steady_clock::now();
   const Dataset& d = *problem.data;
   const Eigen::VectorXd t = class_labels(d, DataPart::train, "ep");
@@ -277,6 +303,10 @@ Results EpEngine::run(const Problem& problem) const {
 }
 
 std::unique_ptr<ResampledModel> EpEngine::prepare_resampling(const Problem& problem) const {
+  if (problem.inducing)
+    throw ConfigError({},
+                      "ep: bootstrap retrains on the inducing-point prior are not built "
+                      "(run the bootstrap without the inducing: block)");
   return make_resampled_classifier(problem, "ep",
                                    counted_ep_fit(problem.likelihood, options_, "ep"), true);
 }
@@ -285,11 +315,16 @@ std::vector<std::string> EpEngine::hyperparameter_objectives() const { return {"
 
 std::unique_ptr<HyperparameterObjective> EpEngine::hyperparameter_objective(
     const Problem& problem, const std::string& name) const {
+  if (problem.inducing) return make_sparse_ep_objective(problem, name, options_);
   const EpOptions o = options_;
   return make_fixed_point_objective(
       problem, name, "ep",
       [o](const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
           const MeanFieldFit* warm) { return solve_ep(C, t, lik, o, warm); });
+}
+
+std::unique_ptr<Model> EpEngine::read_model(ModelArchive& archive, const ModelParts& parts) const {
+  return read_gp_classifier(archive, parts);
 }
 
 }  // namespace quench::gp_classification

@@ -26,6 +26,27 @@ struct EpOptions {
 /// The tilted moments of site i at cavity mean m and variance v.
 using SiteTiltedMoments = std::function<TiltedMoments(Eigen::Index i, double m, double v)>;
 
+/// What parallel EP asks of its prior covariance C: the prior variances C_ii (the first
+/// cavities), C v (the fit's mean field, eq 19), and the posterior marginals at sites (tau, nu)
+/// as b_i = 1 - tau_i Sigma_ii, the cavity variances lambda_i (eq 28) and mean = Sigma nu
+/// (PosteriorCovariance without sigma), Sigma = (C^{-1} + T)^{-1}; `marginals` throws
+/// NumericalError when the site system cannot be factorized. Its `precision` argument starts
+/// at first_precision and turns full near the fixed point.
+struct EpPrior {
+  Eigen::VectorXd variance;
+  std::function<Eigen::VectorXd(const Eigen::VectorXd& v)> times;
+  std::function<PosteriorCovariance(const Eigen::VectorXd& tau, const Eigen::VectorXd& nu,
+                                    Precision precision)>
+      marginals;
+  Precision first_precision = Precision::full;
+};
+
+/// Parallel EP on any prior (dense below, inducing-point in sparse_ep.h), from zero sites or
+/// from the cavities of `warm_start`.
+MeanFieldFit solve_ep(const EpPrior& prior, const Eigen::VectorXd& t,
+                      const SiteTiltedMoments& tilted, const EpOptions& options,
+                      const MeanFieldFit* warm_start = nullptr);
+
 /// Parallel EP from zero sites, or from the cavities of `warm_start` (a fit on the same labels,
 /// e.g. at nearby hyperparameters), with the sites' tilted moments given by `tilted`; alpha and
 /// tau of the fit are those of these sites (site_moments). One factorization of I + S C S per
@@ -60,9 +81,8 @@ class EpEngine final : public InferenceEngine {
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
 
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
-  std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override {
-    return ClassifierModel::read(archive, parts);
-  }
+  /// Sparse EP's model (sparse_ep.h) when the archive holds one.
+  std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 
  private:
   EpOptions options_;

@@ -22,16 +22,6 @@ ObjectiveValue failure(Status status) {
   return v;
 }
 
-// sum_i d log Z_i / dtheta_lik at the cavities of the fit (empty without hyperparameters).
-Eigen::VectorXd likelihood_gradient(const Likelihood& lik, const Eigen::VectorXd& t,
-                                    const MeanFieldFit& fit) {
-  Eigen::VectorXd g = Eigen::VectorXd::Zero(flat_size(lik.hyperparameters()));
-  if (g.size() == 0) return g;
-  for (Eigen::Index i = 0; i < t.size(); ++i)
-    g += lik.d_log_tilted_normalizer(t(i), fit.cavity_mean(i), fit.cavity_variance(i));
-  return g;
-}
-
 // First and second derivatives at 0 of phi(h) from its values at -2h, -h, 0, h, 2h (5-point
 // stencils, error O(h^4)).
 template <class V>
@@ -88,11 +78,25 @@ SiteJacobian site_jacobian(const Likelihood& lik, double t, double m, double l, 
 
 }  // namespace
 
+Eigen::VectorXd likelihood_gradient(const Likelihood& lik, const Eigen::VectorXd& t,
+                                    const MeanFieldFit& fit) {
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(flat_size(lik.hyperparameters()));
+  if (g.size() == 0) return g;
+  for (Eigen::Index i = 0; i < t.size(); ++i)
+    g += lik.d_log_tilted_normalizer(t(i), fit.cavity_mean(i), fit.cavity_variance(i));
+  return g;
+}
+
 MeanFieldFit WarmStartedFixedPoint::solve(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
                                           const Likelihood& lik) {
+  return solve([&](const MeanFieldFit* warm_start) { return solve_(C, t, lik, warm_start); });
+}
+
+MeanFieldFit WarmStartedFixedPoint::solve(
+    const std::function<MeanFieldFit(const MeanFieldFit* warm_start)>& solve_from) {
   MeanFieldFit fit;
-  if (previous_) fit = solve_(C, t, lik, &*previous_);
-  if (!previous_ || fit.status.code != RunStatus::ok) fit = solve_(C, t, lik, nullptr);
+  if (previous_) fit = solve_from(&*previous_);
+  if (!previous_ || fit.status.code != RunStatus::ok) fit = solve_from(nullptr);
   if (fit.status.code == RunStatus::ok) previous_ = fit;
   return fit;
 }

@@ -24,14 +24,23 @@ using FixedPointSolver =
 /// warm solve fails. A failed solve leaves the previous fixed point in place.
 class WarmStartedFixedPoint {
  public:
+  /// Without a solver: for solve(solve_from) only.
+  WarmStartedFixedPoint() = default;
   explicit WarmStartedFixedPoint(FixedPointSolver solve) : solve_(std::move(solve)) {}
   MeanFieldFit solve(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik);
+  /// The same for any solver: solve_from(warm start or nullptr).
+  MeanFieldFit solve(const std::function<MeanFieldFit(const MeanFieldFit* warm_start)>& solve_from);
   const std::optional<MeanFieldFit>& last() const { return previous_; }
 
  private:
   FixedPointSolver solve_;
   std::optional<MeanFieldFit> previous_;
 };
+
+/// sum_i d log Z_i / dtheta_lik at the cavities of the fit: the likelihood part of the EP
+/// evidence gradient (empty without likelihood hyperparameters).
+Eigen::VectorXd likelihood_gradient(const Likelihood& lik, const Eigen::VectorXd& t,
+                                    const MeanFieldFit& fit);
 
 /// "evidence": value log Z_EP (log_evidence()), quantity "log_evidence", with
 ///   d/dtheta_kernel = 1/2 tr((u u^T - (Omega + C)^{-1}) dC/dtheta),  u = t o alpha,

@@ -21,9 +21,10 @@ const LibraryDescriptor* describe() {
        make_plugin<SvmLimitEngine>(Family::engine, "svm_limit", "0.1.0",
                                    "SVM limit (001 Sec. 7, App. E): Adatron, LOO eq 38",
                                    SvmLimitEngine::schema(), {Family::kernel}),
-       make_plugin<EpEngine>(Family::engine, "ep", "0.1.0",
-                             "expectation propagation GP classifier (TAP cross-check)",
-                             EpEngine::schema(), {Family::kernel, Family::likelihood}),
+       make_plugin<EpEngine>(
+           Family::engine, "ep", "0.1.0",
+           "expectation propagation GP classifier (TAP cross-check; FITC/VFE/SoR with inducing:)",
+           EpEngine::schema(), {Family::kernel, Family::likelihood}, InducingUse::optional),
        make_plugin<ExactLooEngine>(Family::engine, "exact_loo", "0.1.0",
                                    "exact leave-one-out by N retrains of a classifier engine",
                                    ExactLooEngine::schema(),
