@@ -217,24 +217,33 @@ class GaussianProcessClassifier(_Estimator):
     Fitted attributes: classes_, loo_error_ (the built-in
     leave-one-out error: 001 eq 32, App. D, eq 38), loo_proba_ (p(class | the other examples)
     at each training input, the left-out field Gaussian at the cavity; not for "svm"),
-    log_evidence_ (tap, ep), width_, noise_, model_ (a quench.Model)."""
+    log_evidence_ (tap, ep), width_, noise_, model_ (a quench.Model). With inducing_points=M
+    (method "ep" only) EP runs on the inducing-point prior of M inputs chosen by greedy
+    conditional variance (inducing_form "fitc" by default, "vfe" or "sor"), O(N M^2) per sweep
+    (docs/large_n.md)."""
 
     _estimator_type = "classifier"  # scikit-learn's is_classifier
 
     def _more_tags(self):  # scikit-learn's estimator tags
         return {"binary_only": True}
 
-    def __init__(self, method="tap", width=1.0, noise=0.01, learn=True, seed=0, threads=0):
+    def __init__(self, method="tap", width=1.0, noise=0.01, learn=True, seed=0, threads=0,
+                 inducing_points=None, inducing_form="fitc"):
         self.method = method
         self.width = width
         self.noise = noise
         self.learn = learn
         self.seed = seed
         self.threads = threads
+        self.inducing_points = inducing_points
+        self.inducing_form = inducing_form
 
     def fit(self, X, y):
         if self.method not in _METHODS:
             raise ValueError(f"unknown method '{self.method}': use one of {', '.join(_METHODS)}")
+        if self.inducing_points is not None and self.method != "ep":
+            raise ValueError(f"inducing_points needs method 'ep' (EP on the inducing-point "
+                             f"prior), got method '{self.method}'")
         X, y, classes = _classes(self, X, y, 2, 2)
         self.classes_ = classes
         targets = ["1" if label == classes[1] else "-1" for label in y]
@@ -245,6 +254,7 @@ class GaussianProcessClassifier(_Estimator):
                  if self.learn else "")
         yaml = (f"name: estimator\nseed: {int(self.seed)}\n"
                 "data: {file: fit data, target: y, standardize_inputs: true}\n"
+                + _inducing_yaml(self, X.shape[0]) +
                 f"components:\n  kernel: {{plugin: gaussian, width: {float(self.width)!r}"
                 + (f", noise: {float(self.noise)!r}" if self.noise else "") + "}\n"
                 "  likelihood: {plugin: probit}\n" + learn +
@@ -275,9 +285,14 @@ class GaussianProcessClassifier(_Estimator):
         return np.column_stack([1.0 - p, p])
 
     def decision_function(self, X):
-        """The posterior mean of the latent function <h(x)> (the SVM's field for "svm")."""
+        """The log-odds log p/(1 - p) of predict_proba's second column (so it ranks inputs as
+        predict_proba does, and its sign is the predicted class); the SVM's field for "svm".
+        The latent posterior mean <h(x)> is model_.predict(X)["latent_mean"]."""
         p = self._predictions(X)
-        return np.asarray(p["decision"] if "decision" in p else p["latent_mean"])
+        if "decision" in p:
+            return np.asarray(p["decision"])
+        with np.errstate(divide="ignore"):
+            return np.log(p["probability"]) - np.log1p(-np.asarray(p["probability"]))
 
     def predict(self, X):
         label = self._predictions(X)["label"]
@@ -366,15 +381,20 @@ class _BootstrapRegressor(_Estimator):
 class AdatapBootstrap(_BootstrapRegressor):
     """The analytical (ADATAP) bootstrap of GP regression (000): one set of equations per ratio,
     no retraining. Fitted: ratios_, test_error_ (000 eq 53 per ratio), models_ (000 eq 57 at
-    any input: predict / predict(return_var=True))."""
+    any input: predict / predict(return_var=True)). With inducing_points=M, on the
+    inducing-point prior (inducing_form "fitc" by default) in O(N M^2) time and O(N M) memory
+    (docs/large_n.md)."""
 
-    def __init__(self, ratios=(1.0,), noise=0.1, learn=True, restarts=0, seed=0, threads=0):
+    def __init__(self, ratios=(1.0,), noise=0.1, learn=True, restarts=0, seed=0, threads=0,
+                 inducing_points=None, inducing_form="fitc"):
         self.ratios = ratios
         self.noise = noise
         self.learn = learn
         self.restarts = restarts
         self.seed = seed
         self.threads = threads
+        self.inducing_points = inducing_points
+        self.inducing_form = inducing_form
 
     def _engine_entry(self):
         return "{name: adatap, plugin: adatap_bootstrap, density: false}"
@@ -383,10 +403,12 @@ class AdatapBootstrap(_BootstrapRegressor):
 class MonteCarloBootstrap(_BootstrapRegressor):
     """The Monte-Carlo bootstrap of GP regression: `samples` retrains on Poisson resamples per
     ratio. Fitted: ratios_, test_error_ (000 eq 21 per ratio) and test_error_stderr_, models_
-    (the retrains' mean and variance at any input)."""
+    (the retrains' mean and variance at any input). With inducing_points=M, each retrain is
+    sparse GP regression on the inducing-point prior (inducing_form "fitc" by default),
+    O(|D| M^2) each (docs/large_n.md)."""
 
     def __init__(self, ratios=(1.0,), samples=1000, noise=0.1, learn=True, restarts=0, seed=0,
-                 threads=0):
+                 threads=0, inducing_points=None, inducing_form="fitc"):
         self.ratios = ratios
         self.samples = samples
         self.noise = noise
@@ -394,10 +416,13 @@ class MonteCarloBootstrap(_BootstrapRegressor):
         self.restarts = restarts
         self.seed = seed
         self.threads = threads
+        self.inducing_points = inducing_points
+        self.inducing_form = inducing_form
 
     def _engine_entry(self):
+        inner = "exact_gp_regression" if self.inducing_points is None else "sparse_gp_regression"
         return (f"{{name: monte_carlo, plugin: mc_bootstrap, samples: {int(self.samples)}, "
-                "inner: exact_gp_regression, keep_samples: false}")
+                f"inner: {inner}, keep_samples: false}}")
 
 
 class WeightedBayesianBootstrap(_Estimator):

@@ -275,3 +275,42 @@ def test_sparse_regressor_is_the_pipeline_it_stands_for():
             quench.GaussianProcessRegressor(inducing_points=bad).fit(X, y)
     with pytest.raises(ValueError, match="inducing_form"):
         quench.GaussianProcessRegressor(inducing_points=10, inducing_form="dtc").fit(X, y)
+
+
+def test_sparse_bootstraps_reduce_to_the_exact_ones_and_agree(boston):
+    """AdatapBootstrap and MonteCarloBootstrap with inducing_points: with every sample an
+    inducing input they are the exact estimators up to the 1e-8 relative jitter on K_mm (same
+    seeds, so the same resamples); with M = 150 the analytical and Monte-Carlo answers on the
+    same sparse prior agree as the exact ones do (000 Fig. 1 budget)."""
+    X, y = boston
+    X, y = X[:300], y[:300]
+    exact = quench.AdatapBootstrap(learn=False).fit(X, y)
+    full = quench.AdatapBootstrap(learn=False, inducing_points=300).fit(X, y)
+    assert np.allclose(full.test_error_, exact.test_error_, rtol=1e-4)
+    assert full.models_[0].kind == "sparse_adatap_bootstrap"
+    assert np.allclose(full.predict(X[:20]), exact.predict(X[:20]), atol=1e-4 * np.std(y))
+    mc_exact = quench.MonteCarloBootstrap(samples=30, learn=False).fit(X, y)
+    mc_full = quench.MonteCarloBootstrap(samples=30, learn=False, inducing_points=300).fit(X, y)
+    assert np.allclose(mc_full.test_error_, mc_exact.test_error_, rtol=1e-4)
+    assert np.allclose(mc_full.predict(X[:20]), mc_exact.predict(X[:20]), atol=1e-4 * np.std(y))
+    a = quench.AdatapBootstrap(ratios=[1, 2], learn=False, inducing_points=150).fit(X, y)
+    m = quench.MonteCarloBootstrap(ratios=[1, 2], samples=400, learn=False,
+                                   inducing_points=150).fit(X, y)
+    assert np.all(np.abs(a.test_error_ - m.test_error_) <=
+                  4.5 * m.test_error_stderr_ + 0.04 * m.test_error_)
+
+
+def test_sparse_ep_classifier(sonar):
+    """GaussianProcessClassifier(method="ep", inducing_points=M): every sample an inducing input
+    is exact EP (test probabilities to 1e-4: the K_mm jitter moves the fit by ~1e-6); fewer
+    give the built-in leave-one-out too; other methods refuse inducing points."""
+    X, y, Xt, yt = sonar
+    exact = quench.GaussianProcessClassifier(method="ep", learn=False).fit(X, y)
+    full = quench.GaussianProcessClassifier(method="ep", learn=False,
+                                            inducing_points=len(y)).fit(X, y)
+    assert np.allclose(full.predict_proba(Xt), exact.predict_proba(Xt), atol=1e-4)
+    sparse = quench.GaussianProcessClassifier(method="ep", inducing_points=40).fit(X, y)
+    assert sparse.loo_proba_.shape == (len(y), 2)
+    assert 0.0 <= sparse.loo_error_ <= 0.5 and sparse.score(Xt, yt) > 0.6
+    with pytest.raises(ValueError, match="needs method 'ep'"):
+        quench.GaussianProcessClassifier(method="tap", inducing_points=40).fit(X, y)
