@@ -2,7 +2,10 @@
 // engine's objective maximized by the learner (quench/hyperparameter_learning.h), and the
 // learned values applied to the components of every run.
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "pipeline_spec.h"
 #include "quench/hyperparameter_learning.h"
@@ -11,6 +14,26 @@
 
 namespace quench {
 namespace {
+
+// An objective that reports each evaluation (long learning runs: a line with the count, the
+// value and the time, since an optimizer's iterations to go are not known in advance).
+class ReportedObjective final : public HyperparameterObjective {
+ public:
+  ReportedObjective(std::unique_ptr<HyperparameterObjective> inner,
+                    std::function<void(int, double)> report)
+      : inner_(std::move(inner)), report_(std::move(report)) {}
+  std::string quantity() const override { return inner_->quantity(); }
+  ObjectiveValue evaluate(const Kernel& kernel, const Likelihood& likelihood) override {
+    ObjectiveValue v = inner_->evaluate(kernel, likelihood);
+    report_(++evaluations_, v.value);
+    return v;
+  }
+
+ private:
+  std::unique_ptr<HyperparameterObjective> inner_;
+  std::function<void(int, double)> report_;
+  int evaluations_ = 0;
+};
 
 struct Components {
   std::shared_ptr<Kernel> kernel;
@@ -81,7 +104,8 @@ std::vector<Diagnostic> learning_diagnostics(const PipelineSpec& spec,
 }
 
 LearningReport learn_for_pipeline(const PipelineSpec& spec, const ResolvedPipeline& resolved,
-                                  const Registry& registry, const Dataset& data, int threads) {
+                                  const Registry& registry, const Dataset& data, int threads,
+                                  const std::function<void(int, double)>& progress) {
   const auto start = std::chrono::steady_clock::now();
   const LearnSpec& l = *spec.learn;
   const ResolvedLearning& how = *resolved.learning;
@@ -98,7 +122,9 @@ LearningReport learn_for_pipeline(const PipelineSpec& spec, const ResolvedPipeli
   const auto engine =
       registry.create_as<InferenceEngine>(Family::engine, how.engine.entry->info->name,
                                           Params(how.engine.entry->info->schema, how.engine.fixed));
-  const auto objective = engine->hyperparameter_objective(problem, l.objective);
+  std::unique_ptr<HyperparameterObjective> objective =
+      engine->hyperparameter_objective(problem, l.objective);
+  if (progress) objective = std::make_unique<ReportedObjective>(std::move(objective), progress);
   const auto optimizer = registry.create_as<Optimizer>(Family::optimizer, how.optimizer->info->name,
                                                        Params(how.optimizer->info->schema, {}));
   LearningReport report = learn_hyperparameters(*c.kernel, *c.likelihood, *objective, *optimizer,

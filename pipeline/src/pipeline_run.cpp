@@ -186,7 +186,19 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
   std::optional<LearningReport> learned;
   if (resolved.learning) {
     throw_if_stop_requested();
-    learned = learn_for_pipeline(spec, resolved, registry, data, options.threads);
+    std::function<void(int, double)> learning_progress;
+    if (options.progress && isatty(STDERR_FILENO)) {
+      const auto started = std::chrono::steady_clock::now();
+      learning_progress = [started](int evaluations, double value) {
+        std::fprintf(
+            stderr, "\rlearning: evaluation %d, objective %.10g, %.0f s   ", evaluations, value,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        std::fflush(stderr);
+      };
+    }
+    learned =
+        learn_for_pipeline(spec, resolved, registry, data, options.threads, learning_progress);
+    if (learning_progress) std::fputc('\n', stderr);
     if (options.report)
       std::fprintf(stderr, "learned hyperparameters by %s (%s): %s = %.10g [%s]\n",
                    learned->objective.c_str(), learned->engine.c_str(), learned->quantity.c_str(),

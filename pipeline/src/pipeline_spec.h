@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -148,8 +149,11 @@ std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec);
 /// likelihood built from their fixed parameters and prepared on the training inputs).
 /// Parameter names or bounds the prepared components reject are a ConfigError with the
 /// positions of the offending entries (all of them); numerical trouble is the report's status.
-LearningReport learn_for_pipeline(const PipelineSpec& spec, const ResolvedPipeline& resolved,
-                                  const Registry& registry, const Dataset& data, int threads);
+/// With `progress`, each evaluation of the objective is reported to it (its count, the value).
+LearningReport learn_for_pipeline(
+    const PipelineSpec& spec, const ResolvedPipeline& resolved, const Registry& registry,
+    const Dataset& data, int threads,
+    const std::function<void(int evaluations, double value)>& progress = {});
 
 /// Diagnostics for learn.parameters and learn.bounds checked against the prepared kernel and
 /// likelihood (for validate, once the data loads); empty without `learn:`.
