@@ -13,6 +13,7 @@
 #include "mean_field.h"
 #include "probit_likelihood.h"
 #include "svm_limit.h"
+#include "test_clouds.h"
 
 namespace quench::gp_classification {
 namespace {
@@ -34,24 +35,7 @@ class ToyKernel final : public Kernel {
   double w_, noise_;
 };
 
-// Two Gaussian clouds in 2-D; `gap` separates their centres (large gap: separable).
-Dataset toy(int n, int n_test, double gap, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> g;
-  auto fill = [&](Eigen::MatrixXd& X, Eigen::VectorXd& y, int count) {
-    X.resize(count, 2);
-    y.resize(count);
-    for (int i = 0; i < count; ++i) {
-      y(i) = i % 2 ? 1.0 : -1.0;
-      X(i, 0) = g(gen) + 0.5 * gap * y(i);
-      X(i, 1) = g(gen);
-    }
-  };
-  Dataset d;
-  fill(d.X_train, d.y_train, n);
-  fill(d.X_test, d.y_test, n_test);
-  return d;
-}
+using test_support::toy_clouds;
 
 Problem problem_for(const Dataset& d, double w, double noise, double kappa = 0.0) {
   Problem p;
@@ -66,7 +50,7 @@ Results run(const std::string& engine, const Problem& p) { return make_classifie
 
 TEST(Tap, ReachesTheEpFixedPoint) {
   for (double kappa : {0.0, 0.1}) {
-    const Dataset d = toy(40, 25, 1.5, 7);  // overlapping classes
+    const Dataset d = toy_clouds(40, 25, 1.5, 7);  // overlapping classes
     const Problem p = problem_for(d, 0.5, 0.2, kappa);
     TapEngine tap(Params(TapEngine::schema(), {{"ftol", 1e-26}, {"lambda_tol", 1e-13}}));
     EpEngine ep(Params(EpEngine::schema(), {{"tol", 1e-14}}));
@@ -94,7 +78,7 @@ TEST(Tap, NewtonAndPaperSolversReachTheSameFixedPoint) {
   // Two noise levels; on the noise-free kernel (nearly singular C) the paper's iteration does
   // not reach ftol in 2e5 steps, there Newton is checked against EP instead.
   for (double noise : {0.05, 0.2}) {
-    const Dataset d = toy(40, 0, 1.5, 11);
+    const Dataset d = toy_clouds(40, 0, 1.5, 11);
     const Problem p = problem_for(d, 0.5, noise);
     const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
     MeanFieldOptions newton, paper;
@@ -120,7 +104,7 @@ TEST(Tap, NewtonAndPaperSolversReachTheSameFixedPoint) {
 }
 
 TEST(Tap, NewtonReachesEpOnANoiseFreeKernel) {
-  const Dataset d = toy(40, 0, 1.5, 11);
+  const Dataset d = toy_clouds(40, 0, 1.5, 11);
   const Problem p = problem_for(d, 0.5, 0.0);
   const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
   MeanFieldOptions o;
@@ -139,7 +123,7 @@ TEST(Tap, NewtonReachesEpOnANoiseFreeKernel) {
 TEST(Tap, JointNewtonConvergesQuadratically) {
   // The joint (alpha, lambda) Newton solver: after the global phase a handful of steps; the
   // old double loop (alpha Newton + plain eq-28 refreshes) needed ~40 refreshes on letter.
-  const Dataset d = toy(60, 0, 1.5, 17);
+  const Dataset d = toy_clouds(60, 0, 1.5, 17);
   const Problem p = problem_for(d, 0.5, 0.1);
   const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
   MeanFieldOptions o;
@@ -186,7 +170,7 @@ TEST(SiteDerivatives, MatchFiniteDifferencesOfTheSiteMoments) {
 TEST(PosteriorCovariance, MatchesTheDirectInverse) {
   // Sigma = (I + C T)^{-1} C by an LU of the unscaled system (independent of the B^{-1} scaling),
   // with site precisions from exactly 0 (floored inside) to 1e5, in both code paths.
-  const Dataset d = toy(12, 0, 1.0, 3);
+  const Dataset d = toy_clouds(12, 0, 1.0, 3);
   const Problem p = problem_for(d, 0.5, 0.01);
   const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
   Eigen::VectorXd tau(12);
@@ -213,7 +197,7 @@ TEST(PosteriorCovariance, CavityVariancesGiveTheMeanOfTheSites) {
   // against (I + C T)^{-1} C nu by an LU of the unscaled system, with the same site precisions
   // as above (exactly 0 to 1e5, both code paths) and nu of either sign; in single precision to
   // the ~1e-7 cond(B) of a float factor.
-  const Dataset d = toy(12, 0, 1.0, 3);
+  const Dataset d = toy_clouds(12, 0, 1.0, 3);
   const Problem p = problem_for(d, 0.5, 0.01);
   const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
   Eigen::VectorXd tau(12), nu(12);
@@ -247,7 +231,7 @@ TEST(Ep, EveryPathReachesThePlainDampedFixedPoint) {
   // from cold and from a warm start one learning step away, the sweeps in a fraction of the
   // plain sweeps and the warm start in fewer iterations than the cold one.
   for (double kappa : {0.0, 0.1}) {
-    const Dataset d = toy(60, 0, 1.5, 5);
+    const Dataset d = toy_clouds(60, 0, 1.5, 5);
     const Problem p = problem_for(d, 0.5, 0.05, kappa);
     const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
     EpOptions plain, sweeps, fast;
@@ -285,7 +269,7 @@ TEST(Tap, EvidenceIsExactForOnePoint) {
 }
 
 TEST(NaiveMeanField, IsTapWithLambdaFrozenAtCii) {
-  const Dataset d = toy(30, 0, 1.5, 3);
+  const Dataset d = toy_clouds(30, 0, 1.5, 3);
   const Problem p = problem_for(d, 0.5, 0.2);
   const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
   MeanFieldOptions o;
@@ -306,7 +290,7 @@ TEST(NaiveMeanField, IsTapWithLambdaFrozenAtCii) {
 
 TEST(Loo, BuiltInAgreesWithExactWithinOneError) {
   for (const char* engine : {"tap", "naive_mean_field", "svm_limit"}) {
-    const Dataset d = toy(40, 0, 1.2, 11);
+    const Dataset d = toy_clouds(40, 0, 1.2, 11);
     const Problem p = problem_for(d, 0.5, 0.3);
     ExactLooEngine loo(Params(ExactLooEngine::schema(), {{"inner", std::string(engine)}}));
     const Results r = loo.run(p);
@@ -322,7 +306,7 @@ TEST(Loo, PredictiveProbabilityAgreesWithRetraining) {
   // The built-in p(+1 | D without i) against N retrains without example i, each predicting
   // x_i by eq 12. The likelihood is the step (probit, noise 0), so eq 12 at the cavity is
   // Phi(m_i / sqrt(v_i)), computed here from the cavity without the likelihood plugin.
-  const Dataset d = toy(40, 0, 1.2, 11);
+  const Dataset d = toy_clouds(40, 0, 1.2, 11);
   const Problem p = problem_for(d, 0.5, 0.3);
   for (const char* engine : {"tap", "ep", "naive_mean_field"}) {
     ExactLooEngine loo(Params(ExactLooEngine::schema(), {{"inner", std::string(engine)}}));
@@ -350,7 +334,7 @@ TEST(Loo, ErrorCountsAreExactIntegers) {
   // integer in floating point: the counts must be counted, not recomputed from the rate.
   int checked = 0;
   for (const double gap : {1.45, 1.5, 1.55}) {  // 53 to 59 errors
-    const Dataset d = toy(200, 0, gap, 1);
+    const Dataset d = toy_clouds(200, 0, gap, 1);
     const Problem p = problem_for(d, 0.5, 0.3);
     for (const char* engine : {"tap", "naive_mean_field", "svm_limit"}) {
       const Results r = run(engine, p);
@@ -363,7 +347,7 @@ TEST(Loo, ErrorCountsAreExactIntegers) {
 }
 
 TEST(Loo, ExactLooDoesNotDependOnThreads) {
-  const Dataset d = toy(20, 0, 1.2, 5);
+  const Dataset d = toy_clouds(20, 0, 1.2, 5);
   Problem p = problem_for(d, 0.5, 0.3);
   ExactLooEngine loo(Params(ExactLooEngine::schema(), {{"inner", std::string("tap")}}));
   p.context.threads = 1;
@@ -374,7 +358,7 @@ TEST(Loo, ExactLooDoesNotDependOnThreads) {
 }
 
 TEST(SvmLimit, SatisfiesKktAndSeparates) {
-  const Dataset d = toy(40, 30, 5.0, 2);  // separable
+  const Dataset d = toy_clouds(40, 30, 5.0, 2);  // separable
   const Problem p = problem_for(d, 0.5, 0.0);
   const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
   const SvmFit fit = solve_svm(C, d.y_train, 1e-10, 1000000);
@@ -396,7 +380,7 @@ TEST(SvmLimit, SatisfiesKktAndSeparates) {
 }
 
 TEST(SvmLimit, Eq38MatchesExactLoo) {
-  const Dataset d = toy(40, 0, 1.5, 13);  // not linearly separable; the noise makes C PD
+  const Dataset d = toy_clouds(40, 0, 1.5, 13);  // not linearly separable; the noise makes C PD
   const Problem p = problem_for(d, 0.5, 0.5);
   ExactLooEngine loo(Params(ExactLooEngine::schema(), {{"inner", std::string("svm_limit")}}));
   const Results r = loo.run(p);
@@ -434,7 +418,7 @@ TEST(SvmLimit, Eq38MatchesExactLoo) {
 }
 
 TEST(Classifiers, NonConvergenceIsReported) {
-  const Dataset d = toy(30, 0, 1.0, 4);
+  const Dataset d = toy_clouds(30, 0, 1.0, 4);
   const Problem p = problem_for(d, 0.5, 0.1);
   TapEngine tap(Params(TapEngine::schema(), {{"max_iterations", std::int64_t{3}}}));
   const Results r = tap.run(p);

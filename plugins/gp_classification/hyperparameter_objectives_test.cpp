@@ -19,7 +19,7 @@
 namespace quench::gp_classification {
 namespace {
 
-using testing::TestKernel;
+using test_support::TestKernel;
 
 // Two overlapping Gaussian clouds in 2-D, labels alternating -1/+1.
 Dataset toy(int n, unsigned seed) {

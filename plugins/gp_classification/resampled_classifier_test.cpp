@@ -18,27 +18,14 @@
 #include "probit_likelihood.h"
 #include "quench/errors.h"
 #include "resampled_classifier.h"
+#include "test_clouds.h"
 
 namespace quench::gp_classification {
 namespace {
 
-// Two overlapping Gaussian clouds in 2-D, labels alternating -1/+1.
+// Two overlapping Gaussian clouds in 2-D (centres 1.5 apart).
 Dataset toy(int n, int n_test, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> g;
-  auto fill = [&](Eigen::MatrixXd& X, Eigen::VectorXd& y, int count) {
-    X.resize(count, 2);
-    y.resize(count);
-    for (int i = 0; i < count; ++i) {
-      y(i) = i % 2 ? 1.0 : -1.0;
-      X(i, 0) = g(gen) + 0.75 * y(i);
-      X(i, 1) = g(gen);
-    }
-  };
-  Dataset d;
-  fill(d.X_train, d.y_train, n);
-  fill(d.X_test, d.y_test, n_test);
-  return d;
+  return test_support::toy_clouds(n, n_test, 1.5, seed);
 }
 
 // The classification guide's model: the probit (noise 0.3) on the noise-free latent.

@@ -17,31 +17,15 @@
 #include "quench/errors.h"
 #include "quench/model_archive.h"
 #include "sparse_ep.h"
+#include "test_clouds.h"
 #include "test_kernel.h"
 
 namespace quench::gp_classification {
 namespace {
 
-using testing::TestKernel;
+using test_support::TestKernel;
 
-// Two Gaussian clouds in 2-D whose centres are `gap` apart, labels alternating -1/+1.
-Dataset toy(int n, int n_test, double gap, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> g;
-  auto fill = [&](Eigen::MatrixXd& X, Eigen::VectorXd& y, int count) {
-    X.resize(count, 2);
-    y.resize(count);
-    for (int i = 0; i < count; ++i) {
-      y(i) = i % 2 ? 1.0 : -1.0;
-      X(i, 0) = g(gen) + 0.5 * gap * y(i);
-      X(i, 1) = g(gen);
-    }
-  };
-  Dataset d;
-  fill(d.X_train, d.y_train, n);
-  fill(d.X_test, d.y_test, n_test);
-  return d;
-}
+using test_support::toy_clouds;
 
 // Every `step`-th training input (all of them for step 1).
 std::shared_ptr<const InducingInputs> inducing(const Dataset& d, int step, LowRankForm form) {
@@ -106,7 +90,7 @@ DenseReference dense_reference(const Problem& p, const SparseSitePrior& prior) {
 }
 
 TEST(SparseEp, MatchesDenseEpOnTheSamePrior) {
-  const Dataset d = toy(150, 40, 1.5, 3);
+  const Dataset d = toy_clouds(150, 40, 1.5, 3);
   for (const LowRankForm form : {LowRankForm::fitc, LowRankForm::vfe, LowRankForm::sor}) {
     const Problem p = problem_for(d, std::make_shared<TestKernel>(1.3, 0.9, 0.1),
                                   inducing(d, 6, form));  // M = 25
@@ -150,7 +134,7 @@ TEST(SparseEp, SitesThatUnderflowToZeroKeepTheEvidence) {
   // rounding: made here by flattening sites of a converged fit (alpha_i = 0, tau_i = 0 or
   // -1e-17). log Z as a function of the sites and cavities: the dense formula drops the flat
   // sites (and is ~1e-17 off at the negative one), the sparse one floors them at 1e-12 / C~_ii.
-  const Dataset d = toy(60, 0, 1.5, 3);
+  const Dataset d = toy_clouds(60, 0, 1.5, 3);
   const Problem p = problem_for(d, std::make_shared<TestKernel>(1.3, 0.9, 0.1),
                                 inducing(d, 4, LowRankForm::fitc));
   const SparseSitePrior prior(*p.kernel, d.X_train, *p.inducing);
@@ -169,7 +153,7 @@ TEST(SparseEp, SitesThatUnderflowToZeroKeepTheEvidence) {
 }
 
 TEST(SparseEp, AllInputsInducingIsExactEp) {
-  const Dataset d = toy(60, 30, 1.5, 5);
+  const Dataset d = toy_clouds(60, 30, 1.5, 5);
   const auto kernel = std::make_shared<TestKernel>(1.3, 0.9, 0.1);
   const Problem sparse = problem_for(d, kernel, inducing(d, 1, LowRankForm::fitc));
   Problem exact = sparse;
@@ -201,7 +185,7 @@ TEST(SparseEp, AllInputsInducingIsExactEp) {
 }
 
 TEST(SparseEp, EvidenceGradientMatchesFiniteDifferences) {
-  const Dataset d = toy(60, 0, 1.5, 7);
+  const Dataset d = toy_clouds(60, 0, 1.5, 7);
   for (const LowRankForm form : {LowRankForm::fitc, LowRankForm::sor}) {
     TestKernel k(1.3, 0.9, 0.2);
     likelihoods::ProbitLikelihood lik(0.4, 0.0);  // learns its noise sigma^2
@@ -260,7 +244,7 @@ TEST(SparseEp, EvidenceGradientMatchesFiniteDifferences) {
 TEST(SparseEp, BuiltInLooAgreesWithRetrainingTheSparseModel) {
   // Retrains on N - 1 points with the same inducing inputs: the prior of the others is the
   // same K~ (FITC's Lambda_i is per point), so this is exact LOO of the sparse model.
-  const Dataset d = toy(40, 0, 1.2, 11);
+  const Dataset d = toy_clouds(40, 0, 1.2, 11);
   const Problem p = problem_for(d, std::make_shared<TestKernel>(1.0, 1.0, 0.3),
                                 inducing(d, 4, LowRankForm::fitc));  // M = 10
   ExactLooEngine loo(Params(ExactLooEngine::schema(), {{"inner", std::string("ep")}}));
@@ -278,7 +262,7 @@ TEST(SparseEp, BuiltInLooAgreesWithRetrainingTheSparseModel) {
 }
 
 TEST(SparseEp, SavedModelPredictsTheSameBits) {
-  const Dataset d = toy(80, 30, 1.5, 13);
+  const Dataset d = toy_clouds(80, 30, 1.5, 13);
   Problem p = problem_for(d, std::make_shared<TestKernel>(1.3, 0.9, 0.1),
                           inducing(d, 5, LowRankForm::fitc));
   p.make_model = true;
@@ -307,7 +291,7 @@ TEST(SparseEp, SitesOfEitherSignDoNotCrash) {
   // Label noise kappa makes some tau_i < 0 (the likelihood is not log-concave). Mild noise:
   // the sweeps converge with G formed from sites of either sign; the log evidence (which needs
   // tau > 0) is NaN from sparse_log_evidence and left out of the run's outputs.
-  const Dataset d = toy(24, 10, 1.5, 5);
+  const Dataset d = toy_clouds(24, 10, 1.5, 5);
   Problem p = problem_for(d, std::make_shared<TestKernel>(1.3, 1.1, 0.2),
                           inducing(d, 2, LowRankForm::fitc));
   p.likelihood = std::make_shared<likelihoods::ProbitLikelihood>(0.3, 0.03);
@@ -325,7 +309,7 @@ TEST(SparseEp, SitesOfEitherSignDoNotCrash) {
   EXPECT_EQ(r.scalars.count("log_evidence"), 0u);
   // Strong noise on a tight kernel: parallel sweeps (dense or sparse) do not settle; a status,
   // reached without running out max_iterations, and finite outputs.
-  const Dataset hard = toy(60, 10, 0.5, 5);
+  const Dataset hard = toy_clouds(60, 10, 0.5, 5);
   const Problem q = problem_for(hard, std::make_shared<TestKernel>(2.0, 0.7, 0.05),
                                 inducing(hard, 4, LowRankForm::fitc), 0.1);
   const Results s = engine(1e-12).run(q);
@@ -336,7 +320,7 @@ TEST(SparseEp, SitesOfEitherSignDoNotCrash) {
 }
 
 TEST(SparseEp, UnbuiltPathsAreConfigErrors) {
-  const Dataset d = toy(20, 0, 1.5, 3);
+  const Dataset d = toy_clouds(20, 0, 1.5, 3);
   const Problem p = problem_for(d, std::make_shared<TestKernel>(1.0, 1.0, 0.1),
                                 inducing(d, 4, LowRankForm::fitc));
   const EpEngine ep = engine(1e-12);

@@ -12,7 +12,7 @@
 #include "quench/errors.h"
 #include "quench/kernel.h"
 
-namespace quench::gp_classification::testing {
+namespace quench::gp_classification::test_support {
 
 class TestKernel final : public Kernel {
  public:
@@ -57,4 +57,4 @@ class TestKernel final : public Kernel {
   double theta_[3];
 };
 
-}  // namespace quench::gp_classification::testing
+}  // namespace quench::gp_classification::test_support

@@ -21,7 +21,18 @@ double observation_noise(const Problem& problem, const char* engine) {
   return *noise + problem.kernel->diagonal_noise();
 }
 
-void add_test_scores(Results& r, const Dataset& data, const Predictions& predictions) {
+ParamSchema regression_schema() {
+  ParamSchema s;
+  s.boolean("predictive_variance",
+            "report test variances of y (latent variance + noise) instead of f", false);
+  return s;
+}
+
+void add_test_outputs(Results& r, const Dataset& data, const Predictions& predictions,
+                      bool predictive_variance) {
+  r.vectors["test_mean"] = predictions.column("mean");
+  r.vectors["test_variance"] =
+      predictions.column(predictive_variance ? "predictive_variance" : "variance");
   if (data.y_test.size() != data.X_test.rows()) return;
   const Eigen::ArrayXd v = predictions.column("predictive_variance").array();
   const Eigen::ArrayXd e = (predictions.column("mean") - data.y_test).array();
@@ -30,12 +41,7 @@ void add_test_scores(Results& r, const Dataset& data, const Predictions& predict
       (-0.5 * (2 * M_PI * v).log() - 0.5 * e.square() / v).mean();
 }
 
-ParamSchema ExactGpRegression::schema() {
-  ParamSchema s;
-  s.boolean("predictive_variance",
-            "report test variances of y (latent variance + noise) instead of f", false);
-  return s;
-}
+ParamSchema ExactGpRegression::schema() { return regression_schema(); }
 
 ExactGpRegression::ExactGpRegression(const Params& params)
     : predictive_variance_(params.boolean("predictive_variance")) {}
@@ -72,10 +78,7 @@ Results ExactGpRegression::run(const Problem& problem) const {
         problem.kernel, data.X_train, std::move(alpha), chol.lower(), noise);
     if (data.X_test.rows() > 0) {
       const Predictions p = model->predict(data.X_test);
-      r.vectors["test_mean"] = p.column("mean");
-      r.vectors["test_variance"] =
-          p.column(predictive_variance_ ? "predictive_variance" : "variance");
-      add_test_scores(r, data, p);
+      add_test_outputs(r, data, p, predictive_variance_);
     }
     if (problem.make_model) r.model = model;
   }

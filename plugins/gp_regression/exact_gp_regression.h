@@ -29,9 +29,15 @@ class ExactGpRegression final : public InferenceEngine {
   bool predictive_variance_;
 };
 
-/// test_mse and test_mean_log_predictive (the mean of log N(y | mean, predictive variance) over
-/// the test rows, in standardized target units) when the test rows have targets.
-void add_test_scores(Results& r, const Dataset& data, const Predictions& predictions);
+/// The parameters of both GP regression engines (predictive_variance).
+ParamSchema regression_schema();
+
+/// test_mean and test_variance (of y with predictive_variance, else of f) from a regression
+/// model's predictions at the test rows, and with test targets test_mse and
+/// test_mean_log_predictive (the mean of log N(y | mean, predictive variance), standardized
+/// target units).
+void add_test_outputs(Results& r, const Dataset& data, const Predictions& predictions,
+                      bool predictive_variance);
 
 /// Total per-observation noise: the likelihood's sigma^2 plus the kernel's diagonal noise v2.
 /// Throws ConfigError when the likelihood is not Gaussian.

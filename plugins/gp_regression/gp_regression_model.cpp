@@ -48,10 +48,15 @@ Predictions GpRegressionModel::predict(const Eigen::MatrixXd& X) const {
     variance.segment(start, rows) =                                 // R&W eq 2.26: k(x, x) - v^T v
         (kernel_->diagonal(Xb) - Ks.colwise().squaredNorm().transpose()).cwiseMax(0.0);
   }
+  return regression_predictions(mean, variance, noise_variance_);
+}
+
+Predictions regression_predictions(const Eigen::VectorXd& mean, const Eigen::VectorXd& variance,
+                                   double noise_variance) {
   Predictions p;
   p.add("mean", mean, PredictionUnit::target);
   p.add("variance", variance, PredictionUnit::target_variance);
-  p.add("predictive_variance", (variance.array() + noise_variance_).matrix(),
+  p.add("predictive_variance", (variance.array() + noise_variance).matrix(),
         PredictionUnit::target_variance);
   return p;
 }

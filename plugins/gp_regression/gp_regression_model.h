@@ -16,6 +16,11 @@
 
 namespace quench::gp_regression {
 
+/// The columns of both GP regression models: mean, variance (of f) and predictive_variance
+/// (variance + the noise variance).
+Predictions regression_predictions(const Eigen::VectorXd& mean, const Eigen::VectorXd& variance,
+                                   double noise_variance);
+
 class GpRegressionModel final : public Model {
  public:
   GpRegressionModel(std::shared_ptr<const Kernel> kernel, Eigen::MatrixXd X_train,

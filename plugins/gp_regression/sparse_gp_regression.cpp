@@ -28,12 +28,7 @@ const InducingInputs& inducing_of(const Problem& problem) {
 
 }  // namespace
 
-ParamSchema SparseGpRegression::schema() {
-  ParamSchema s;
-  s.boolean("predictive_variance",
-            "report test variances of y (latent variance + noise) instead of f", false);
-  return s;
-}
+ParamSchema SparseGpRegression::schema() { return regression_schema(); }
 
 SparseGpRegression::SparseGpRegression(const Params& params)
     : predictive_variance_(params.boolean("predictive_variance")) {}
@@ -72,10 +67,7 @@ Results SparseGpRegression::run(const Problem& problem) const {
         problem.kernel, LowRankPredictor::of(prior, post), noise);
     if (data.X_test.rows() > 0) {
       const Predictions p = model->predict(data.X_test);
-      r.vectors["test_mean"] = p.column("mean");
-      r.vectors["test_variance"] =
-          p.column(predictive_variance_ ? "predictive_variance" : "variance");
-      add_test_scores(r, data, p);
+      add_test_outputs(r, data, p, predictive_variance_);
     }
     if (problem.make_model) r.model = model;
   }

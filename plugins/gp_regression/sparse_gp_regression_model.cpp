@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "gp_regression_model.h"
 #include "quench/errors.h"
 
 namespace quench::gp_regression {
@@ -24,12 +25,7 @@ std::unique_ptr<SparseGpRegressionModel> SparseGpRegressionModel::read(ModelArch
 Predictions SparseGpRegressionModel::predict(const Eigen::MatrixXd& X) const {
   Eigen::VectorXd mean, variance;
   predictor_.predict(*kernel_, X, mean, variance);
-  Predictions p;
-  p.add("mean", mean, PredictionUnit::target);
-  p.add("variance", variance, PredictionUnit::target_variance);
-  p.add("predictive_variance", (variance.array() + noise_variance_).matrix(),
-        PredictionUnit::target_variance);
-  return p;
+  return regression_predictions(mean, variance, noise_variance_);
 }
 
 void SparseGpRegressionModel::write(ModelArchive& archive) const {
