@@ -223,7 +223,7 @@ int check_dense(const Options& o, const MatrixXd& X, const VectorXd& y) {
 
   const MatrixXd features = prior.features(s.X_test);
   VectorXd mean, variance;
-  adatap::SparsePredictor(prior, sparse, s.y_train).predict(features, mean, variance);
+  adatap::regression_predictor(prior, sparse, s.y_train).predict(features, mean, variance);
   const MatrixXd kx = prior.factor() * features.transpose();  // Q_nx formed explicitly
   const MatrixXd V = kx - dense.G * (dense.dl.asDiagonal() * kx);
   const VectorXd mean_ref = V.transpose() * dense.gamma;
@@ -276,7 +276,8 @@ int run(const Options& o, const MatrixXd& X, const VectorXd& y) {
   const adatap::SparseSolution sol = adatap::solve_sparse(prior, s.y_train, o.noise, occ, so);
   const auto t2 = clock_type::now();
   VectorXd mean, variance;
-  adatap::SparsePredictor(prior, sol, s.y_train).predict(prior.features(s.X_test), mean, variance);
+  adatap::regression_predictor(prior, sol, s.y_train)
+      .predict(prior.features(s.X_test), mean, variance);
   const double t_predict = since(t2);
   const double total = since(t0);
   const double rate_after = dgemm_rate();  // the machine may be shared: the rate on both sides

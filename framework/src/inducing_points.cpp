@@ -35,6 +35,12 @@ std::string to_string(LowRankForm form) {
   return "?";
 }
 
+std::optional<LowRankForm> low_rank_form_named(const std::string& name) {
+  for (const LowRankForm form : {LowRankForm::fitc, LowRankForm::vfe, LowRankForm::sor})
+    if (to_string(form) == name) return form;
+  return std::nullopt;
+}
+
 namespace {
 
 // Seeded streams of the selection (distinct from every engine's streams by the salt).

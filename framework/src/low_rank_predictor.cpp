@@ -1,6 +1,7 @@
 #include "quench/low_rank_predictor.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace quench {
 namespace {
@@ -59,14 +60,10 @@ LowRankPredictor LowRankPredictor::read(ModelArchive& archive, const std::string
   p.inducing_inputs = archive.take_matrix(prefix + "/inducing_inputs", -1, dimension);
   const Eigen::Index m = p.inducing_inputs.rows();
   const std::string& form = archive.text(prefix + "/form");
-  if (form == "fitc")
-    p.form = LowRankForm::fitc;
-  else if (form == "vfe")
-    p.form = LowRankForm::vfe;
-  else if (form == "sor")
-    p.form = LowRankForm::sor;
-  else
+  const std::optional<LowRankForm> named = low_rank_form_named(form);
+  if (!named)
     throw archive.error("entry '" + prefix + "/form' is '" + form + "', not fitc, vfe or sor");
+  p.form = *named;
   p.inducing_lower = cholesky_entry(archive, prefix + "/inducing_cholesky_lower", m);
   p.b_lower = cholesky_entry(archive, prefix + "/b_cholesky_lower", m);
   p.weights = archive.vector(prefix + "/weights", m);

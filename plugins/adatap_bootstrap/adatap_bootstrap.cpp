@@ -207,21 +207,30 @@ Results AdatapBootstrap::run(const Problem& problem) const {
   return r;
 }
 
-Results AdatapBootstrap::run_general(const Problem& problem) const {
-  using clock = std::chrono::steady_clock;
-  using seconds = std::chrono::duration<double>;
-  const auto start = clock::now();
-  const Dataset& data = *problem.data;
-  const Kernel& kernel = *problem.kernel;
+void AdatapBootstrap::check_general_kernel(const Kernel& kernel) {
   if (kernel.diagonal_noise() > 0)
     throw ConfigError({},
                       "adatap_bootstrap with a non-Gaussian likelihood needs the noise in the "
                       "likelihood (e.g. probit noise), not on the kernel diagonal: a point "
                       "drawn k times contributes k independent noise draws "
                       "(docs/adatap_classification.md eq 1)");
-  const Eigen::VectorXd y = class_labels(data, DataPart::train, "adatap_bootstrap");
-  Occupation occ = occupation_of(*problem.resampler, tail_);
+}
+
+Occupation AdatapBootstrap::general_occupation(const Resampler& resampler) const {
+  Occupation occ = occupation_of(resampler, tail_);
   occ.pmf /= occ.pmf.sum();  // the truncated tail's mass spread over the kept k
+  return occ;
+}
+
+Results AdatapBootstrap::run_general(const Problem& problem) const {
+  using clock = std::chrono::steady_clock;
+  using seconds = std::chrono::duration<double>;
+  const auto start = clock::now();
+  const Dataset& data = *problem.data;
+  const Kernel& kernel = *problem.kernel;
+  check_general_kernel(kernel);
+  const Eigen::VectorXd y = class_labels(data, DataPart::train, "adatap_bootstrap");
+  const Occupation occ = general_occupation(*problem.resampler);
   const Eigen::MatrixXd K = kernel.cross(data.X_train, data.X_train);
   const auto kernel_done = clock::now();
   GeneralOptions o = general_;
@@ -229,7 +238,9 @@ Results AdatapBootstrap::run_general(const Problem& problem) const {
   GeneralSolution sol = solve_general(K, y, *problem.likelihood, occ, o);
   const auto solved = clock::now();
 
-  Results r = classifier_results(problem, y, std::move(sol), AdatapModel::Form::classifier);
+  Results r =
+      classifier_results(problem, y, sol, AdatapModel::Form::classifier,
+                         dense_classifier_model(problem, sol, AdatapModel::Form::classifier));
   r.info["method"] = "general likelihood (docs/adatap_classification.md)";
   r.timings["kernel"] = seconds(kernel_done - start).count();
   r.timings["solve"] = seconds(solved - kernel_done).count();

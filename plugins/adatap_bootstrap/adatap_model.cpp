@@ -63,24 +63,32 @@ Predictions AdatapModel::predict(const Eigen::MatrixXd& X) const {
       within.segment(start, rows) =
           (kernel_->diagonal(Xb) - DK.cwiseProduct(V).colwise().sum().transpose()).cwiseMax(0.0);
   }
+  if (classifier) return classifier_predictions(*likelihood_, mean, variance, within);
   Predictions p;
   if (form_ == Form::regression) {
     p.add("bootstrap_mean", mean, PredictionUnit::target);
     p.add("bootstrap_variance", variance, PredictionUnit::target_variance);
     return p;
   }
-  const Eigen::VectorXd label = mean.unaryExpr([](double f) { return f >= 0 ? 1.0 : -1.0; });
+  p.add("bootstrap_mean", mean);  // the SVM limit
+  p.add("bootstrap_variance", variance);
+  p.add("label", mean.unaryExpr([](double f) { return f >= 0 ? 1.0 : -1.0; }));
+  return p;
+}
+
+Predictions classifier_predictions(const Likelihood& likelihood, const Eigen::VectorXd& mean,
+                                   const Eigen::VectorXd& variance, const Eigen::VectorXd& within) {
+  const Eigen::Index m = mean.size();
+  Eigen::VectorXd probability(m);
+  for (Eigen::Index i = 0; i < m; ++i)  // eq 21: the predictive integral under the replica
+    probability(i) = std::exp(
+        likelihood.tilted_moments(1.0, mean(i), within(i) + std::max(variance(i), 0.0)).log_z);
+  Predictions p;
   p.add("bootstrap_mean", mean);
   p.add("bootstrap_variance", variance);
-  if (classifier) {
-    Eigen::VectorXd probability(m);
-    for (Eigen::Index i = 0; i < m; ++i)  // eq 21: the predictive integral under the replica
-      probability(i) = std::exp(
-          likelihood_->tilted_moments(1.0, mean(i), within(i) + std::max(variance(i), 0.0)).log_z);
-    p.add("within_sample_variance", within);
-    p.add("probability", probability);
-  }
-  p.add("label", label);
+  p.add("within_sample_variance", within);
+  p.add("probability", probability);
+  p.add("label", mean.unaryExpr([](double f) { return f >= 0 ? 1.0 : -1.0; }));
   return p;
 }
 

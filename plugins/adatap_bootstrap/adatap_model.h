@@ -65,4 +65,12 @@ class AdatapModel final : public Model {
   std::shared_ptr<const Likelihood> likelihood_;
 };
 
+/// The columns of a classifier bootstrap at new inputs (docs/adatap_classification.md eqs
+/// 19-21) from the bootstrap mean and variance of the latent posterior mean and the
+/// within-sample variance G_xx: those three, probability (the likelihood's predictive integral
+/// under N(mean, G_xx + variance)) and label (+1 when mean >= 0, else -1). Shared by the dense
+/// and the inducing-point models.
+Predictions classifier_predictions(const Likelihood& likelihood, const Eigen::VectorXd& mean,
+                                   const Eigen::VectorXd& variance, const Eigen::VectorXd& within);
+
 }  // namespace quench::adatap

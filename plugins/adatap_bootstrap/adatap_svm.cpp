@@ -50,7 +50,8 @@ Results AdatapSvm::run(const Problem& problem) const {
       },
       o);
   const auto solved = clock::now();
-  Results r = classifier_results(problem, y, std::move(sol), AdatapModel::Form::svm);
+  Results r = classifier_results(problem, y, sol, AdatapModel::Form::svm,
+                                 dense_classifier_model(problem, sol, AdatapModel::Form::svm));
   r.info["method"] = "SVM limit (docs/adatap_classification.md eq 23)";
   r.timings["kernel"] = seconds(kernel_done - start).count();
   r.timings["solve"] = seconds(solved - kernel_done).count();

@@ -10,8 +10,19 @@ double gaussian_error(double y, double mean, double sd) {
   return sd > 0 ? normal_cdf(-y * mean / sd) : (y * mean < 0 ? 1.0 : 0.0);
 }
 
-Results classifier_results(const Problem& problem, const Eigen::VectorXd& y, GeneralSolution sol,
-                           AdatapModel::Form form) {
+ClassifierModelMaker dense_classifier_model(const Problem& problem, GeneralSolution& sol,
+                                            AdatapModel::Form form) {
+  return [&problem, &sol, form]() -> std::shared_ptr<const Model> {
+    const bool classifier = form == AdatapModel::Form::classifier;
+    return std::make_shared<const AdatapModel>(
+        problem.kernel, problem.data->X_train, std::move(sol.G), sol.dl, sol.gamma, sol.lam,
+        problem.resampler->expected_size(), form, classifier ? problem.likelihood : nullptr);
+  };
+}
+
+Results classifier_results(const Problem& problem, const Eigen::VectorXd& y,
+                           const GeneralSolution& sol, AdatapModel::Form form,
+                           const ClassifierModelMaker& make_model) {
   const Dataset& data = *problem.data;
   const Eigen::Index n = y.size(), m = data.X_test.rows();
   const bool classifier = form == AdatapModel::Form::classifier;
@@ -41,9 +52,7 @@ Results classifier_results(const Problem& problem, const Eigen::VectorXd& y, Gen
   r.vectors["gamma_c"] = sol.gammac;
   r.vectors["lambda_c"] = sol.lamc;
   if (sol.converged && (m > 0 || problem.make_model)) {
-    auto model = std::make_shared<const AdatapModel>(
-        problem.kernel, data.X_train, std::move(sol.G), sol.dl, sol.gamma, sol.lam,
-        problem.resampler->expected_size(), form, classifier ? problem.likelihood : nullptr);
+    const std::shared_ptr<const Model> model = make_model();
     if (m > 0) {  // eqs 19, 21; eq 22 where the test labels are known
       const Predictions p = model->predict(data.X_test);
       const Eigen::VectorXd mean = p.column("bootstrap_mean");
@@ -61,7 +70,7 @@ Results classifier_results(const Problem& problem, const Eigen::VectorXd& y, Gen
         r.scalars["test_bootstrap_error"] = errors.mean();
       }
     }
-    if (problem.make_model) r.model = std::move(model);
+    if (problem.make_model) r.model = model;
   }
   r.status.iterations = sol.iterations;
   if (!sol.converged) r.status = Status{RunStatus::not_converged, sol.message, sol.iterations};

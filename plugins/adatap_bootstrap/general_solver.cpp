@@ -80,14 +80,6 @@ AveragedSite svm_limit_site(double y, double delta_lambda_c, double gamma_c, dou
 
 namespace {
 
-// The Gaussian part (note eq 9) at the current sites.
-void gaussian_part(const MatrixXd& K, GeneralSolution& s) {
-  s.G = g_full(K, s.dl);
-  s.V = s.G.diagonal();
-  s.m.noalias() = s.G * s.gamma;
-  s.C.noalias() = -(s.G.cwiseAbs2() * s.lam);
-}
-
 // The cavities from site + cavity = Gaussian part (000 eqs 35-37; note eq 16); the index of the
 // first improper one (Delta lambda_c <= 0 or lambda_c > 0), or -1.
 Index cavities(GeneralSolution& s) {
@@ -119,22 +111,73 @@ void step(const Sites& from, const Sites& to, double eta, GeneralSolution& s) {
 
 }  // namespace
 
-GeneralSolution solve_general(const MatrixXd& K, const VectorXd& y, const Likelihood& likelihood,
-                              const Occupation& occupation, const GeneralOptions& o) {
+namespace {
+
+// The likelihood's averaged site, coarse quadrature first (solve_general's two stages).
+template <class Solve>
+auto solve_with_likelihood(const Likelihood& likelihood, const Occupation& occupation,
+                           const GeneralOptions& o, Solve solve) {
   const SiteQuadrature fine = uniform_site_quadrature(occupation.pmf, o.hermite_nodes);
   const SiteQuadrature coarse = coarse_site_quadrature(occupation.pmf);
   auto averaged = [&](const SiteQuadrature& q) {
-    return [&likelihood, &q](Index, double yi, double dlc, double gammac, double lamc) {
-      return averaged_site(likelihood, yi, dlc, gammac, lamc, q);
-    };
+    return AveragedSiteFunction(
+        [&likelihood, &q](Index, double yi, double dlc, double gammac, double lamc) {
+          return averaged_site(likelihood, yi, dlc, gammac, lamc, q);
+        });
   };
-  return solve_general(K, y, averaged(fine), o, averaged(coarse));
+  return solve(averaged(fine), averaged(coarse));
+}
+
+}  // namespace
+
+GeneralSolution solve_general(const MatrixXd& K, const VectorXd& y, const Likelihood& likelihood,
+                              const Occupation& occupation, const GeneralOptions& o) {
+  return solve_with_likelihood(
+      likelihood, occupation, o,
+      [&](const AveragedSiteFunction& fine, const AveragedSiteFunction& coarse) {
+        return solve_general(K, y, fine, o, coarse);
+      });
 }
 
 GeneralSolution solve_general(const MatrixXd& K, const VectorXd& y,
                               const AveragedSiteFunction& site, const GeneralOptions& o,
                               const AveragedSiteFunction& coarse) {
-  const Index n = K.rows();
+  MatrixXd G;  // at the sites of the last evaluation
+  auto dense = [&](const VectorXd& dl, const VectorXd& gamma, const VectorXd& lam, VectorXd& V,
+                   VectorXd& m, VectorXd& C) {  // note eq 9
+    G = g_full(K, dl);
+    V = G.diagonal();
+    m.noalias() = G * gamma;
+    C.noalias() = -(G.cwiseAbs2() * lam);
+  };
+  GeneralSolution s = solve_general(K.rows(), dense, y, site, o, coarse);
+  s.G = std::move(G);
+  return s;
+}
+
+SparseGeneralSolution solve_general(const LowRankPrior& prior, const VectorXd& y,
+                                    const Likelihood& likelihood, const Occupation& occupation,
+                                    const GeneralOptions& o) {
+  SparseGeneralSolution out;
+  auto low_rank = [&](const VectorXd& dl, const VectorXd& gamma, const VectorXd& lam, VectorXd& V,
+                      VectorXd& m, VectorXd& C) {  // note eq 9, docs/large_n.md
+    out.G = DiagonalPlusLowRank();                 // release the old W before forming the new one
+    out.G = prior.posterior_covariance(dl);
+    V = out.G.diagonal();
+    m = out.G.times(gamma);
+    C = -out.G.hadamard_square_times(lam);
+  };
+  out.sites = solve_with_likelihood(
+      likelihood, occupation, o,
+      [&](const AveragedSiteFunction& fine, const AveragedSiteFunction& coarse) {
+        return solve_general(prior.size(), low_rank, y, fine, o, coarse);
+      });
+  return out;
+}
+
+GeneralSolution solve_general(Index n, const GaussianPart& gaussian_part, const VectorXd& y,
+                              const AveragedSiteFunction& site, const GeneralOptions& o,
+                              const AveragedSiteFunction& coarse) {
   GeneralSolution s;
   s.dl = s.gamma = s.lam = VectorXd::Zero(n);  // the cavity is the GP prior
   const bool two_stage = static_cast<bool>(coarse);
@@ -151,7 +194,7 @@ GeneralSolution solve_general(const MatrixXd& K, const VectorXd& y,
   for (s.iterations = 1; s.iterations <= o.max_iterations; ++s.iterations) {
     throw_if_stop_requested();
     if (!same_sites) {
-      gaussian_part(K, s);
+      gaussian_part(s.dl, s.gamma, s.lam, s.V, s.m, s.C);
       if (const Index i = cavities(s); i >= 0) {
         if (stepped && eta > o.min_damping) {  // the step was too long: half of it
           eta = std::max(0.5 * eta, o.min_damping);

@@ -17,8 +17,10 @@
 #include <Eigen/Core>
 
 #include "adatap_solver.h"
+#include "quench/diagonal_plus_low_rank.h"
 #include "quench/gauss_hermite.h"
 #include "quench/likelihood.h"
+#include "quench/low_rank_prior.h"
 
 namespace quench::adatap {
 
@@ -70,10 +72,20 @@ AveragedSite svm_limit_site(double y, double delta_lambda_c, double gamma_c, dou
 using AveragedSiteFunction =
     std::function<AveragedSite(Eigen::Index i, double y, double dlc, double gammac, double lamc)>;
 
+/// The Gaussian part of the replica model (note eq 9) at the site parameters (dl, gamma,
+/// lambda): V = diag G, m = G gamma, C = -(G o G) lambda with G = (K^-1 + diag dl)^-1. The
+/// iteration needs nothing else of G (docs/large_n.md, "The classifier bootstrap"): the dense
+/// prior forms G, the inducing-point prior holds it as diagonal plus low rank.
+using GaussianPart = std::function<void(const Eigen::VectorXd& dl, const Eigen::VectorXd& gamma,
+                                        const Eigen::VectorXd& lam, Eigen::VectorXd& V,
+                                        Eigen::VectorXd& m, Eigen::VectorXd& C)>;
+
 struct GeneralSolution {
   Eigen::VectorXd dl, gamma, lam;     ///< site: Delta lambda(i), gamma(i), lambda(i)
   Eigen::VectorXd dlc, gammac, lamc;  ///< cavity: Delta lambda_c(i), gamma_c(i), lambda_c(i)
-  Eigen::MatrixXd G;                  ///< (K^-1 + diag dl)^-1 at the final site parameters
+  /// (K^-1 + diag dl)^-1 at the final site parameters (dense prior; 0 x 0 on the
+  /// inducing-point prior, whose G is SparseGeneralSolution::G)
+  Eigen::MatrixXd G;
   /// Eq 39: E_D[f^_i]; V_i = G_ii, the within-sample posterior variance averaged over D; eq 40:
   /// C_i = Var_D[f^_i].
   Eigen::VectorXd m, V, C;
@@ -93,6 +105,11 @@ struct GeneralSolution {
 /// at the same cavities and the iteration goes on with `site` until they agree to `tolerance`,
 /// so the result is a fixed point of `site` either way. A cavity with lambda_c(i) > 0 (no real
 /// decoupling) that halving the step cannot avoid stops the iteration with a message.
+/// The iteration itself runs on any GaussianPart of N points.
+GeneralSolution solve_general(Eigen::Index n, const GaussianPart& part, const Eigen::VectorXd& y,
+                              const AveragedSiteFunction& site, const GeneralOptions& options,
+                              const AveragedSiteFunction& coarse = {});
+/// On the dense prior K: G formed in O(N^3) per iteration (g_full) and kept in the solution.
 GeneralSolution solve_general(const Eigen::MatrixXd& K, const Eigen::VectorXd& y,
                               const AveragedSiteFunction& site, const GeneralOptions& options,
                               const AveragedSiteFunction& coarse = {});
@@ -101,5 +118,17 @@ GeneralSolution solve_general(const Eigen::MatrixXd& K, const Eigen::VectorXd& y
 GeneralSolution solve_general(const Eigen::MatrixXd& K, const Eigen::VectorXd& y,
                               const Likelihood& likelihood, const Occupation& occupation,
                               const GeneralOptions& options);
+
+/// The same fixed point on the inducing-point prior K~ = diag(Lambda) + U U^T: G =
+/// diag(e) + W W^T (LowRankPrior::posterior_covariance), V and m in O(N M), C = -(G o G) lambda
+/// in 3 N M^2 (DiagonalPlusLowRank::hadamard_square_times), O(N M^2) time and O(N M) memory per
+/// iteration. For the prior K~ it is the dense solver run on K~ formed explicitly.
+struct SparseGeneralSolution {
+  GeneralSolution sites;  ///< sites.G is left empty
+  DiagonalPlusLowRank G;  ///< at the final site parameters
+};
+SparseGeneralSolution solve_general(const LowRankPrior& prior, const Eigen::VectorXd& y,
+                                    const Likelihood& likelihood, const Occupation& occupation,
+                                    const GeneralOptions& options);
 
 }  // namespace quench::adatap

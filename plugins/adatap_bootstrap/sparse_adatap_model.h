@@ -7,10 +7,17 @@
 // posterior/mean_weights (M, U^T alpha), posterior/variance_form (M x M, C_T, lower triangle),
 // posterior/expected_sample_size (real). Columns: bootstrap_mean (target units),
 // bootstrap_variance (target variance units), as the dense model's.
+//
+// With a non-Gaussian likelihood (kind "sparse_adatap_classifier", the classifier bootstrap on
+// the inducing-point prior) also posterior/within_form (M x M, A of sparse_solver.h, lower
+// triangle) and posterior/inducing_form (fitc, vfe, sor: the prior variance k(x, x) or, for
+// SoR, |u(x)|^2); the columns of the dense classifier model (classifier_predictions), without
+// units.
 #pragma once
 
 #include <memory>
 
+#include "quench/inducing_points.h"
 #include "quench/inference_engine.h"
 #include "sparse_solver.h"
 
@@ -18,19 +25,24 @@ namespace quench::adatap {
 
 class SparseAdatapModel final : public Model {
  public:
+  /// A classifier when `likelihood` is given (the predictor then has its within_form).
   SparseAdatapModel(std::shared_ptr<const Kernel> kernel, Eigen::MatrixXd inducing_inputs,
                     Eigen::MatrixXd inducing_lower, SparsePredictor predictor,
-                    double expected_sample_size);
+                    double expected_sample_size,
+                    std::shared_ptr<const Likelihood> likelihood = nullptr,
+                    LowRankForm form = LowRankForm::fitc);
   /// Whether `archive` holds this kind's entries (the engine's read_model dispatches on it).
   static bool holds(const ModelArchive& archive);
-  /// The model write() made, with the kernel of `parts`; ModelFileError naming the entry when
-  /// one is missing or has the wrong shape.
+  /// The model write() made, with the kernel (and, for a classifier, the likelihood) of
+  /// `parts`; ModelFileError naming the entry when one is missing or has the wrong shape.
   static std::unique_ptr<SparseAdatapModel> read(ModelArchive& archive, const ModelParts& parts);
 
   /// Eq 57 in blocks of new inputs (a block x M feature matrix at a time).
   Predictions predict(const Eigen::MatrixXd& X) const override;
   Eigen::Index input_dimension() const override { return Z_.cols(); }
-  std::string kind() const override { return "sparse_adatap_bootstrap"; }
+  std::string kind() const override {
+    return likelihood_ ? "sparse_adatap_classifier" : "sparse_adatap_bootstrap";
+  }
   void write(ModelArchive& archive) const override;
 
  private:
@@ -38,6 +50,8 @@ class SparseAdatapModel final : public Model {
   Eigen::MatrixXd Z_, lower_;
   SparsePredictor predictor_;
   double expected_sample_size_;
+  std::shared_ptr<const Likelihood> likelihood_;
+  LowRankForm form_;
 };
 
 }  // namespace quench::adatap

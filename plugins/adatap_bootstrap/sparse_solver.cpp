@@ -116,20 +116,44 @@ SparseSolution solve_sparse(const LowRankPrior& prior, const VectorXd& y, double
   return out;
 }
 
-SparsePredictor::SparsePredictor(const LowRankPrior& prior, const SparseSolution& solution,
-                                 const VectorXd& y) {
-  const Solution& s = solution.sites;
+namespace {
+
+// M x M quadratic form of x^T A x over the rows of `features`, A's lower triangle stored.
+Eigen::VectorXd quadratic_forms(const MatrixXd& features, const MatrixXd& lower_form) {
+  return (features * lower_form.selfadjointView<Eigen::Lower>())
+      .cwiseProduct(features)
+      .rowwise()
+      .sum();
+}
+
+}  // namespace
+
+SparsePredictor::SparsePredictor(const LowRankPrior& prior, const DiagonalPlusLowRank& G,
+                                 const VectorXd& dl, const VectorXd& alpha, const VectorXd& lambda,
+                                 bool within_sample) {
   const MatrixXd& U = prior.factor();
-  const MatrixXd& W = solution.G.factor();
-  const VectorXd& e = solution.G.diagonal_part();
+  const MatrixXd& W = G.factor();
+  const VectorXd& e = G.diagonal_part();
   const Index n = U.rows(), m = U.cols();
-  mean_weights_ = U.transpose() * s.dl.cwiseProduct(y - s.m);  // U^T T gamma, T = I - D G
+  mean_weights_ = U.transpose() * alpha;  // U^T T gamma, T = I - D G
   // T^T U = U - G (D U) = diag(1 - e o dl) U - W (W^T D U), formed a row block at a time.
   MatrixXd wdu = MatrixXd::Zero(W.cols(), m);  // W^T D U
   for (Index r = 0; r < n; r += kBlockRows) {
     const Index b = std::min(kBlockRows, n - r);
     wdu.noalias() +=
-        W.middleRows(r, b).transpose() * (s.dl.segment(r, b).asDiagonal() * U.middleRows(r, b));
+        W.middleRows(r, b).transpose() * (dl.segment(r, b).asDiagonal() * U.middleRows(r, b));
+  }
+  if (within_sample) {  // A = U^T diag(dl o (1 - e o dl)) U - (W^T D U)^T (W^T D U)
+    within_form_ = MatrixXd::Zero(m, m);
+    for (Index r = 0; r < n; r += kBlockRows) {
+      const Index b = std::min(kBlockRows, n - r);
+      // dl >= 0 and 1 - e dl = 1 / (1 + Lambda dl) > 0: one dsyrk of the scaled rows.
+      const VectorXd weight = dl.segment(r, b).cwiseProduct(
+          VectorXd::Ones(b) - e.segment(r, b).cwiseProduct(dl.segment(r, b)));
+      const MatrixXd scaled = weight.cwiseMax(0.0).cwiseSqrt().asDiagonal() * U.middleRows(r, b);
+      within_form_.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose());
+    }
+    within_form_.selfadjointView<Eigen::Lower>().rankUpdate(wdu.transpose(), -1.0);
   }
   // C_T = sum_i lambda_i t_i t_i^T over the rows t_i of T^T U: one rank update (dsyrk, half
   // the flops of a product) each for the rows with lambda_i < 0 and > 0, scaled by
@@ -147,10 +171,10 @@ SparsePredictor::SparsePredictor(const LowRankPrior& prior, const SparseSolution
   std::vector<Index> negative, positive;
   for (Index r = 0; r < n; r += kBlockRows) {
     const Index b = std::min(kBlockRows, n - r);
-    const VectorXd keep = VectorXd::Ones(b) - e.segment(r, b).cwiseProduct(s.dl.segment(r, b));
+    const VectorXd keep = VectorXd::Ones(b) - e.segment(r, b).cwiseProduct(dl.segment(r, b));
     MatrixXd tu = keep.asDiagonal() * U.middleRows(r, b);
     tu.noalias() -= W.middleRows(r, b) * wdu;
-    const VectorXd lam = s.lam.segment(r, b);
+    const VectorXd lam = lambda.segment(r, b);
     negative.clear();
     positive.clear();
     for (Index i = 0; i < b; ++i) (lam(i) < 0 ? negative : positive).push_back(i);
@@ -161,10 +185,17 @@ SparsePredictor::SparsePredictor(const LowRankPrior& prior, const SparseSolution
 
 void SparsePredictor::predict(const MatrixXd& features, VectorXd& mean, VectorXd& variance) const {
   mean.noalias() = features * mean_weights_;  // eq 57: k~(x)^T T gamma
-  variance = -(features * variance_form_.selfadjointView<Eigen::Lower>())
-                  .cwiseProduct(features)
-                  .rowwise()
-                  .sum();
+  variance = -quadratic_forms(features, variance_form_);
+}
+
+SparsePredictor regression_predictor(const LowRankPrior& prior, const SparseSolution& solution,
+                                     const VectorXd& y) {
+  const Solution& s = solution.sites;
+  return SparsePredictor(prior, solution.G, s.dl, s.dl.cwiseProduct(y - s.m), s.lam);
+}
+
+VectorXd SparsePredictor::within_reduction(const MatrixXd& features) const {
+  return quadratic_forms(features, within_form_);
 }
 
 }  // namespace quench::adatap

@@ -41,26 +41,43 @@ SparseSolution solve_sparse(const LowRankPrior& prior, const Eigen::VectorXd& y,
 double eq65_tolerance(double tolerance);
 
 /// Eq 57 at new inputs x with cross-covariance k~(x) = U u(x) (docs/large_n.md §4): the
-/// bootstrap mean u(x)^T U^T alpha, alpha = T gamma = dl o (y - m), and variance
-/// -u(x)^T C_T u(x), C_T = (T^T U)^T diag(lambda) (T^T U), T^T U = U - G (D U).
-/// Built once in O(N M^2).
+/// bootstrap mean u(x)^T U^T alpha, alpha = T gamma = gamma - dl o m (dl o (y - m) for
+/// regression), and variance -u(x)^T C_T u(x), C_T = (T^T U)^T diag(lambda) (T^T U),
+/// T^T U = U - G (D U). For a classifier also the within-sample variance (adatap_model.h)
+/// G_xx = k(x, x) - u(x)^T A u(x), A = U^T D U - (D U)^T G (D U)
+///      = U^T diag(dl o (1 - e o dl)) U - (W^T D U)^T (W^T D U)
+/// (k(x, x) is |u(x)|^2 on the SoR prior). Built once in O(N M^2).
 class SparsePredictor {
  public:
-  SparsePredictor(const LowRankPrior& prior, const SparseSolution& solution,
-                  const Eigen::VectorXd& y);
-  /// From its two arrays (a saved model).
-  SparsePredictor(Eigen::VectorXd mean_weights, Eigen::MatrixXd variance_form)
-      : mean_weights_(std::move(mean_weights)), variance_form_(std::move(variance_form)) {}
+  /// G at the sites dl (eq 41), alpha = T gamma, lambda: the fixed point's. `within_sample`:
+  /// also build A.
+  SparsePredictor(const LowRankPrior& prior, const DiagonalPlusLowRank& G,
+                  const Eigen::VectorXd& dl, const Eigen::VectorXd& alpha,
+                  const Eigen::VectorXd& lambda, bool within_sample = false);
+  /// From its arrays (a saved model); within_form empty for regression.
+  SparsePredictor(Eigen::VectorXd mean_weights, Eigen::MatrixXd variance_form,
+                  Eigen::MatrixXd within_form = {})
+      : mean_weights_(std::move(mean_weights)),
+        variance_form_(std::move(variance_form)),
+        within_form_(std::move(within_form)) {}
   const Eigen::VectorXd& mean_weights() const { return mean_weights_; }
   const Eigen::MatrixXd& variance_form() const { return variance_form_; }
+  const Eigen::MatrixXd& within_form() const { return within_form_; }
   /// Mean and variance at the inputs whose features u(x) are the rows of `features` (O(M^2)
   /// per row).
   void predict(const Eigen::MatrixXd& features, Eigen::VectorXd& mean,
                Eigen::VectorXd& variance) const;
+  /// u(x)^T A u(x) for each row of `features` (within_form must be set).
+  Eigen::VectorXd within_reduction(const Eigen::MatrixXd& features) const;
 
  private:
   Eigen::VectorXd mean_weights_;   ///< U^T alpha
   Eigen::MatrixXd variance_form_;  ///< C_T (lower triangle)
+  Eigen::MatrixXd within_form_;    ///< A (lower triangle; 0 x 0 for regression)
 };
+
+/// The regression's predictor: alpha = dl o (y - m).
+SparsePredictor regression_predictor(const LowRankPrior& prior, const SparseSolution& solution,
+                                     const Eigen::VectorXd& y);
 
 }  // namespace quench::adatap

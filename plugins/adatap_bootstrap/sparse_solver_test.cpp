@@ -119,7 +119,7 @@ TEST_P(SparseAgainstDense, PredictsNewInputsAsTheDenseFormula) {
   const Solution dense = solve(prior.dense(), data.y, kS2, occ, tight());
   const MatrixXd features = prior.features(fresh.X);
   VectorXd mean, variance;
-  SparsePredictor(prior, sparse, data.y).predict(features, mean, variance);
+  regression_predictor(prior, sparse, data.y).predict(features, mean, variance);
 
   const MatrixXd kx = prior.factor() * features.transpose();       // Q_nx, N x 40
   const MatrixXd V = kx - dense.G * (dense.dl.asDiagonal() * kx);  // T^T k(x)
@@ -215,7 +215,7 @@ TEST(SparseSolver, Eq65ConjugateGradientsMatchADenseSolve) {
 }
 
 // The engine's inducing-point path: the dense path's outputs plus the prior's scalars, with
-// values of the sparse solver; a classifier likelihood refused; the saved model.
+// values of the sparse solver; the saved model (classifiers: sparse_classifier_test.cpp).
 struct EngineFixture {
   Dataset data;
   Problem problem;
@@ -265,20 +265,6 @@ TEST(SparseEngine, ReportsTheDenseOutputsFromTheSparseSolver) {
     EXPECT_TRUE(r.vectors.count(name)) << name;
   EXPECT_EQ(r.vectors.at("prediction_mean").size(), 30);
   EXPECT_TRUE(r.matrices.count("predictor_density_bins"));
-}
-
-// A likelihood without a Gaussian noise variance (a classifier's).
-class NonGaussian final : public Likelihood {
- public:
-  double log_likelihood(double, double) const override { return 0; }
-  double d_log_likelihood(double, double) const override { return 0; }
-  double d2_log_likelihood(double, double) const override { return 0; }
-};
-
-TEST(SparseEngine, RefusesClassifiers) {
-  EngineFixture f;
-  f.problem.likelihood = std::make_shared<NonGaussian>();
-  EXPECT_THROW(engine().run(f.problem), ConfigError);
 }
 
 // The saved model (O(M^2) entries) read back predicts the engine's own test outputs to the bit

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ struct InducingSpec {
 
 QUENCH_API std::string to_string(InducingMethod method);
 QUENCH_API std::string to_string(LowRankForm form);
+/// The form named by to_string's text; nullopt for any other text.
+QUENCH_API std::optional<LowRankForm> low_rank_form_named(const std::string& name);
 
 /// The chosen inputs and how they were chosen.
 struct QUENCH_API InducingInputs {
