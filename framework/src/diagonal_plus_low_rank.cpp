@@ -5,6 +5,10 @@
 #include <utility>
 #include <vector>
 
+#include <Eigen/Cholesky>
+
+#include "quench/errors.h"
+
 namespace quench {
 
 namespace {
@@ -14,6 +18,40 @@ constexpr Eigen::Index kBlockRows = 2048;
 
 DiagonalPlusLowRank::DiagonalPlusLowRank(Eigen::VectorXd e, Eigen::MatrixXd W)
     : e_(std::move(e)), W_(std::move(W)) {}
+
+DiagonalPlusLowRank DiagonalPlusLowRank::posterior(const Eigen::VectorXd& D,
+                                                   const Eigen::MatrixXd& U,
+                                                   const Eigen::VectorXd& d,
+                                                   Eigen::MatrixXd* b_lower) {
+  const Eigen::Index n = U.rows(), m = U.cols();
+  const Eigen::ArrayXd one_plus = 1.0 + D.array() * d.array();
+  if (!(one_plus > 0.0).all() || !one_plus.allFinite())
+    throw NumericalError("low-rank posterior",
+                         "1 + (Lambda_i + v) d_i <= 0: a site precision is too negative");
+  const Eigen::ArrayXd a = 1.0 / one_plus;
+  const Eigen::VectorXd c = (d.array() * a).matrix();
+  Eigen::MatrixXd B = Eigen::MatrixXd::Identity(m, m);
+  const bool nonnegative = c.minCoeff() >= 0;
+  for (Eigen::Index r = 0; r < n; r += kBlockRows) {
+    const Eigen::Index k = std::min(kBlockRows, n - r);
+    if (nonnegative) {  // dsyrk
+      const Eigen::MatrixXd scaled = c.segment(r, k).cwiseSqrt().asDiagonal() * U.middleRows(r, k);
+      B.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose());
+    } else {
+      const Eigen::MatrixXd scaled = c.segment(r, k).asDiagonal() * U.middleRows(r, k);
+      B.triangularView<Eigen::Lower>() += U.middleRows(r, k).transpose() * scaled;
+    }
+  }
+  Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(B);
+  if (llt.info() != Eigen::Success)
+    throw NumericalError("low-rank posterior",
+                         "I + U^T diag(c) U is not positive definite: a site precision is "
+                         "negative");
+  Eigen::MatrixXd W = a.matrix().asDiagonal() * U;
+  llt.matrixU().solveInPlace<Eigen::OnTheRight>(W);  // W L_B^-T
+  if (b_lower) *b_lower = llt.matrixL();
+  return DiagonalPlusLowRank((D.array() * a).matrix(), std::move(W));
+}
 
 Eigen::VectorXd DiagonalPlusLowRank::diagonal() const { return e_ + W_.rowwise().squaredNorm(); }
 

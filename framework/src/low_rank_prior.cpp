@@ -95,35 +95,8 @@ Eigen::MatrixXd LowRankPrior::features(const Kernel& kernel, const Eigen::Matrix
 DiagonalPlusLowRank LowRankPrior::posterior_covariance(const Eigen::VectorXd& d,
                                                        double extra_diagonal,
                                                        Eigen::MatrixXd* b_lower) const {
-  const Eigen::Index n = size(), m = rank();
-  const Eigen::ArrayXd diagonal = Lambda_.array() + extra_diagonal;
-  const Eigen::ArrayXd one_plus = 1.0 + diagonal * d.array();
-  if (!(one_plus > 0.0).all() || !one_plus.allFinite())
-    throw NumericalError("low-rank posterior",
-                         "1 + (Lambda_i + v) d_i <= 0: a site precision is too negative");
-  const Eigen::ArrayXd a = 1.0 / one_plus;
-  const Eigen::VectorXd c = (d.array() * a).matrix();
-  Eigen::MatrixXd B = Eigen::MatrixXd::Identity(m, m);
-  const bool nonnegative = c.minCoeff() >= 0;
-  for (Eigen::Index r = 0; r < n; r += kBlockRows) {
-    const Eigen::Index k = std::min(kBlockRows, n - r);
-    if (nonnegative) {  // dsyrk
-      const Eigen::MatrixXd scaled = c.segment(r, k).cwiseSqrt().asDiagonal() * U_.middleRows(r, k);
-      B.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose());
-    } else {
-      const Eigen::MatrixXd scaled = c.segment(r, k).asDiagonal() * U_.middleRows(r, k);
-      B.triangularView<Eigen::Lower>() += U_.middleRows(r, k).transpose() * scaled;
-    }
-  }
-  Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(B);
-  if (llt.info() != Eigen::Success)
-    throw NumericalError("low-rank posterior",
-                         "I + U^T diag(c) U is not positive definite: a site precision is "
-                         "negative");
-  Eigen::MatrixXd W = a.matrix().asDiagonal() * U_;
-  llt.matrixU().solveInPlace<Eigen::OnTheRight>(W);  // W L_B^-T
-  if (b_lower) *b_lower = llt.matrixL();
-  return DiagonalPlusLowRank((diagonal * a).matrix(), std::move(W));
+  return DiagonalPlusLowRank::posterior((Lambda_.array() + extra_diagonal).matrix(), U_, d,
+                                        b_lower);
 }
 
 Eigen::MatrixXd LowRankPrior::dense() const {

@@ -234,15 +234,17 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const 
   return solve_ep(C, t, tilted, options, start.status.code == RunStatus::ok ? &start : warm_start);
 }
 
+SiteTiltedMoments counted_tilted_moments(const Likelihood& lik, const Eigen::VectorXd& t,
+                                         const Eigen::VectorXi& counts) {
+  return [&lik, &t, &counts](Eigen::Index i, double m, double v) {
+    return lik.tilted_moments_power(t(i), m, v, counts(i));  // 000 eq 43
+  };
+}
+
 MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
                       const Eigen::VectorXi& counts, const Likelihood& lik,
                       const EpOptions& options) {
-  return solve_ep(
-      C, t,
-      [&](Eigen::Index i, double m, double v) {
-        return lik.tilted_moments_power(t(i), m, v, counts(i));  // 000 eq 43
-      },
-      options);
+  return solve_ep(C, t, counted_tilted_moments(lik, t, counts), options);
 }
 
 CountedFit counted_ep_fit(std::shared_ptr<const Likelihood> lik, const EpOptions& options,
@@ -303,10 +305,7 @@ Results EpEngine::run(const Problem& problem) const {
 }
 
 std::unique_ptr<ResampledModel> EpEngine::prepare_resampling(const Problem& problem) const {
-  if (problem.inducing)
-    throw ConfigError({},
-                      "ep: bootstrap retrains on the inducing-point prior are not built "
-                      "(run the bootstrap without the inducing: block)");
+  if (problem.inducing) return make_resampled_sparse_ep(problem, options_);
   return make_resampled_classifier(problem, "ep",
                                    counted_ep_fit(problem.likelihood, options_, "ep"), true);
 }

@@ -25,6 +25,11 @@ struct EpOptions {
 
 /// The tilted moments of site i at cavity mean m and variance v.
 using SiteTiltedMoments = std::function<TiltedMoments(Eigen::Index i, double m, double v)>;
+/// Site i the likelihood p(t_i | f_i) to the power counts_i >= 1, a point drawn counts_i times
+/// entering as one site with k-fold tilted moments (000 eq 43: Likelihood::tilted_moments_power);
+/// refers to its arguments.
+SiteTiltedMoments counted_tilted_moments(const Likelihood& lik, const Eigen::VectorXd& t,
+                                         const Eigen::VectorXi& counts);
 
 /// What parallel EP asks of its prior covariance C: the prior variances C_ii (the first
 /// cavities), C v (the fit's mean field, eq 19), and the posterior marginals at sites (tau, nu)
@@ -57,8 +62,7 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
 /// The same with site i the likelihood p(t_i | f_i).
 MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
                       const EpOptions& options, const MeanFieldFit* warm_start = nullptr);
-/// The same with site i the likelihood to the power counts_i >= 1 (a point drawn counts_i
-/// times: Likelihood::tilted_moments_power).
+/// The same with the counted sites of counted_tilted_moments (a bootstrap retrain).
 MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
                       const Eigen::VectorXi& counts, const Likelihood& lik,
                       const EpOptions& options);
@@ -77,7 +81,8 @@ class EpEngine final : public InferenceEngine {
   std::vector<std::string> hyperparameter_objectives() const override;
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const override;
-  /// Retrains on bootstrap counts with this engine's options (resampled_classifier.h).
+  /// Retrains on bootstrap counts with this engine's options (resampled_classifier.h; on the
+  /// inducing-point prior make_resampled_sparse_ep of sparse_ep.h).
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
 
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).

@@ -47,16 +47,8 @@ class ResampledClassifier final : public ResampledModel {
   Eigen::VectorXd retrain(const Eigen::VectorXd& weights, Eigen::VectorXd* coefficients,
                           Eigen::VectorXd* probability) const {
     const Eigen::Index n = t_.size();
-    if (weights.size() != n) throw NumericalError(engine_, "weight vector has the wrong length");
-    std::vector<Eigen::Index> kept;
-    for (Eigen::Index i = 0; i < n; ++i) {
-      if (!(weights(i) >= 0.0) || std::floor(weights(i)) != weights(i))
-        throw ConfigError({}, engine_ +
-                                  " retrains on occupation counts (a bootstrap resampler), got "
-                                  "the weight " +
-                                  std::to_string(weights(i)));
-      if (weights(i) > 0) kept.push_back(i);
-    }
+    const DrawnPoints drawn = drawn_points(weights, n, engine_);
+    const std::vector<Eigen::Index>& kept = drawn.rows;
     const auto m = static_cast<Eigen::Index>(kept.size());
     const Eigen::Index tests = K_eval_.rows() - n;
     Eigen::VectorXd a = Eigen::VectorXd::Zero(n);
@@ -64,16 +56,14 @@ class ResampledClassifier final : public ResampledModel {
     if (m > 0) {                             // else the prior mean 0
       Eigen::MatrixXd C(m, m);
       Eigen::VectorXd t(m);
-      Eigen::VectorXi k(m);
       for (Eigen::Index b = 0; b < m; ++b) {
         const Eigen::Index j = kept[static_cast<std::size_t>(b)];
         for (Eigen::Index c = 0; c < m; ++c)
           C(c, b) = K_eval_(kept[static_cast<std::size_t>(c)], j);
         C(b, b) += noise_;
         t(b) = t_(j);
-        k(b) = static_cast<int>(weights(j));
       }
-      const CountedFitResult fit = fit_(C, t, k);
+      const CountedFitResult fit = fit_(C, t, drawn.counts);
       for (Eigen::Index b = 0; b < m; ++b) a(kept[static_cast<std::size_t>(b)]) = fit.t_alpha(b);
       if (probability && tests > 0) {
         // Eq 27 at the test inputs with the sites of the drawn points.
@@ -105,6 +95,24 @@ class ResampledClassifier final : public ResampledModel {
 };
 
 }  // namespace
+
+DrawnPoints drawn_points(const Eigen::VectorXd& weights, Eigen::Index n,
+                         const std::string& engine) {
+  if (weights.size() != n) throw NumericalError(engine, "weight vector has the wrong length");
+  DrawnPoints drawn;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (!(weights(i) >= 0.0) || std::floor(weights(i)) != weights(i))
+      throw ConfigError({}, engine +
+                                " retrains on occupation counts (a bootstrap resampler), got "
+                                "the weight " +
+                                std::to_string(weights(i)));
+    if (weights(i) > 0) drawn.rows.push_back(i);
+  }
+  drawn.counts.resize(static_cast<Eigen::Index>(drawn.rows.size()));
+  for (std::size_t b = 0; b < drawn.rows.size(); ++b)
+    drawn.counts(static_cast<Eigen::Index>(b)) = static_cast<int>(weights(drawn.rows[b]));
+  return drawn;
+}
 
 std::unique_ptr<ResampledModel> make_resampled_classifier(const Problem& problem,
                                                           const char* engine, CountedFit fit,

@@ -6,6 +6,8 @@
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "classifier_common.h"
 
@@ -24,14 +26,25 @@ struct CountedFitResult {
 using CountedFit = std::function<CountedFitResult(
     const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Eigen::VectorXi& counts)>;
 
+/// The points a bootstrap sample draws: the i with k_i = weights_i > 0, in order, and their
+/// counts k_i.
+struct DrawnPoints {
+  std::vector<Eigen::Index> rows;
+  Eigen::VectorXi counts;
+};
+/// The drawn points of `weights` over n training points: ConfigError naming `engine` when a
+/// weight is not a non-negative integer (a retrain on occupation counts, not on real weights),
+/// NumericalError when there are not n weights.
+DrawnPoints drawn_points(const Eigen::VectorXd& weights, Eigen::Index n, const std::string& engine);
+
 /// A ResampledModel over the problem's training labels (class_labels) whose predict(weights)
-/// takes the counts k_i = weights_i (non-negative integers; ConfigError otherwise), fits the
-/// drawn points with `fit` and returns <f> at the training inputs, then the test inputs (the
-/// kernel's cross(), without its diagonal noise). A kernel expansion: the coefficients are
-/// t o alpha at the drawn points, 0 elsewhere. The kernel matrices are formed once. With
-/// `latent_posterior` (the fit returns tau) it offers test_probability(): p(+1 | x, D) of each
-/// retrain is the likelihood's predictive integral under N(<f(x)>, lambda(x)), lambda(x) of
-/// 001 eq 27 with the retrain's sites (as the classifiers' own test_probability).
+/// takes the counts k_i = weights_i (drawn_points), fits the drawn points with `fit` and
+/// returns <f> at the training inputs, then the test inputs (the kernel's cross(), without its
+/// diagonal noise). A kernel expansion: the coefficients are t o alpha at the drawn points, 0
+/// elsewhere. The kernel matrices are formed once. With `latent_posterior` (the fit returns
+/// tau) it offers test_probability(): p(+1 | x, D) of each retrain is the likelihood's
+/// predictive integral under N(<f(x)>, lambda(x)), lambda(x) of 001 eq 27 with the retrain's
+/// sites (as the classifiers' own test_probability).
 std::unique_ptr<ResampledModel> make_resampled_classifier(const Problem& problem,
                                                           const char* engine, CountedFit fit,
                                                           bool latent_posterior);

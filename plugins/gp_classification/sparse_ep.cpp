@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <utility>
 
 #include <Eigen/Cholesky>
@@ -46,27 +47,46 @@ std::pair<Eigen::VectorXd, Eigen::VectorXd> site_gaussian(const SparseSitePrior&
   return {site_nu(t, fit).cwiseQuotient(fit.tau), (1.0 / fit.tau.array() + prior.noise()).matrix()};
 }
 
+// w = U^T (t o alpha) on the prior's rows: <f(x)> = u(x)^T w (eq 19 at a new input, Q_xn =
+// u(x)^T U^T).
+Eigen::VectorXd predictor_weights(const SparseSitePrior& prior, const Eigen::VectorXd& t,
+                                  const MeanFieldFit& fit) {
+  return prior.factor().transpose() * t.cwiseProduct(fit.alpha);
+}
+
 }  // namespace
 
 SparseSitePrior::SparseSitePrior(const Kernel& kernel, const Eigen::MatrixXd& X,
                                  const InducingInputs& inducing)
-    : prior_(kernel, X, inducing),
+    : prior_(std::make_shared<const LowRankPrior>(kernel, X, inducing)),
       noise_(kernel.diagonal_noise()),
-      diagonal_((prior_.diagonal_correction().array() + noise_).matrix()),
-      variance_(diagonal_ + prior_.factor().rowwise().squaredNorm()) {}
+      diagonal_((prior_->diagonal_correction().array() + noise_).matrix()),
+      variance_(diagonal_ + prior_->factor().rowwise().squaredNorm()) {}
 
-// docs/large_n.md §2: LowRankPrior::posterior_covariance with the latent noise v2 on the
-// diagonal.
+SparseSitePrior::SparseSitePrior(std::shared_ptr<const LowRankPrior> prior, double noise,
+                                 Eigen::MatrixXd U, Eigen::VectorXd diagonal)
+    : prior_(std::move(prior)),
+      noise_(noise),
+      rows_factor_(std::move(U)),
+      diagonal_(std::move(diagonal)),
+      variance_(diagonal_ + rows_factor_->rowwise().squaredNorm()) {}
+
+SparseSitePrior SparseSitePrior::restricted(const std::vector<Eigen::Index>& rows) const {
+  return SparseSitePrior(prior_, noise_, factor()(rows, Eigen::all), diagonal_(rows));
+}
+
+// docs/large_n.md §2 with D = Lambda + v2 on this prior's rows (all of them, or a
+// restricted() set).
 SparseSitePrior::SitePosterior SparseSitePrior::posterior(const Eigen::VectorXd& tau) const {
   SitePosterior p;
-  p.covariance = prior_.posterior_covariance(tau, noise_, &p.b_lower);
+  p.covariance = DiagonalPlusLowRank::posterior(diagonal_, factor(), tau, &p.b_lower);
   return p;
 }
 
 EpPrior SparseSitePrior::ep_prior() const {
   return {variance_,
           [this](const Eigen::VectorXd& v) -> Eigen::VectorXd {
-            return diagonal_.cwiseProduct(v) + prior_.factor() * (prior_.factor().transpose() * v);
+            return diagonal_.cwiseProduct(v) + factor() * (factor().transpose() * v);
           },
           [this](const Eigen::VectorXd& tau, const Eigen::VectorXd& nu, Precision) {
             const DiagonalPlusLowRank G = posterior(tau).covariance;
@@ -81,8 +101,8 @@ EpPrior SparseSitePrior::ep_prior() const {
 }
 
 Eigen::MatrixXd SparseSitePrior::dense() const {
-  Eigen::MatrixXd C = prior_.dense();
-  C.diagonal().array() += noise_;
+  Eigen::MatrixXd C = factor() * factor().transpose();
+  C.diagonal() += diagonal_;
   return C;
 }
 
@@ -95,9 +115,17 @@ MeanFieldFit solve_sparse_ep(const SparseSitePrior& prior, const Eigen::VectorXd
       warm_start);
 }
 
+MeanFieldFit solve_sparse_ep(const SparseSitePrior& prior, const Eigen::VectorXd& t,
+                             const Eigen::VectorXi& counts, const Likelihood& lik,
+                             const EpOptions& options) {
+  return solve_ep(prior.ep_prior(), t, counted_tilted_moments(lik, t, counts), options);
+}
+
 // log Z_EP (the TAP free energy of 003 eqs 11-13) through the sites' Gaussian model.
 double sparse_log_evidence(const SparseSitePrior& prior, const Likelihood& lik,
                            const Eigen::VectorXd& t, const MeanFieldFit& fit) {
+  if (!prior.all_rows())
+    throw std::invalid_argument("sparse_log_evidence: the prior of all the training inputs");
   const MeanFieldFit sites = floor_flat_sites(prior, fit);
   if (!(sites.tau.array() > 0.0).all()) return std::numeric_limits<double>::quiet_NaN();
   const auto [y, phi] = site_gaussian(prior, t, sites);
@@ -108,9 +136,8 @@ double sparse_log_evidence(const SparseSitePrior& prior, const Likelihood& lik,
 LowRankPredictor sparse_predictor(const SparseSitePrior& prior, const Eigen::VectorXd& t,
                                   const MeanFieldFit& fit) {
   const LowRankPrior& p = prior.low_rank();
-  return {p.inducing_inputs(), p.inducing_cholesky().lower(),
-          p.factor().transpose() * t.cwiseProduct(fit.alpha), prior.posterior(fit.tau).b_lower,
-          p.form()};
+  return {p.inducing_inputs(), p.inducing_cholesky().lower(), predictor_weights(prior, t, fit),
+          prior.posterior(fit.tau).b_lower, p.form()};
 }
 
 Results run_sparse_ep(const Problem& problem, const EpOptions& options) {
@@ -141,6 +168,101 @@ Results run_sparse_ep(const Problem& problem, const EpOptions& options) {
   r.timings["fit"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+namespace {
+
+// Bootstrap refits of sparse EP (make_resampled_sparse_ep): on the drawn set D with counts k_D,
+// the counted sweeps on C~_DD (docs/large_n.md, "EP classification on the inducing prior"), then
+// the refit's posterior mean K~[., D] (t o alpha) = U w + Lambda_D o (t o alpha) on D (001 eq 19
+// with the prior K~, v2 left out as the dense retrains leave it out of K(x_i, .)) and u(x)^T w at
+// the test inputs, w = U_D^T (t o alpha). The prior (U, Lambda, L) and the test features are
+// formed once; a refit forms U_D (O(|D| M)) and sweeps at O(|D| M^2) each.
+class ResampledSparseEp final : public ResampledModel {
+ public:
+  ResampledSparseEp(const Problem& problem, const EpOptions& options)
+      : kernel_(problem.kernel),
+        likelihood_(problem.likelihood),
+        options_(options),
+        t_(class_labels(*problem.data, DataPart::train, "ep")),
+        X_test_(problem.data->X_test),
+        prior_(*kernel_, problem.data->X_train, *problem.inducing),
+        test_features_(prior_.low_rank().features(X_test_)) {}
+
+  // At a new input the refit is u(x)^T w = K(x, Z) L^-T w: a kernel expansion over Z with
+  // coefficients L^-T w (as the sparse GP regression refits).
+  bool kernel_expansion() const override { return true; }
+  const Eigen::MatrixXd* expansion_inputs() const override {
+    return &prior_.low_rank().inducing_inputs();
+  }
+  bool test_probability() const override { return true; }
+
+  Eigen::VectorXd predict(const Eigen::VectorXd& weights,
+                          Eigen::VectorXd* coefficients) const override {
+    return refit(weights, coefficients, nullptr);
+  }
+
+  Eigen::VectorXd predict_with_probability(const Eigen::VectorXd& weights,
+                                           Eigen::VectorXd* coefficients,
+                                           Eigen::VectorXd& probability) const override {
+    return refit(weights, coefficients, &probability);
+  }
+
+ private:
+  Eigen::VectorXd refit(const Eigen::VectorXd& weights, Eigen::VectorXd* coefficients,
+                        Eigen::VectorXd* probability) const {
+    const LowRankPrior& full = prior_.low_rank();
+    const Eigen::Index n = t_.size(), m = full.rank();
+    const DrawnPoints drawn = drawn_points(weights, n, "ep");
+    // No point drawn: w = 0 and B = I, the prior.
+    LowRankPredictor predictor{full.inducing_inputs(), full.inducing_cholesky().lower(),
+                               Eigen::VectorXd::Zero(m), Eigen::MatrixXd::Identity(m, m),
+                               full.form()};
+    Eigen::VectorXd t_alpha;  // on D
+    if (!drawn.rows.empty()) {
+      const SparseSitePrior prior = prior_.restricted(drawn.rows);
+      const Eigen::VectorXd t = t_(drawn.rows);
+      const MeanFieldFit fit = solve_sparse_ep(prior, t, drawn.counts, *likelihood_, options_);
+      if (fit.status.code != RunStatus::ok)
+        throw NumericalError("ep", "bootstrap retrain: " + fit.status.message);
+      t_alpha = t.cwiseProduct(fit.alpha);
+      if (probability)
+        predictor = sparse_predictor(prior, t, fit);
+      else
+        predictor.weights = predictor_weights(prior, t, fit);
+    }
+    const Eigen::VectorXd& w = predictor.weights;
+    Eigen::VectorXd out(n + X_test_.rows());
+    out.head(n).noalias() = full.factor() * w;
+    for (std::size_t b = 0; b < drawn.rows.size(); ++b) {
+      const Eigen::Index i = drawn.rows[b];
+      out(i) += full.diagonal_correction()(i) * t_alpha(static_cast<Eigen::Index>(b));
+    }
+    out.tail(X_test_.rows()).noalias() = test_features_ * w;
+    if (probability)  // 001 eq 12 under the refit's latent posterior at x
+      *probability = LowRankClassifierModel(kernel_, likelihood_, predictor)
+                         .predict(X_test_)
+                         .column("probability");
+    if (coefficients)
+      *coefficients =
+          full.inducing_cholesky().lower().triangularView<Eigen::Lower>().transpose().solve(w);
+    return out;
+  }
+
+  std::shared_ptr<const Kernel> kernel_;
+  std::shared_ptr<const Likelihood> likelihood_;
+  EpOptions options_;
+  Eigen::VectorXd t_;
+  Eigen::MatrixXd X_test_;
+  SparseSitePrior prior_;          // refers to *kernel_
+  Eigen::MatrixXd test_features_;  // u(x) at the test inputs (n_test x M)
+};
+
+}  // namespace
+
+std::unique_ptr<ResampledModel> make_resampled_sparse_ep(const Problem& problem,
+                                                         const EpOptions& options) {
+  return std::make_unique<ResampledSparseEp>(problem, options);
 }
 
 SparseEvidenceObjective::SparseEvidenceObjective(Eigen::MatrixXd X, Eigen::VectorXd t,

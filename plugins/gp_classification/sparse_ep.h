@@ -4,12 +4,15 @@
 // the dense C = K + v2 I of `ep`. The parallel sweeps of ep.h take every posterior marginal
 // from G = (C~^-1 + T)^-1 = diag(e) + W W^T in O(N M^2); the log evidence and its gradient
 // at fixed sites are those of the Gaussian model nu/tau ~ N(0, C~ + diag(1/tau))
-// (quench/low_rank_evidence.h); predictions come from quench/low_rank_predictor.h.
+// (quench/low_rank_evidence.h); predictions come from quench/low_rank_predictor.h. Bootstrap
+// refits (mc_bootstrap with inner: ep) run the same sweeps with counted sites on the prior
+// restricted to the drawn points.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "classifier_common.h"
 #include "ep.h"
@@ -20,12 +23,24 @@
 
 namespace quench::gp_classification {
 
-/// C~ = Lambda + v2 I + U U^T on the training inputs. Keeps a pointer to `kernel`.
+/// C~ = Lambda + v2 I + U U^T on the training inputs, or on some of them (restricted()).
+/// Keeps a pointer to `kernel`.
 class SparseSitePrior {
  public:
   SparseSitePrior(const Kernel& kernel, const Eigen::MatrixXd& X, const InducingInputs& inducing);
 
-  const LowRankPrior& low_rank() const { return prior_; }
+  /// The same prior on this prior's rows `rows` only (C~ restricted to them, in that order):
+  /// their rows of U and of D, the same inducing inputs; O(|rows| M). A bootstrap refit's
+  /// prior (make_resampled_sparse_ep).
+  SparseSitePrior restricted(const std::vector<Eigen::Index>& rows) const;
+
+  /// The inducing-point prior on all the training inputs (Z, L, the form; its factor() has a
+  /// row per training input, that of a restricted() prior is factor() below).
+  const LowRankPrior& low_rank() const { return *prior_; }
+  /// Whether this prior is on all the training inputs (not restricted()).
+  bool all_rows() const { return !rows_factor_.has_value(); }
+  /// U on this prior's rows: C~ = diag(D) + U U^T.
+  const Eigen::MatrixXd& factor() const { return rows_factor_ ? *rows_factor_ : prior_->factor(); }
   double noise() const { return noise_; }
   /// D = Lambda + v2: C~ = diag(D) + U U^T.
   const Eigen::VectorXd& diagonal_part() const { return diagonal_; }
@@ -48,8 +63,12 @@ class SparseSitePrior {
   Eigen::MatrixXd dense() const;
 
  private:
-  LowRankPrior prior_;
+  SparseSitePrior(std::shared_ptr<const LowRankPrior> prior, double noise, Eigen::MatrixXd U,
+                  Eigen::VectorXd diagonal);
+
+  std::shared_ptr<const LowRankPrior> prior_;  // shared by the restricted() priors
   double noise_;
+  std::optional<Eigen::MatrixXd> rows_factor_;  // restricted(): U on the rows
   Eigen::VectorXd diagonal_, variance_;
 };
 
@@ -61,6 +80,12 @@ class SparseSitePrior {
 MeanFieldFit solve_sparse_ep(const SparseSitePrior& prior, const Eigen::VectorXd& t,
                              const Likelihood& lik, const EpOptions& options,
                              const MeanFieldFit* warm_start = nullptr);
+/// The same with the counted sites of counted_tilted_moments (ep.h): point i drawn counts_i >= 1
+/// times enters as p(t_i | f_i)^counts_i, as the dense solve_ep with counts; on a restricted()
+/// prior, a bootstrap refit.
+MeanFieldFit solve_sparse_ep(const SparseSitePrior& prior, const Eigen::VectorXd& t,
+                             const Eigen::VectorXi& counts, const Likelihood& lik,
+                             const EpOptions& options);
 
 /// log Z_EP on the sparse prior in O(N M^2): log N(mu~ | 0, C~ + diag(1/tau)), mu~ = nu/tau the
 /// site means, plus the site terms of the dense log_evidence (site_evidence_terms) and
@@ -68,7 +93,8 @@ MeanFieldFit solve_sparse_ep(const SparseSitePrior& prior, const Eigen::VectorXd
 /// log density + sum_i 1/2 log(2 pi / tau_i)). Sites with |tau_i| < 1e-12 / C~_ii (a site the
 /// likelihood barely tilts, whose tau_i is 0 or of either sign by rounding; the dense evidence
 /// drops those at 0) enter with tau_i = 1e-12 / C~_ii, which moves log Z by ~1e-12 E[(h_i -
-/// mu~_i)^2] / C~_ii each. NaN when some other tau_i < 0 (label noise).
+/// mu~_i)^2] / C~_ii each. NaN when some other tau_i < 0 (label noise). `prior` on all the
+/// training inputs (all_rows()).
 double sparse_log_evidence(const SparseSitePrior& prior, const Likelihood& lik,
                            const Eigen::VectorXd& t, const MeanFieldFit& fit);
 
@@ -77,6 +103,20 @@ double sparse_log_evidence(const SparseSitePrior& prior, const Likelihood& lik,
 /// 1/tau of low_rank_evidence.h, so that no tau_i need be positive.
 LowRankPredictor sparse_predictor(const SparseSitePrior& prior, const Eigen::VectorXd& t,
                                   const MeanFieldFit& fit);
+
+/// `ep`'s bootstrap refits with problem.inducing set (mc_bootstrap's inner engine): a sample's
+/// counts k_i = weights_i (drawn_points of resampled_classifier.h: ConfigError unless
+/// non-negative integers) are fitted by solve_sparse_ep with counts on the prior restricted to
+/// the drawn set D (k_i = 0 drops point i), the prior and the features u(x) of the test inputs
+/// formed once, O(|D| M^2) per sweep of a refit. predict() returns the refit's <f> at the
+/// training inputs, K~[., D] (t o alpha) without v2 (as the dense retrains' K(x_i, .)), then at
+/// the test inputs, u(x)^T w with w = U_D^T (t o alpha) (sparse_predictor); a kernel expansion
+/// over the inducing inputs Z (expansion_inputs()), coefficients L^-T w (M). Its
+/// test_probability() is the likelihood's predictive integral under N(<f(x)>, lambda(x)),
+/// lambda(x) the refit's LowRankPredictor variance plus v2 (as LowRankClassifierModel). A refit
+/// that does not reach options.tol throws NumericalError.
+std::unique_ptr<ResampledModel> make_resampled_sparse_ep(const Problem& problem,
+                                                         const EpOptions& options);
 
 /// `ep` with problem.inducing set: the outputs of the dense run (add_fit, log_evidence,
 /// add_model_predictions with a LowRankClassifierModel).

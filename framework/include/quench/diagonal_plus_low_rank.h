@@ -14,6 +14,15 @@ class QUENCH_API DiagonalPlusLowRank {
   DiagonalPlusLowRank() = default;
   DiagonalPlusLowRank(Eigen::VectorXd e, Eigen::MatrixXd W);
 
+  /// G = (K~^-1 + diag(d))^-1 for the prior K~ = diag(D) + U U^T (docs/large_n.md §2, two
+  /// Woodbury steps, D = 0 included): a = 1 / (1 + D d), e = D a, c = d a,
+  /// B = I + U^T diag(c) U = L_B L_B^T, W = diag(a) U L_B^-T; O(N M^2) with B by rank updates
+  /// over row blocks. b_lower, when given, receives L_B. Throws NumericalError when some
+  /// 1 + D_i d_i <= 0 or B is not positive definite (d too negative).
+  static DiagonalPlusLowRank posterior(const Eigen::VectorXd& D, const Eigen::MatrixXd& U,
+                                       const Eigen::VectorXd& d,
+                                       Eigen::MatrixXd* b_lower = nullptr);
+
   Eigen::Index size() const { return e_.size(); }
   Eigen::Index rank() const { return W_.cols(); }
   const Eigen::VectorXd& diagonal_part() const { return e_; }
