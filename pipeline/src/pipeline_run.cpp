@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 #include "pipeline_models.h"
 #include "pipeline_spec.h"
@@ -301,6 +302,14 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
         label += " " + k.substr(k.rfind('.') + 1) + "=" + format_sweep(v);
       p.context.progress = progress_bar(label);
     }
+    // An engine whose last report was not 1 (an iteration that stopped early, or whose final
+    // stage is not reported) gets its bar ended here, before its results are printed.
+    auto last_fraction = std::make_shared<double>(-1.0);
+    if (p.context.progress)
+      p.context.progress = [bar = p.context.progress, last_fraction](double fraction) {
+        *last_fraction = fraction;
+        bar(fraction);
+      };
     try {
       if (!setup.component_failure.empty()) throw Error(setup.component_failure);
       const Params engine_params = params_for(engine_plugin, engine_point.values[0]);
@@ -324,6 +333,7 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
       // dimension mismatches) fail this run; the others still run.
       r.status = {RunStatus::failed, e.what(), 0};
     }
+    if (*last_fraction >= 0 && *last_fraction < 1.0) p.context.progress(1.0);
     r.engine = engine_name;
     r.plugin = engine_plugin.entry->info->name;
     r.sweep = sweep;

@@ -235,6 +235,7 @@ Results AdatapBootstrap::run_general(const Problem& problem) const {
   const auto kernel_done = clock::now();
   GeneralOptions o = general_;
   o.threads = problem.context.threads;
+  o.progress = problem.context.progress;
   GeneralSolution sol = solve_general(K, y, *problem.likelihood, occ, o);
   const auto solved = clock::now();
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct SolverOptions {
   /// Newton steps for eqs 63-64 (Jacobian through eq 65's matrix, CG); excludes A.3, A.4, Anderson
   bool newton = false;
   std::uint64_t seed = 0;  ///< for the A.2 subset
+  /// The run's progress bar (RunContext::progress; may be empty), followed by the
+  /// inducing-point solver (solve_sparse: the fixed point, then eq 65's CG).
+  std::function<void(double)> progress;
 };
 
 /// The occupation distribution p(s = k), k = 0..K, of one site (000 eq 15 for Poisson).

@@ -43,6 +43,7 @@ Results AdatapSvm::run(const Problem& problem) const {
   const auto kernel_done = clock::now();
   GeneralOptions o = options_;
   o.threads = problem.context.threads;
+  o.progress = problem.context.progress;
   GeneralSolution sol = solve_general(
       K, y,
       [p0](Eigen::Index, double yi, double dlc, double gammac, double lamc) {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "quench/cancellation.h"
+#include "quench/convergence_progress.h"
 #include "quench/normal.h"
 #include "quench/parallel.h"
 
@@ -179,6 +180,7 @@ GeneralSolution solve_general(Index n, const GaussianPart& gaussian_part, const 
                               const AveragedSiteFunction& site, const GeneralOptions& o,
                               const AveragedSiteFunction& coarse) {
   GeneralSolution s;
+  ConvergenceProgress bar(o.progress, o.tolerance);
   s.dl = s.gamma = s.lam = VectorXd::Zero(n);  // the cavity is the GP prior
   const bool two_stage = static_cast<bool>(coarse);
   // With a coarse site: its moments plus the defect correction (fine - coarse at the cavities
@@ -233,6 +235,7 @@ GeneralSolution solve_general(Index n, const GaussianPart& gaussian_part, const 
                                ((V1 - s.V).cwiseQuotient(s.V)).cwiseAbs().maxCoeff(),
                                (C1 - s.C).cwiseAbs().maxCoeff()});
     s.damping = eta;
+    bar.report(s.final_change);
     if (!std::isfinite(s.final_change)) {
       s.message =
           "the averaged site moments are not finite at iteration " + std::to_string(s.iterations);
@@ -241,6 +244,7 @@ GeneralSolution solve_general(Index n, const GaussianPart& gaussian_part, const 
     if (s.final_change < o.tolerance) {
       if (checking) {
         s.converged = true;
+        bar.finish();
         return s;
       }
       checking = true;  // a fixed point of the corrected coarse site: check it with the fine one

@@ -34,6 +34,9 @@ struct GeneralOptions {
   int max_iterations = 500;
   int hermite_nodes = 20;  ///< n_u of the u-average
   int threads = 0;         ///< workers for the site averages (results do not depend on it)
+  /// The run's progress bar (RunContext::progress; may be empty): the change against
+  /// `tolerance` (ConvergenceProgress).
+  std::function<void(double)> progress;
 };
 
 /// The u-rule of the averaged site for each occupation k: rule[k] for k >= 1 (rule[0] is

@@ -11,6 +11,7 @@
 #include <Eigen/Core>
 
 #include "adatap_solver.h"
+#include "quench/convergence_progress.h"
 
 namespace quench::adatap {
 
@@ -52,11 +53,12 @@ constexpr int kEq65MaxSteps = 200;
 // Jacobi preconditioner; returns false when it has not reached the relative residual `tol`
 // within `max_steps` (x then holds the last iterate, or is empty when the preconditioner is not
 // positive). `res` is the residual r - A x of the returned x (as updated by the iteration);
-// `steps` counts the products with W.
+// `steps` counts the products with W; `progress`, when given, sees the relative residual after
+// each step.
 template <class Apply>
 bool conjugate_gradient(const Eigen::VectorXd& d, const Eigen::VectorXd& w_diag, Apply apply,
                         const Eigen::VectorXd& r, double tol, int max_steps, Eigen::VectorXd& x,
-                        Eigen::VectorXd& res, int& steps) {
+                        Eigen::VectorXd& res, int& steps, ConvergenceProgress* progress = nullptr) {
   steps = 0;
   const Eigen::VectorXd pre = (d - w_diag).cwiseInverse();
   if (!(pre.array() > 0).all()) return false;
@@ -73,6 +75,7 @@ bool conjugate_gradient(const Eigen::VectorXd& d, const Eigen::VectorXd& w_diag,
   double rz = res.dot(z);
   const double target = tol * r.norm();
   for (int k = 0; k < max_steps; ++k) {
+    if (progress) progress->report(res.norm() / r.norm());
     if (res.norm() <= target) return true;
     op(p);
     const double pq = p.dot(q);
@@ -94,11 +97,13 @@ bool conjugate_gradient(const Eigen::VectorXd& d, const Eigen::VectorXd& w_diag,
 /// x) may solve (diag(d) - G o G) x = r another way and return true; when it returns false the
 /// solution is marked not converged (with the CG iterate, or lambda = 0, so that no output is NaN).
 /// `fixed_point`: s.dl solves eq 64 (else eqs 65-66 are used literally: approximate ADATAP).
+/// `cg_progress`, when given, follows CG's relative residual.
 template <class Times, class HadamardTimes, class DirectSolve>
 void finish_sites(const Eigen::VectorXd& y, const KSums& ksum, bool fixed_point,
                   const Eigen::VectorXd& g_diagonal, Times g_times,
                   HadamardTimes hadamard_square_times, double cg_tolerance,
-                  DirectSolve solve_directly, Solution& s) {
+                  DirectSolve solve_directly, Solution& s,
+                  ConvergenceProgress* cg_progress = nullptr) {
   const Eigen::Index n = y.size();
   s.dlc = cavity_precision(g_diagonal, s.dl, 1e-300);  // eq 63
   s.gamma = y.cwiseProduct(s.dl);                      // eq 65
@@ -119,7 +124,7 @@ void finish_sites(const Eigen::VectorXd& y, const KSums& ksum, bool fixed_point,
   // in practice (d_i > g_ii, the off-diagonal g_ij are small).
   Eigen::VectorXd x, residual;
   const bool by_cg = conjugate_gradient(d, gii, hadamard_square_times, r, cg_tolerance,
-                                        kEq65MaxSteps, x, residual, s.eq65_steps);
+                                        kEq65MaxSteps, x, residual, s.eq65_steps, cg_progress);
   if (by_cg || solve_directly(d, r, x)) {
     s.lam = -x;
   } else {

@@ -39,7 +39,9 @@ Results AdatapBootstrap::run_sparse(const Problem& problem) const {
   const LowRankPrior prior(kernel, data.X_train, *problem.inducing);
   const auto prior_done = clock::now();
 
-  const SparseSolution sol = solve_sparse(prior, data.y_train, s2, occ, options_);
+  SolverOptions o = options_;
+  o.progress = problem.context.progress;
+  const SparseSolution sol = solve_sparse(prior, data.y_train, s2, occ, o);
   const auto solved = clock::now();
 
   Results r = site_results(sol.sites, problem, occ, s2);
@@ -75,6 +77,7 @@ Results AdatapBootstrap::run_sparse_general(const Problem& problem) const {
   const auto prior_done = clock::now();
   GeneralOptions o = general_;
   o.threads = problem.context.threads;
+  o.progress = problem.context.progress;
   SparseGeneralSolution sol = solve_general(prior, y, *problem.likelihood, occ, o);
   const auto solved = clock::now();
 

@@ -10,6 +10,7 @@
 
 #include "quench/anderson.h"
 #include "quench/cholesky.h"
+#include "quench/convergence_progress.h"
 #include "quench/errors.h"
 #include "site_equations.h"
 
@@ -77,6 +78,10 @@ SparseSolution solve_sparse(const LowRankPrior& prior, const VectorXd& y, double
 
   // Anderson acceleration in log dl, as the dense solver: only the path changes, the
   // iteration stops by the same residual at an evaluated point.
+  // The bar: the fixed point to 40 %, eq 65's CG to 90 % (their shares of the time at N = 50 000,
+  // docs/large_n.md), eq 57 at new inputs the rest.
+  ConvergenceProgress fixed_point_bar(o.progress, o.tolerance, 0.0, 0.4);
+  ConvergenceProgress cg_bar(o.progress, eq65_tolerance(o.tolerance), 0.4, 0.9);
   std::optional<AndersonAccelerator> accel;
   if (o.anderson_depth > 0) accel.emplace(AndersonOptions{o.anderson_depth});
   VectorXd dlc_prev;
@@ -89,6 +94,7 @@ SparseSolution solve_sparse(const LowRankPrior& prior, const VectorXd& y, double
     if (dlc_prev.size() == n) change = std::max(change, relative_change(dlc, dlc_prev));
     s.iterations = t + 1;
     s.final_change = change;
+    fixed_point_bar.report(change);
     if (change < o.tolerance) {
       s.converged = true;  // (dl, G(dl)) is the solution
       break;
@@ -102,6 +108,7 @@ SparseSolution solve_sparse(const LowRankPrior& prior, const VectorXd& y, double
     evaluate(s.dl);  // G at the last iterate, as the dense solver
   }
   const auto fixed_point_done = clock::now();
+  fixed_point_bar.finish();
 
   auto times = [&](const VectorXd& v) { return out.G.times(v); };
   auto hadamard_square_times = [&](const VectorXd& v, VectorXd& q) {
@@ -110,7 +117,8 @@ SparseSolution solve_sparse(const LowRankPrior& prior, const VectorXd& y, double
   // No N x N factorization to fall back on: a failed CG is reported as not converged.
   auto no_direct_solve = [](const VectorXd&, const VectorXd&, VectorXd&) { return false; };
   finish_sites(y, ksum, true, out.G.diagonal(), times, hadamard_square_times,
-               eq65_tolerance(o.tolerance), no_direct_solve, s);
+               eq65_tolerance(o.tolerance), no_direct_solve, s, &cg_bar);
+  cg_bar.finish();
   out.fixed_point_seconds = std::chrono::duration<double>(fixed_point_done - start).count();
   out.eq65_seconds = std::chrono::duration<double>(clock::now() - fixed_point_done).count();
   return out;

@@ -8,6 +8,7 @@
 #include "hyperparameter_objectives.h"
 #include "mean_field.h"
 #include "quench/anderson.h"
+#include "quench/convergence_progress.h"
 #include "quench/errors.h"
 #include "quench/printable.h"
 #include "sparse_ep.h"
@@ -67,6 +68,7 @@ MeanFieldFit solve_ep(const EpPrior& prior, const Eigen::VectorXd& t,
   bool converged = false;
   double best = std::numeric_limits<double>::infinity(), previous = best;
   int it = 0, since_best = 0, undone = 0;
+  ConvergenceProgress bar(o.progress, o.tol);
   for (it = 1; it <= o.max_iterations; ++it) {
     match_sites(t, tilted, m, lambda, tau, nu);
     PosteriorCovariance post;
@@ -121,6 +123,7 @@ MeanFieldFit solve_ep(const EpPrior& prior, const Eigen::VectorXd& t,
       continue;
     }
     undone = 0;
+    bar.report(change);
     mean = post.mean;
     marginal_variance = post.lambda.cwiseProduct(post.b);
     previous = change;
@@ -166,9 +169,10 @@ MeanFieldFit solve_ep(const EpPrior& prior, const Eigen::VectorXd& t,
     m = x.head(n);
     lambda = x.tail(n).array().exp().matrix();
   }
-  if (converged)
+  if (converged) {
     fit.status.iterations = it;
-  else if (fit.status.code == RunStatus::ok)
+    bar.finish();
+  } else if (fit.status.code == RunStatus::ok)
     fit.status = {RunStatus::not_converged,
                   "EP did not converge in " + std::to_string(o.max_iterations) + " sweeps",
                   o.max_iterations};
@@ -283,12 +287,14 @@ EpEngine::EpEngine(const Params& p) {
 }
 
 Results EpEngine::run(const Problem& problem) const {
-  if (problem.inducing) return run_sparse_ep(problem, options_);
+  EpOptions o = options_;
+  o.progress = problem.context.progress;
+  if (problem.inducing) return run_sparse_ep(problem, o);
   const auto start = std::chrono::steady_clock::now();
   const Dataset& d = *problem.data;
   const Eigen::VectorXd t = class_labels(d, DataPart::train, "ep");
   const Eigen::MatrixXd C = problem.kernel->gram(d.X_train);
-  const MeanFieldFit fit = solve_ep(C, t, *problem.likelihood, options_);
+  const MeanFieldFit fit = solve_ep(C, t, *problem.likelihood, o);
   Results r;
   add_fit(r, *problem.likelihood, t, fit);
   const SiteSystem sys(C, fit.tau);

@@ -21,6 +21,9 @@ struct EpOptions {
   /// false: sweeps to `tol`. Counted sites (bootstrap retrains) always sweep.
   bool newton = true;
   int max_iterations = 2000;
+  /// The run's progress bar (RunContext::progress; may be empty): the sweeps' change against
+  /// `tol` (ConvergenceProgress).
+  std::function<void(double)> progress;
 };
 
 /// The tilted moments of site i at cavity mean m and variance v.
