@@ -1,11 +1,33 @@
 #include "quench/low_rank_evidence.h"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
+#include "quench/cholesky.h"
 #include "quench/errors.h"
+#include "quench/hyperparameter.h"
 
 namespace quench {
 namespace {
+
+// Rows per block of the N x M products that need not be held whole.
+constexpr Eigen::Index kBlockRows = 2048;
+
+// The kernel gradient's terms through K(Z, Z) (-<dK_mm, core>), diag K(X, X) (sum delta_i
+// dk_ii) and the jitter on K_mm, a fixed fraction of its mean diagonal (LowRankPrior), which
+// moves with the hyperparameters too: d jitter = jitter / mean(K_jj) * mean(dK_jj), entering as
+// -<d jitter I, core>.
+Eigen::VectorXd inducing_and_diagonal_terms(const Kernel& kernel, const Eigen::MatrixXd& X,
+                                            const Eigen::MatrixXd& Z, const Eigen::MatrixXd& core,
+                                            const Eigen::VectorXd& delta, double jitter) {
+  const double mean_variance = kernel.cross(Z, Z).diagonal().mean();
+  const Eigen::VectorXd jitter_weight = Eigen::VectorXd::Constant(
+      Z.rows(), -core.trace() * jitter / (mean_variance * static_cast<double>(Z.rows())));
+  return -kernel.cross_derivative_contractions(Z, Z, core) +
+         kernel.diagonal_derivative_contractions(X, delta) +
+         kernel.diagonal_derivative_contractions(Z, jitter_weight);
+}
 
 /// R = diag(1/psi) U L_B^-T (N x M): [C^-1]_ii = 1/psi_i - |R_i|^2.
 Eigen::MatrixXd scaled_factor(const LowRankPrior& prior, const LowRankGaussianPosterior& p) {
@@ -95,17 +117,79 @@ LowRankEvidence low_rank_gaussian_evidence(const Kernel& kernel, const Eigen::Ma
   }
   L.transpose().solveInPlace(core);         // L^-T core
   L.solveInPlace<Eigen::OnTheRight>(core);  // ... L^-1
-  const Eigen::MatrixXd& Z = prior.inducing_inputs();
-  // The jitter on K_mm is a fixed fraction of its mean diagonal (LowRankPrior), so it moves
-  // with the hyperparameters too: d jitter = jitter / mean(K_jj) * mean(dK_jj), entering as
-  // -<d jitter I, core>.
-  const double mean_variance = kernel.cross(Z, Z).diagonal().mean();
-  const Eigen::VectorXd jitter_weight = Eigen::VectorXd::Constant(
-      Z.rows(), -core.trace() * prior.jitter() / (mean_variance * static_cast<double>(Z.rows())));
-  out.kernel_gradient = kernel.cross_derivative_contractions(X, Z, R) -
-                        kernel.cross_derivative_contractions(Z, Z, core) +
-                        kernel.diagonal_derivative_contractions(X, delta) +
-                        kernel.diagonal_derivative_contractions(Z, jitter_weight);
+  out.kernel_gradient =
+      kernel.cross_derivative_contractions(X, prior.inducing_inputs(), R) +
+      inducing_and_diagonal_terms(kernel, X, prior.inducing_inputs(), core, delta, prior.jitter());
+  return out;
+}
+
+// Lambda = 0 and psi = sigma2 on every row: with A = K_mn K_nm, G0 = L^-1 A L^-T (= U^T U) and
+// S = L^-T B^-1 L^-1, C^-1 = (I - K_nm S K_mn / sigma2) / sigma2, and the product with dK_nm of
+// low_rank_gaussian_evidence is [alpha (alpha^T U) - U B^-1 / sigma2 + 2 t U] L^-1 =
+// alpha (L^-T w)^T + K_nm P, P = L^-T (2 t I - B^-1 / sigma2) L^-1 (delta = -t); A Psi A^T's
+// core has U^T diag(delta) U = -t G0.
+SharedNoiseEvidence shared_noise_evidence(const Kernel& kernel, const Eigen::MatrixXd& X,
+                                          const InducingInputs& inducing, const Eigen::VectorXd& y,
+                                          double sigma2, double trace_weight) {
+  if (inducing.form == LowRankForm::fitc)
+    throw std::invalid_argument("shared_noise_evidence: FITC has a diagonal correction");
+  if (!(sigma2 > 0))
+    throw NumericalError("low-rank evidence", "the noise variance is not positive");
+  const Eigen::MatrixXd& Z = inducing.Z;
+  const Eigen::Index n = X.rows(), m = Z.rows();
+  LowRankPrior::check_memory(n, m);
+  SharedNoiseEvidence out;
+  const Cholesky Kmm = LowRankPrior::factor_inducing(kernel, Z, inducing.jitter, out.jitter);
+  const auto L = Kmm.lower().triangularView<Eigen::Lower>();
+  const Eigen::MatrixXd Knm = kernel.cross(X, Z);
+  Eigen::MatrixXd G0 = Eigen::MatrixXd::Zero(m, m);  // A (dsyrk), then L^-1 A L^-T
+  G0.selfadjointView<Eigen::Lower>().rankUpdate(Knm.transpose());
+  G0 = G0.selfadjointView<Eigen::Lower>();
+  L.solveInPlace(G0);
+  L.transpose().solveInPlace<Eigen::OnTheRight>(G0);
+  out.residual_trace = kernel.diagonal(X).sum() - G0.trace();
+
+  Eigen::MatrixXd B = G0 / sigma2;
+  B.diagonal().array() += 1.0;
+  const Eigen::LLT<Eigen::MatrixXd> b(B);
+  if (b.info() != Eigen::Success)
+    throw NumericalError("low-rank evidence", "I + U^T U / sigma^2 is not positive definite");
+  const Eigen::MatrixXd B_inverse = b.solve(Eigen::MatrixXd::Identity(m, m));
+  Eigen::VectorXd v = Knm.transpose() * y;  // K_mn y, then S K_mn y
+  L.solveInPlace(v);
+  v = b.solve(v);
+  L.transpose().solveInPlace(v);
+  const Eigen::VectorXd alpha = (y - Knm * v / sigma2) / sigma2;
+  Eigen::VectorXd w = Knm.transpose() * alpha;  // U^T alpha = L^-1 K_mn alpha
+  L.solveInPlace(w);
+  Eigen::VectorXd w_hat = w;  // L^-T w
+  L.transpose().solveInPlace(w_hat);
+  const double log_det_B = 2.0 * Eigen::MatrixXd(b.matrixL()).diagonal().array().log().sum();
+  const double dn = static_cast<double>(n);
+  out.value = -0.5 * y.dot(alpha) - 0.5 * (dn * std::log(sigma2) + log_det_B) -
+              0.5 * dn * std::log(2 * M_PI) - trace_weight * out.residual_trace;
+  const double trace_inverse =  // tr C^-1 = N / sigma2 - tr(B^-1 G0) / sigma2^2
+      dn / sigma2 - B_inverse.cwiseProduct(G0).sum() / (sigma2 * sigma2);
+  out.noise_gradient = 0.5 * (alpha.squaredNorm() - trace_inverse);
+
+  Eigen::MatrixXd P = -B_inverse / sigma2;
+  P.diagonal().array() += 2.0 * trace_weight;
+  L.transpose().solveInPlace(P);
+  L.solveInPlace<Eigen::OnTheRight>(P);
+  out.kernel_gradient = Eigen::VectorXd::Zero(flat_size(kernel.hyperparameters()));
+  for (Eigen::Index r = 0; r < n; r += kBlockRows) {  // <dK_nm, alpha w_hat^T + K_nm P>
+    const Eigen::Index rows = std::min(kBlockRows, n - r);
+    Eigen::MatrixXd R = alpha.segment(r, rows) * w_hat.transpose();
+    R.noalias() += Knm.middleRows(r, rows) * P;
+    out.kernel_gradient += kernel.cross_derivative_contractions(X.middleRows(r, rows), Z, R);
+  }
+  Eigen::MatrixXd core = 0.5 * w * w.transpose();
+  core.diagonal().array() -= 0.5;
+  core += 0.5 * B_inverse + trace_weight * G0;
+  L.transpose().solveInPlace(core);
+  L.solveInPlace<Eigen::OnTheRight>(core);
+  out.kernel_gradient += inducing_and_diagonal_terms(
+      kernel, X, Z, core, Eigen::VectorXd::Constant(n, -trace_weight), out.jitter);
   return out;
 }
 

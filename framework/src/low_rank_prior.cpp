@@ -15,10 +15,12 @@ namespace {
 
 constexpr Eigen::Index kBlockRows = 2048;
 
-/// K_mm + jitter I with the jitter relative to its mean diagonal; raised tenfold on failure up
-/// to 1e-2 (Cholesky's policy) and reported.
-Cholesky factor_inducing(const Kernel& kernel, const Eigen::MatrixXd& Z, double relative,
-                         double& jitter) {
+}  // namespace
+
+// K_mm + jitter I with the jitter relative to its mean diagonal; raised tenfold on failure up
+// to 1e-2 (Cholesky's policy) and reported.
+Cholesky LowRankPrior::factor_inducing(const Kernel& kernel, const Eigen::MatrixXd& Z,
+                                       double relative, double& jitter) {
   Eigen::MatrixXd Kmm = kernel.cross(Z, Z);
   const double mean = Kmm.diagonal().mean();
   if (!(mean > 0) || !std::isfinite(mean))
@@ -35,8 +37,6 @@ Cholesky factor_inducing(const Kernel& kernel, const Eigen::MatrixXd& Z, double 
   jitter = base + chol.jitter();
   return chol;
 }
-
-}  // namespace
 
 double LowRankPrior::bytes(Eigen::Index n, Eigen::Index m) {
   return 3.0 * 8.0 * static_cast<double>(n) * static_cast<double>(m);

@@ -56,4 +56,26 @@ QUENCH_API LowRankEvidence low_rank_gaussian_evidence(
     const Kernel& kernel, const Eigen::MatrixXd& X, const LowRankPrior& prior,
     const Eigen::VectorXd& y, const Eigen::VectorXd& phi, double trace_weight);
 
+/// Sparse GP regression's evidence with one noise variance sigma2 on every row and no diagonal
+/// correction (VFE, SoR: K~ = Q on the training inputs), from K(X, Z) without forming U: the
+/// value and kernel gradient of low_rank_gaussian_evidence with phi = sigma2 and the prior
+/// LowRankPrior(kernel, X, inducing) would build, and the sum of its noise gradient. One dsyrk
+/// (K_mn K_nm) and one product (K_nm by an M x M matrix, in row blocks), 3 N M^2 flops and one
+/// N x M array, against 5 N M^2 and three (docs/large_n.md, "Evidence and its gradient").
+struct SharedNoiseEvidence {
+  double value = 0;
+  Eigen::VectorXd kernel_gradient;
+  double noise_gradient = 0;  ///< sum_i d value / d phi_i at phi = sigma2 (trace weight fixed)
+  double residual_trace = 0;  ///< sum_i (K_ii - Q_ii)
+  double jitter = 0;          ///< the absolute jitter on K_mm
+};
+
+/// std::invalid_argument for a FITC `inducing` (its Lambda varies by row: use
+/// low_rank_gaussian_evidence); NumericalError as low_rank_gaussian_evidence; ConfigError when
+/// the N x M array does not fit (LowRankPrior::check_memory).
+QUENCH_API SharedNoiseEvidence shared_noise_evidence(const Kernel& kernel, const Eigen::MatrixXd& X,
+                                                     const InducingInputs& inducing,
+                                                     const Eigen::VectorXd& y, double sigma2,
+                                                     double trace_weight);
+
 }  // namespace quench

@@ -31,6 +31,11 @@ class QUENCH_API LowRankPrior {
   static void check_memory(Eigen::Index n, Eigen::Index m);
   /// The largest M whose bytes(n, M) fits in `available` bytes.
   static Eigen::Index largest_count(Eigen::Index n, double available);
+  /// The Cholesky factor of K(Z, Z) + jitter I, the jitter `relative` to its mean diagonal and
+  /// raised tenfold while the factorization fails (up to 1e-2); `jitter` receives the absolute
+  /// value used. NumericalError as the constructor.
+  static Cholesky factor_inducing(const Kernel& kernel, const Eigen::MatrixXd& Z, double relative,
+                                  double& jitter);
 
   Eigen::Index size() const { return U_.rows(); }
   Eigen::Index rank() const { return U_.cols(); }
