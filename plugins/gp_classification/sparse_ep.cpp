@@ -106,19 +106,43 @@ Eigen::MatrixXd SparseSitePrior::dense() const {
   return C;
 }
 
+namespace {
+
+// Parallel EP on the sparse prior, and again from zero sites with half the damping (down to
+// kMinDamping) while it stalls: undamped sweeps can cycle on the FITC prior with a nearly
+// noise-free likelihood (letter at width 1: stalled at a change of 2e-4 after 62 sweeps,
+// converged in 53 at damping 1/2), where the dense engine's Newton finish would end them.
+constexpr double kMinDamping = 0.125;
+
+MeanFieldFit sweep_with_smaller_steps(const SparseSitePrior& prior, const Eigen::VectorXd& t,
+                                      const SiteTiltedMoments& tilted, const EpOptions& options,
+                                      const MeanFieldFit* warm_start) {
+  MeanFieldFit fit = solve_ep(prior.ep_prior(), t, tilted, options, warm_start);
+  EpOptions smaller = options;
+  while (fit.status.code == RunStatus::not_converged && smaller.damping > kMinDamping) {
+    smaller.damping = std::max(0.5 * smaller.damping, kMinDamping);
+    const int spent = fit.status.iterations;
+    fit = solve_ep(prior.ep_prior(), t, tilted, smaller);
+    fit.status.iterations += spent;
+  }
+  return fit;
+}
+
+}  // namespace
+
 MeanFieldFit solve_sparse_ep(const SparseSitePrior& prior, const Eigen::VectorXd& t,
                              const Likelihood& lik, const EpOptions& options,
                              const MeanFieldFit* warm_start) {
-  return solve_ep(
-      prior.ep_prior(), t,
-      [&](Eigen::Index i, double m, double v) { return lik.tilted_moments(t(i), m, v); }, options,
-      warm_start);
+  return sweep_with_smaller_steps(
+      prior, t, [&](Eigen::Index i, double m, double v) { return lik.tilted_moments(t(i), m, v); },
+      options, warm_start);
 }
 
 MeanFieldFit solve_sparse_ep(const SparseSitePrior& prior, const Eigen::VectorXd& t,
                              const Eigen::VectorXi& counts, const Likelihood& lik,
                              const EpOptions& options) {
-  return solve_ep(prior.ep_prior(), t, counted_tilted_moments(lik, t, counts), options);
+  return sweep_with_smaller_steps(prior, t, counted_tilted_moments(lik, t, counts), options,
+                                  nullptr);
 }
 
 // log Z_EP (the TAP free energy of 003 eqs 11-13) through the sites' Gaussian model.

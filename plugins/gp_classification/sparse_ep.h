@@ -76,7 +76,9 @@ class SparseSitePrior {
 /// from the cavities of `warm_start`. Sweeps to options.tol (the joint Newton steps of the
 /// dense solver, EpOptions::newton, need the dense C and are not taken). Site precisions of
 /// either sign: a sweep whose G cannot be formed (NumericalError of posterior()) is undone as
-/// in the dense solver, and a fit that cannot proceed is a failed status, never NaN.
+/// in the dense solver, and a fit that cannot proceed is a failed status, never NaN. A fit that
+/// stalls (not_converged) is run again from zero sites with half the damping, down to 1/8;
+/// status.iterations counts the sweeps of every attempt.
 MeanFieldFit solve_sparse_ep(const SparseSitePrior& prior, const Eigen::VectorXd& t,
                              const Likelihood& lik, const EpOptions& options,
                              const MeanFieldFit* warm_start = nullptr);
