@@ -334,16 +334,9 @@ std::unique_ptr<HyperparameterObjective> make_sparse_ep_objective(const Problem&
   if (name != "evidence")
     throw ConfigError({}, "ep: no hyperparameter objective '" + name +
                               "' on the inducing-point prior (it has: evidence)");
-  // Learning's evaluations sweep to kLearningTol at most: log Z_EP is stationary in the sites,
-  // so its error is second order in theirs, and the gradient's first-order error is ~1e-9
-  // relative, far below what L-BFGS resolves; on letter (N = 15 000) it saves ~15 of ~45
-  // warm-started sweeps an evaluation. The fit at the learned values sweeps to options.tol.
-  constexpr double kLearningTol = 1e-9;
-  EpOptions learning = options;
-  learning.tol = std::max(options.tol, kLearningTol);
   const Dataset& d = *problem.data;
   return std::make_unique<SparseEvidenceObjective>(
-      d.X_train, class_labels(d, DataPart::train, "ep"), *problem.inducing, learning);
+      d.X_train, class_labels(d, DataPart::train, "ep"), *problem.inducing, options);
 }
 
 }  // namespace quench::gp_classification

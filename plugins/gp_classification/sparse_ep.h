@@ -146,8 +146,7 @@ class SparseEvidenceObjective final : public HyperparameterObjective {
   WarmStartedFixedPoint fixed_point_;
 };
 
-/// The objective `name` of `ep` on the sparse prior: "evidence", its sweeps to
-/// max(options.tol, 1e-9) (log Z is stationary in the sites); ConfigError for "loo" (its
+/// The objective `name` of `ep` on the sparse prior: "evidence"; ConfigError for "loo" (its
 /// implicit gradient is built for the dense C only) and any other name.
 std::unique_ptr<HyperparameterObjective> make_sparse_ep_objective(const Problem& problem,
                                                                   const std::string& name,
