@@ -97,8 +97,26 @@ MeanFieldFit WarmStartedFixedPoint::solve(
   MeanFieldFit fit;
   if (previous_) fit = solve_from(&*previous_);
   if (!previous_ || fit.status.code != RunStatus::ok) fit = solve_from(nullptr);
-  if (fit.status.code == RunStatus::ok) previous_ = fit;
+  latest_.reset();
+  if (fit.status.code == RunStatus::ok) (rated_ ? latest_ : previous_) = fit;
   return fit;
+}
+
+void WarmStartedFixedPoint::rate(double value) {
+  if (!std::isfinite(value)) {  // no fit to start from
+    latest_.reset();
+    return;
+  }
+  if (!rated_) {  // the fit just solved is in previous_: the first rated
+    rated_ = true;
+    best_ = value;
+    return;
+  }
+  if (latest_ && value > best_) {
+    best_ = value;
+    previous_ = std::move(latest_);
+  }
+  latest_.reset();
 }
 
 EvidenceObjective::EvidenceObjective(Eigen::MatrixXd X, Eigen::VectorXd t, FixedPointSolver solve)

@@ -21,7 +21,9 @@ using FixedPointSolver =
                                const Likelihood& lik, const MeanFieldFit* warm_start)>;
 
 /// The fixed point warm-started from the last successful one; cold when there is none or the
-/// warm solve fails. A failed solve leaves the previous fixed point in place.
+/// warm solve fails. A failed solve leaves the previous fixed point in place. An objective that
+/// rates its fits (rate()) warm-starts from the best-rated one instead: a line-search step that
+/// overshoots then does not become the next evaluation's start.
 class WarmStartedFixedPoint {
  public:
   /// Without a solver: for solve(solve_from) only.
@@ -30,11 +32,17 @@ class WarmStartedFixedPoint {
   MeanFieldFit solve(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik);
   /// The same for any solver: solve_from(warm start or nullptr).
   MeanFieldFit solve(const std::function<MeanFieldFit(const MeanFieldFit* warm_start)>& solve_from);
+  /// The value (larger is better) of the last successful solve's fit: from now on the warm start
+  /// is the fit of the largest value rated.
+  void rate(double value);
+  /// The warm start the next solve takes.
   const std::optional<MeanFieldFit>& last() const { return previous_; }
 
  private:
   FixedPointSolver solve_;
-  std::optional<MeanFieldFit> previous_;
+  std::optional<MeanFieldFit> previous_, latest_;
+  bool rated_ = false;
+  double best_ = 0;
 };
 
 /// sum_i d log Z_i / dtheta_lik at the cavities of the fit: the likelihood part of the EP

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <Eigen/Dense>
@@ -317,6 +318,34 @@ TEST(WarmStartedFixedPoint, RetriesColdWhenTheWarmSolveFails) {
   EXPECT_EQ(warm, 1);
   EXPECT_EQ(cold, 2);
   ASSERT_TRUE(fp.last().has_value());
+}
+
+// Rated fits: the warm start is the fit of the largest value rated, not the last one (a
+// worse fit, or one whose value is not finite, is not started from).
+TEST(WarmStartedFixedPoint, RatedFitsStartFromTheBest) {
+  int calls = 0;
+  std::vector<int> started_from;  // the iteration count marking the warm start, 0 when cold
+  WarmStartedFixedPoint fp;
+  auto solve = [&] {
+    return fp.solve([&](const MeanFieldFit* start) {
+      started_from.push_back(start ? start->status.iterations : 0);
+      MeanFieldFit fit;
+      fit.status = {RunStatus::ok, "", ++calls};
+      return fit;
+    });
+  };
+  solve();
+  fp.rate(-10.0);  // fit 1
+  solve();
+  fp.rate(-20.0);  // fit 2, worse
+  solve();
+  fp.rate(std::nan(""));  // fit 3, no value
+  solve();
+  fp.rate(-5.0);  // fit 4, the best
+  solve();
+  EXPECT_EQ(started_from, (std::vector<int>{0, 1, 1, 1, 4}));
+  ASSERT_TRUE(fp.last().has_value());
+  EXPECT_EQ(fp.last()->status.iterations, 4);
 }
 
 TEST(Engines, OfferTheirObjectives) {

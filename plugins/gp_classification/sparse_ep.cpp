@@ -315,6 +315,7 @@ ObjectiveValue SparseEvidenceObjective::evaluate(const Kernel& kernel,
     const auto [y, phi] = site_gaussian(prior, t_, sites);
     const LowRankEvidence e = low_rank_gaussian_evidence(kernel, X_, prior.low_rank(), y, phi, 0);
     v.value = e.value + site_terms(likelihood, t_, sites);
+    fixed_point_.rate(v.value);
     const auto blocks = kernel.hyperparameters();
     const Eigen::VectorXd gl = likelihood_gradient(likelihood, t_, fit);
     v.gradient.resize(e.kernel_gradient.size() + gl.size());

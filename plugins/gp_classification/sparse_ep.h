@@ -128,7 +128,8 @@ Results run_sparse_ep(const Problem& problem, const EpOptions& options);
 /// sites (exact at the fixed point, where log Z_EP is stationary in the sites): the kernel's
 /// entries from low_rank_gaussian_evidence (its "noise" entry v2 as sum_i d/dphi_i, phi_i =
 /// 1/tau_i + v2), the likelihood's as the dense objective (likelihood_gradient). Sites
-/// warm-started between evaluations (WarmStartedFixedPoint); flat sites as in
+/// warm-started between evaluations from the fit of the largest log Z so far
+/// (WarmStartedFixedPoint::rate); flat sites as in
 /// sparse_log_evidence. Failed status when some other tau_i < 0.
 class SparseEvidenceObjective final : public HyperparameterObjective {
  public:
