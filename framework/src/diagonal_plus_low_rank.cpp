@@ -62,10 +62,11 @@ Eigen::VectorXd DiagonalPlusLowRank::times(const Eigen::VectorXd& v) const {
   return out;
 }
 
-Eigen::VectorXd DiagonalPlusLowRank::hadamard_square_times(const Eigen::VectorXd& v) const {
-  const Eigen::Index n = size(), m = rank();
-  // C = W^T diag(v) W = W+^T W+ - W-^T W-, the rows of W scaled by sqrt|v_i| and split by the
-  // sign of v_i: two rank updates (dsyrk, N M^2 flops) where a general product costs 2 N M^2.
+Eigen::MatrixXd weighted_gram(const Eigen::MatrixXd& A, const Eigen::VectorXd& v) {
+  const Eigen::Index n = A.rows(), m = A.cols();
+  // A^T diag(v) A = A+^T A+ - A-^T A-, the rows of A scaled by sqrt|v_i| and split by the sign
+  // of v_i (rows with v_i = 0 skipped): two rank updates (dsyrk, N M^2 flops) where a general
+  // product costs 2 N M^2.
   Eigen::MatrixXd C = Eigen::MatrixXd::Zero(m, m);
   std::vector<Eigen::Index> rows[2];  // v_i > 0, v_i < 0
   for (Eigen::Index r = 0; r < n; r += kBlockRows) {
@@ -79,11 +80,17 @@ Eigen::VectorXd DiagonalPlusLowRank::hadamard_square_times(const Eigen::VectorXd
       Eigen::MatrixXd scaled(k, m);
       for (Eigen::Index a = 0; a < k; ++a) {
         const Eigen::Index i = rows[sign][static_cast<std::size_t>(a)];
-        scaled.row(a) = std::sqrt(std::abs(v(i))) * W_.row(i);
+        scaled.row(a) = std::sqrt(std::abs(v(i))) * A.row(i);
       }
       C.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose(), sign == 0 ? 1.0 : -1.0);
     }
   }
+  return C;
+}
+
+Eigen::VectorXd DiagonalPlusLowRank::hadamard_square_times(const Eigen::VectorXd& v) const {
+  const Eigen::Index n = size();
+  Eigen::MatrixXd C = weighted_gram(W_, v);  // W^T diag(v) W
   C = C.selfadjointView<Eigen::Lower>();
   Eigen::VectorXd out(n);
   for (Eigen::Index r = 0; r < n; r += kBlockRows) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "quench/cholesky.h"
+#include "quench/diagonal_plus_low_rank.h"
 #include "quench/errors.h"
 #include "quench/hyperparameter.h"
 
@@ -78,8 +79,10 @@ LowRankGaussianPosterior low_rank_gaussian_posterior(const LowRankPrior& prior,
 //   tr(Psi dQ) = <dK_nm, 2 Psi A^T> - <dK_mm, A Psi A^T>,
 //   2 Psi A^T  = [alpha (alpha^T U) - diag(1/psi) U B^-1 - 2 diag(delta) U] L^-1,
 //   A Psi A^T  = L^-T [1/2 (U^T alpha)(U^T alpha)^T - 1/2 (I - B^-1) - U^T diag(delta) U] L^-1,
-// using U^T diag(1/psi) U B^-1 = (B - I) B^-1 = I - B^-1. Six N M^2 products in all (five for
-// VFE and SoR with one noise variance, where U^T diag(delta) U = -t psi (B - I)).
+// using U^T diag(1/psi) U B^-1 = (B - I) B^-1 = I - B^-1. Five N M^2 products (B, the scaled
+// factor, two triangular solves, U^T diag(delta) U by rank updates; none for the last where
+// delta = 0, as for EP's sites on VFE and SoR, or with one noise variance, where
+// U^T diag(delta) U = -t psi (B - I)).
 LowRankEvidence low_rank_gaussian_evidence(const Kernel& kernel, const Eigen::MatrixXd& X,
                                            const LowRankPrior& prior, const Eigen::VectorXd& y,
                                            const Eigen::VectorXd& phi, double trace_weight) {
@@ -108,8 +111,8 @@ LowRankEvidence low_rank_gaussian_evidence(const Kernel& kernel, const Eigen::Ma
   Eigen::MatrixXd core = 0.5 * p.weights * p.weights.transpose();
   core.diagonal().array() -= 0.5;
   core += 0.5 * p.b.solve(Eigen::MatrixXd::Identity(m, m));
-  if (fitc || phi.maxCoeff() != phi.minCoeff()) {
-    core.noalias() -= U.transpose() * (delta.asDiagonal() * U);
+  if (fitc || phi.maxCoeff() != phi.minCoeff()) {  // rows with delta_i = 0 cost nothing
+    core -= Eigen::MatrixXd(weighted_gram(U, delta).selfadjointView<Eigen::Lower>());
   } else {  // delta = -t and psi = phi constant: U^T U = psi (B - I), no N M^2 product
     Eigen::MatrixXd UtU = p.b.reconstructedMatrix();
     UtU.diagonal().array() -= 1.0;

@@ -6,7 +6,6 @@
 #include <limits>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "quench/anderson.h"
 #include "quench/cholesky.h"
@@ -152,42 +151,20 @@ SparsePredictor::SparsePredictor(const LowRankPrior& prior, const DiagonalPlusLo
         W.middleRows(r, b).transpose() * (dl.segment(r, b).asDiagonal() * U.middleRows(r, b));
   }
   if (within_sample) {  // A = U^T diag(dl o (1 - e o dl)) U - (W^T D U)^T (W^T D U)
-    within_form_ = MatrixXd::Zero(m, m);
-    for (Index r = 0; r < n; r += kBlockRows) {
-      const Index b = std::min(kBlockRows, n - r);
-      // dl >= 0 and 1 - e dl = 1 / (1 + Lambda dl) > 0: one dsyrk of the scaled rows.
-      const VectorXd weight = dl.segment(r, b).cwiseProduct(
-          VectorXd::Ones(b) - e.segment(r, b).cwiseProduct(dl.segment(r, b)));
-      const MatrixXd scaled = weight.cwiseMax(0.0).cwiseSqrt().asDiagonal() * U.middleRows(r, b);
-      within_form_.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose());
-    }
+    // dl >= 0 and 1 - e dl = 1 / (1 + Lambda dl) > 0: one dsyrk of the scaled rows.
+    within_form_ =
+        weighted_gram(U, dl.cwiseProduct(VectorXd::Ones(n) - e.cwiseProduct(dl)).cwiseMax(0.0));
     within_form_.selfadjointView<Eigen::Lower>().rankUpdate(wdu.transpose(), -1.0);
   }
-  // C_T = sum_i lambda_i t_i t_i^T over the rows t_i of T^T U: one rank update (dsyrk, half
-  // the flops of a product) each for the rows with lambda_i < 0 and > 0, scaled by
-  // sqrt|lambda_i|.
+  // C_T = sum_i lambda_i t_i t_i^T over the rows t_i of T^T U, formed a row block at a time
+  // (weighted_gram: rank updates split by the sign of lambda_i).
   variance_form_ = MatrixXd::Zero(m, m);
-  auto rank_update = [&](const MatrixXd& rows_of_tu, const std::vector<Index>& rows,
-                         const VectorXd& lam, double sign) {
-    if (rows.empty()) return;
-    MatrixXd scaled(static_cast<Index>(rows.size()), m);
-    for (std::size_t k = 0; k < rows.size(); ++k)
-      scaled.row(static_cast<Index>(k)) =
-          std::sqrt(std::abs(lam(rows[k]))) * rows_of_tu.row(rows[k]);
-    variance_form_.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose(), sign);
-  };
-  std::vector<Index> negative, positive;
   for (Index r = 0; r < n; r += kBlockRows) {
     const Index b = std::min(kBlockRows, n - r);
     const VectorXd keep = VectorXd::Ones(b) - e.segment(r, b).cwiseProduct(dl.segment(r, b));
     MatrixXd tu = keep.asDiagonal() * U.middleRows(r, b);
     tu.noalias() -= W.middleRows(r, b) * wdu;
-    const VectorXd lam = lambda.segment(r, b);
-    negative.clear();
-    positive.clear();
-    for (Index i = 0; i < b; ++i) (lam(i) < 0 ? negative : positive).push_back(i);
-    rank_update(tu, negative, lam, -1.0);
-    rank_update(tu, positive, lam, 1.0);
+    variance_form_ += weighted_gram(tu, lambda.segment(r, b));
   }
 }
 

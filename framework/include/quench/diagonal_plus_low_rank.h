@@ -44,4 +44,10 @@ class QUENCH_API DiagonalPlusLowRank {
   Eigen::MatrixXd W_;
 };
 
+/// The lower triangle of A^T diag(v) A (M x M for A N x M; the strict upper triangle is zero):
+/// one rank update each for the rows with v_i > 0 and v_i < 0, scaled by sqrt|v_i|, in row
+/// blocks (N M^2 flops for rows of either sign, none for v_i = 0, against 2 N M^2 for a
+/// product).
+QUENCH_API Eigen::MatrixXd weighted_gram(const Eigen::MatrixXd& A, const Eigen::VectorXd& v);
+
 }  // namespace quench
