@@ -233,10 +233,8 @@ Results AdatapBootstrap::run_general(const Problem& problem) const {
   const Occupation occ = general_occupation(*problem.resampler);
   const Eigen::MatrixXd K = kernel.cross(data.X_train, data.X_train);
   const auto kernel_done = clock::now();
-  GeneralOptions o = general_;
-  o.threads = problem.context.threads;
-  o.progress = problem.context.progress;
-  GeneralSolution sol = solve_general(K, y, *problem.likelihood, occ, o);
+  GeneralSolution sol =
+      solve_general(K, y, *problem.likelihood, occ, for_run(general_, problem.context));
   const auto solved = clock::now();
 
   Results r =

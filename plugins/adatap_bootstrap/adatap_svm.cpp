@@ -41,9 +41,7 @@ Results AdatapSvm::run(const Problem& problem) const {
   Eigen::MatrixXd K = kernel.cross(data.X_train, data.X_train);
   K.diagonal().array() += kernel.diagonal_noise();  // 001 App. B: noise v2 as for svm_limit
   const auto kernel_done = clock::now();
-  GeneralOptions o = options_;
-  o.threads = problem.context.threads;
-  o.progress = problem.context.progress;
+  const GeneralOptions o = for_run(options_, problem.context);
   GeneralSolution sol = solve_general(
       K, y,
       [p0](Eigen::Index, double yi, double dlc, double gammac, double lamc) {

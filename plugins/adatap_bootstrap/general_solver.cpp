@@ -16,6 +16,12 @@ using Eigen::Index;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 
+GeneralOptions for_run(GeneralOptions options, const RunContext& context) {
+  options.threads = context.threads;
+  options.progress = context.progress;
+  return options;
+}
+
 SiteQuadrature uniform_site_quadrature(const VectorXd& pmf, int n) {
   SiteQuadrature q{pmf, std::vector<const GaussHermiteRule*>(static_cast<std::size_t>(pmf.size()),
                                                              &gauss_hermite(n))};

@@ -19,6 +19,7 @@
 #include "adatap_solver.h"
 #include "quench/diagonal_plus_low_rank.h"
 #include "quench/gauss_hermite.h"
+#include "quench/inference_engine.h"
 #include "quench/likelihood.h"
 #include "quench/low_rank_prior.h"
 
@@ -38,6 +39,9 @@ struct GeneralOptions {
   /// `tolerance` (ConvergenceProgress).
   std::function<void(double)> progress;
 };
+
+/// `options` with the run's worker threads and progress bar (RunContext).
+GeneralOptions for_run(GeneralOptions options, const RunContext& context);
 
 /// The u-rule of the averaged site for each occupation k: rule[k] for k >= 1 (rule[0] is
 /// unused: k = 0 is the cavity in closed form).

@@ -75,10 +75,8 @@ Results AdatapBootstrap::run_sparse_general(const Problem& problem) const {
   const Occupation occ = general_occupation(*problem.resampler);
   const LowRankPrior prior(*problem.kernel, data.X_train, *problem.inducing);
   const auto prior_done = clock::now();
-  GeneralOptions o = general_;
-  o.threads = problem.context.threads;
-  o.progress = problem.context.progress;
-  SparseGeneralSolution sol = solve_general(prior, y, *problem.likelihood, occ, o);
+  SparseGeneralSolution sol =
+      solve_general(prior, y, *problem.likelihood, occ, for_run(general_, problem.context));
   const auto solved = clock::now();
 
   const GeneralSolution& s = sol.sites;
