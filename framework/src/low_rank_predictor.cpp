@@ -31,19 +31,29 @@ void LowRankPredictor::predict(const Kernel& kernel, const Eigen::MatrixXd& X,
   const Eigen::Index n = X.rows();
   mean.resize(n);
   variance.resize(n);
+  Eigen::VectorXd m, v;
   for (Eigen::Index r = 0; r < n; r += kBlockRows) {
     const Eigen::Index b = std::min(kBlockRows, n - r);
     const Eigen::MatrixXd Xb = X.middleRows(r, b);
-    Eigen::MatrixXd v =
-        LowRankPrior::features(kernel, inducing_inputs, inducing_lower, Xb).transpose();
-    mean.segment(r, b).noalias() = v.transpose() * weights;
-    const Eigen::VectorXd explained = v.colwise().squaredNorm().transpose();
     const Eigen::VectorXd prior =
-        form == LowRankForm::sor ? explained : Eigen::VectorXd(kernel.diagonal(Xb));
-    b_lower.triangularView<Eigen::Lower>().solveInPlace(v);  // L_B^-1 u(x)
-    variance.segment(r, b) =
-        (prior - explained + v.colwise().squaredNorm().transpose()).cwiseMax(0.0);
+        form == LowRankForm::sor ? Eigen::VectorXd() : Eigen::VectorXd(kernel.diagonal(Xb));
+    predict_from_features(LowRankPrior::features(kernel, inducing_inputs, inducing_lower, Xb),
+                          prior, m, v);
+    mean.segment(r, b) = m;
+    variance.segment(r, b) = v;
   }
+}
+
+void LowRankPredictor::predict_from_features(const Eigen::MatrixXd& features,
+                                             const Eigen::VectorXd& prior_variance,
+                                             Eigen::VectorXd& mean,
+                                             Eigen::VectorXd& variance) const {
+  Eigen::MatrixXd v = features.transpose();
+  mean.noalias() = features * weights;
+  const Eigen::VectorXd explained = v.colwise().squaredNorm().transpose();
+  const Eigen::VectorXd& prior = form == LowRankForm::sor ? explained : prior_variance;
+  b_lower.triangularView<Eigen::Lower>().solveInPlace(v);  // L_B^-1 u(x)
+  variance = (prior - explained + v.colwise().squaredNorm().transpose()).cwiseMax(0.0);
 }
 
 void LowRankPredictor::write(ModelArchive& archive, const std::string& prefix) const {

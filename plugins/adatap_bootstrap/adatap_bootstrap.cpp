@@ -207,19 +207,17 @@ Results AdatapBootstrap::run(const Problem& problem) const {
   return r;
 }
 
-void AdatapBootstrap::check_general_kernel(const Kernel& kernel) {
-  if (kernel.diagonal_noise() > 0)
+AdatapBootstrap::GeneralInputs AdatapBootstrap::general_inputs(const Problem& problem) const {
+  if (problem.kernel->diagonal_noise() > 0)
     throw ConfigError({},
                       "adatap_bootstrap with a non-Gaussian likelihood needs the noise in the "
                       "likelihood (e.g. probit noise), not on the kernel diagonal: a point "
                       "drawn k times contributes k independent noise draws "
                       "(docs/adatap_classification.md eq 1)");
-}
-
-Occupation AdatapBootstrap::general_occupation(const Resampler& resampler) const {
-  Occupation occ = occupation_of(resampler, tail_);
-  occ.pmf /= occ.pmf.sum();  // the truncated tail's mass spread over the kept k
-  return occ;
+  GeneralInputs in{class_labels(*problem.data, DataPart::train, "adatap_bootstrap"),
+                   occupation_of(*problem.resampler, tail_)};
+  in.occupation.pmf /= in.occupation.pmf.sum();  // the truncated tail's mass spread over the kept k
+  return in;
 }
 
 Results AdatapBootstrap::run_general(const Problem& problem) const {
@@ -227,11 +225,8 @@ Results AdatapBootstrap::run_general(const Problem& problem) const {
   using seconds = std::chrono::duration<double>;
   const auto start = clock::now();
   const Dataset& data = *problem.data;
-  const Kernel& kernel = *problem.kernel;
-  check_general_kernel(kernel);
-  const Eigen::VectorXd y = class_labels(data, DataPart::train, "adatap_bootstrap");
-  const Occupation occ = general_occupation(*problem.resampler);
-  const Eigen::MatrixXd K = kernel.cross(data.X_train, data.X_train);
+  const auto [y, occ] = general_inputs(problem);
+  const Eigen::MatrixXd K = problem.kernel->cross(data.X_train, data.X_train);
   const auto kernel_done = clock::now();
   GeneralSolution sol =
       solve_general(K, y, *problem.likelihood, occ, for_run(general_, problem.context));

@@ -24,10 +24,14 @@ class AdatapBootstrap final : public InferenceEngine {
   /// any other likelihood through run_sparse_general.
   Results run_sparse(const Problem& problem) const;
   Results run_sparse_general(const Problem& problem) const;
-  /// ConfigError for a kernel with diagonal noise (non-Gaussian likelihoods).
-  static void check_general_kernel(const Kernel& kernel);
-  /// The occupation pmf normalized over the kept k (non-Gaussian likelihoods).
-  Occupation general_occupation(const Resampler& resampler) const;
+  /// What the dense and inducing-point paths of a non-Gaussian likelihood share: the +-1
+  /// labels and the occupation pmf normalized over the kept k; ConfigError for a kernel with
+  /// diagonal noise.
+  struct GeneralInputs {
+    Eigen::VectorXd y;
+    Occupation occupation;
+  };
+  GeneralInputs general_inputs(const Problem& problem) const;
   /// The outputs of the per-site parameters shared by the dense and inducing-point paths:
   /// eqs 53, 54, 39-40, 67, the solver's counters and the data's units.
   Results site_results(const Solution& sol, const Problem& problem, const Occupation& occ,

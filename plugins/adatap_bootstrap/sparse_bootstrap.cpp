@@ -70,9 +70,7 @@ Results AdatapBootstrap::run_sparse_general(const Problem& problem) const {
   using seconds = std::chrono::duration<double>;
   const auto start = clock::now();
   const Dataset& data = *problem.data;
-  check_general_kernel(*problem.kernel);
-  const Eigen::VectorXd y = class_labels(data, DataPart::train, "adatap_bootstrap");
-  const Occupation occ = general_occupation(*problem.resampler);
+  const auto [y, occ] = general_inputs(problem);
   const LowRankPrior prior(*problem.kernel, data.X_train, *problem.inducing);
   const auto prior_done = clock::now();
   SparseGeneralSolution sol =

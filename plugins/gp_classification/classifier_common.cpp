@@ -279,16 +279,21 @@ double log_evidence(const Likelihood& lik, const Eigen::VectorXd& t, const MeanF
   return lz;
 }
 
+Eigen::VectorXd positive_probability(const Likelihood& lik, const Eigen::VectorXd& mean,
+                                     const Eigen::VectorXd& variance) {
+  Eigen::VectorXd p(mean.size());
+  for (Eigen::Index j = 0; j < mean.size(); ++j)
+    p(j) = std::exp(lik.tilted_moments(1.0, mean(j), variance(j)).log_z);
+  return p;
+}
+
 void add_loo_predictive(Results& r, const Likelihood& lik, const Eigen::VectorXd& t,
                         const Eigen::VectorXd& m, const Eigen::VectorXd& v) {
   const Eigen::Index n = t.size();
-  Eigen::VectorXd p(n);
   double log_predictive = 0.0;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    p(i) = std::exp(lik.tilted_moments(1.0, m(i), v(i)).log_z);
+  for (Eigen::Index i = 0; i < n; ++i)
     log_predictive += lik.tilted_moments(t(i), m(i), v(i)).log_z;  // no log(1 - p) cancellation
-  }
-  r.vectors["loo_probability"] = p;
+  r.vectors["loo_probability"] = positive_probability(lik, m, v);
   if (n > 0) r.scalars["loo_log_predictive"] = log_predictive / static_cast<double>(n);
 }
 

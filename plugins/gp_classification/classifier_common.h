@@ -135,6 +135,11 @@ Eigen::Index error_count(const Eigen::VectorXd& t, const Eigen::VectorXd& h);
 /// (1/N) sum_i Theta(-t_i h_i), a tie (h_i = 0) counting as an error (eq 32).
 double error_rate(const Eigen::VectorXd& t, const Eigen::VectorXd& h);
 
+/// p(+1 | x) = the likelihood's predictive integral of the label +1 under N(mean_j,
+/// variance_j) at each input (001 eq 12).
+Eigen::VectorXd positive_probability(const Likelihood& lik, const Eigen::VectorXd& mean,
+                                     const Eigen::VectorXd& variance);
+
 /// The site precision times the site mean, nu_i = tau_i mu~_i = tau_i m_i + t_i alpha_i
 /// (1 + lambda_i tau_i) (mu~_i = m_i + t_i alpha_i (lambda_i + Omega_i)), finite as tau_i -> 0.
 Eigen::VectorXd site_nu(const Eigen::VectorXd& t, const MeanFieldFit& fit);

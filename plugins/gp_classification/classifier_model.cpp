@@ -47,13 +47,10 @@ constexpr const char* kForms[] = {"prior", "cholesky", "inverse"};
 // The gp_classifier columns from <h(x)> and the latent variance of eq 27.
 Predictions classifier_columns(const Likelihood& lik, const Eigen::VectorXd& h,
                                const Eigen::VectorXd& var) {
-  Eigen::VectorXd p(h.size());
-  for (Eigen::Index j = 0; j < h.size(); ++j)
-    p(j) = std::exp(lik.tilted_moments(1.0, h(j), var(j)).log_z);  // eq 12
   Predictions out;
   out.add("latent_mean", h);
   out.add("latent_variance", var);
-  out.add("probability", p);
+  out.add("probability", positive_probability(lik, h, var));  // eq 12
   out.add("label", labels(h));
   return out;
 }

@@ -75,12 +75,8 @@ class ResampledClassifier final : public ResampledModel {
       }
     }
     Eigen::VectorXd predictions = K_eval_ * a;
-    if (probability) {
-      probability->resize(tests);
-      for (Eigen::Index x = 0; x < tests; ++x)  // 001 eq 12
-        (*probability)(x) =
-            std::exp(likelihood_->tilted_moments(1.0, predictions(n + x), variance(x)).log_z);
-    }
+    if (probability)
+      *probability = positive_probability(*likelihood_, predictions.tail(tests), variance);
     if (coefficients) *coefficients = std::move(a);
     return predictions;
   }

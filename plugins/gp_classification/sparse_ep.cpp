@@ -209,9 +209,9 @@ class ResampledSparseEp final : public ResampledModel {
         likelihood_(problem.likelihood),
         options_(options),
         t_(class_labels(*problem.data, DataPart::train, "ep")),
-        X_test_(problem.data->X_test),
         prior_(*kernel_, problem.data->X_train, *problem.inducing),
-        test_features_(prior_.low_rank().features(X_test_)) {}
+        test_features_(prior_.low_rank().features(problem.data->X_test)),
+        test_prior_variance_(kernel_->diagonal(problem.data->X_test)) {}
 
   // At a new input the refit is u(x)^T w = K(x, Z) L^-T w: a kernel expansion over Z with
   // coefficients L^-T w (as the sparse GP regression refits).
@@ -256,17 +256,21 @@ class ResampledSparseEp final : public ResampledModel {
         predictor.weights = predictor_weights(prior, t, fit);
     }
     const Eigen::VectorXd& w = predictor.weights;
-    Eigen::VectorXd out(n + X_test_.rows());
+    Eigen::VectorXd out(n + test_features_.rows());
     out.head(n).noalias() = full.factor() * w;
     for (std::size_t b = 0; b < drawn.rows.size(); ++b) {
       const Eigen::Index i = drawn.rows[b];
       out(i) += full.diagonal_correction()(i) * t_alpha(static_cast<Eigen::Index>(b));
     }
-    out.tail(X_test_.rows()).noalias() = test_features_ * w;
-    if (probability)  // 001 eq 12 under the refit's latent posterior at x
-      *probability = LowRankClassifierModel(kernel_, likelihood_, predictor)
-                         .predict(X_test_)
-                         .column("probability");
+    if (probability) {  // 001 eq 12 under the refit's latent posterior at x (eq 27: with v2)
+      Eigen::VectorXd mean, variance;
+      predictor.predict_from_features(test_features_, test_prior_variance_, mean, variance);
+      out.tail(test_features_.rows()) = mean;
+      variance.array() += kernel_->diagonal_noise();
+      *probability = positive_probability(*likelihood_, mean, variance);
+    } else {
+      out.tail(test_features_.rows()).noalias() = test_features_ * w;
+    }
     if (coefficients)
       *coefficients =
           full.inducing_cholesky().lower().triangularView<Eigen::Lower>().transpose().solve(w);
@@ -277,9 +281,9 @@ class ResampledSparseEp final : public ResampledModel {
   std::shared_ptr<const Likelihood> likelihood_;
   EpOptions options_;
   Eigen::VectorXd t_;
-  Eigen::MatrixXd X_test_;
-  SparseSitePrior prior_;          // refers to *kernel_
-  Eigen::MatrixXd test_features_;  // u(x) at the test inputs (n_test x M)
+  SparseSitePrior prior_;                // refers to *kernel_
+  Eigen::MatrixXd test_features_;        // u(x) at the test inputs (n_test x M)
+  Eigen::VectorXd test_prior_variance_;  // k(x, x) at the test inputs
 };
 
 }  // namespace

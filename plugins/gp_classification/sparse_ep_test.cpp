@@ -154,19 +154,31 @@ TEST(SparseEp, SitesThatUnderflowToZeroKeepTheEvidence) {
   EXPECT_NEAR(sparse_log_evidence(prior, *p.likelihood, d.y_train, fit), dense, 1e-11);
 }
 
-TEST(SparseEp, AllInputsInducingIsExactEp) {
+// Every training input inducing (FITC, M = N) beside the same problem on the exact prior (not
+// copied: the problems point at d).
+struct AllInputsInducing {
   const Dataset d = toy_clouds(60, 30, 1.5, 5);
-  const auto kernel = std::make_shared<TestKernel>(1.3, 0.9, 0.1);
+  const std::shared_ptr<const Kernel> kernel = std::make_shared<TestKernel>(1.3, 0.9, 0.1);
   const Problem sparse = problem_for(d, kernel, inducing(d, 1, LowRankForm::fitc));
-  Problem exact = sparse;
-  exact.inducing = nullptr;
+  const Problem exact = [this] {
+    Problem p = sparse;
+    p.inducing = nullptr;
+    return p;
+  }();
+};
+
+TEST(SparseEp, AllInputsInducingIsExactEp) {
+  const AllInputsInducing f;
+  const Dataset& d = f.d;
+  const Problem &sparse = f.sparse, &exact = f.exact;
+  const Kernel& kernel = *f.kernel;
   const Results a = engine(1e-13).run(sparse), b = engine(1e-13).run(exact);
   ASSERT_EQ(a.status.code, RunStatus::ok) << a.status.message;
   ASSERT_EQ(b.status.code, RunStatus::ok) << b.status.message;
   // On the training inputs K~ = K - j K (K + j I)^-1 + diag(j K (K + j I)^-1), j = 1e-8 of the
   // mean diagonal: |K~ - K| <= 2 j. The sites' Gaussian moves by |(C + Omega)^-1| |dC| |mu~| <=
   // (1/v2) 2j |mu~| = 2e-7 |mu~| and the variances by |dC| = 2j: 1e-6 relative, 5x margin.
-  const double jitter = SparseSitePrior(*kernel, d.X_train, *sparse.inducing).low_rank().jitter();
+  const double jitter = SparseSitePrior(kernel, d.X_train, *sparse.inducing).low_rank().jitter();
   EXPECT_LT(jitter, 2e-8);
   for (const char* v : {"alpha", "mean_field", "cavity_mean", "cavity_variance", "loo_probability",
                         "test_variance"})
@@ -479,11 +491,9 @@ TEST(SparseEpRefits, RefuseWeightsThatAreNotCounts) {
 }
 
 TEST(SparseEpRefits, AllInputsInducingMatchTheDenseRetrains) {
-  const Dataset d = toy_clouds(60, 30, 1.5, 5);
-  const auto kernel = std::make_shared<TestKernel>(1.3, 0.9, 0.1);
-  const Problem sparse = problem_for(d, kernel, inducing(d, 1, LowRankForm::fitc));
-  Problem exact = sparse;
-  exact.inducing = nullptr;
+  const AllInputsInducing f;
+  const Dataset& d = f.d;
+  const Problem &sparse = f.sparse, &exact = f.exact;
   const Eigen::VectorXd counts = bootstrap_counts(60, 9);
   Eigen::VectorXd a;  // the dense retrain's t o alpha (0 off the drawn points)
   Eigen::VectorXd p_dense;
@@ -496,7 +506,7 @@ TEST(SparseEpRefits, AllInputsInducingMatchTheDenseRetrains) {
   // error| <= sqrt(j k(x, x)) / 2 |t o alpha|_1, the probability 1.26 times that (the N(0, v >=
   // 0.1) density). Measured: train 1.0e-8 (bound 1.2e-6), test 7.4e-6 (bound 3.1e-3),
   // probability 3.2e-6.
-  const double jitter = SparseSitePrior(*kernel, d.X_train, *sparse.inducing).low_rank().jitter();
+  const double jitter = SparseSitePrior(*f.kernel, d.X_train, *sparse.inducing).low_rank().jitter();
   EXPECT_LT(jitter, 2e-8);
   const double train = max_abs(r.f.head(60) - f_dense.head(60));
   const double test = max_abs(r.f.tail(30) - f_dense.tail(30));

@@ -34,6 +34,10 @@ struct QUENCH_API LowRankPredictor {
   /// Mean and variance of the latent f at the rows of X, in row blocks.
   void predict(const Kernel& kernel, const Eigen::MatrixXd& X, Eigen::VectorXd& mean,
                Eigen::VectorXd& variance) const;
+  /// The same at inputs whose features u(x) are the rows of `features`, with their prior
+  /// variances k(x, x) (not read for SoR): for callers that keep the features of fixed inputs.
+  void predict_from_features(const Eigen::MatrixXd& features, const Eigen::VectorXd& prior_variance,
+                             Eigen::VectorXd& mean, Eigen::VectorXd& variance) const;
 
   /// Entries <prefix>/inducing_inputs (M x d), <prefix>/inducing_cholesky_lower (M x M),
   /// <prefix>/weights (M), <prefix>/b_cholesky_lower (M x M), <prefix>/form (fitc, vfe, sor).
