@@ -57,9 +57,15 @@ int info_command(const std::string& model_file, const std::vector<std::string>& 
             << c.input_names.size() << " inputs:";
   for (const auto& n : c.input_names) std::cout << " " << printable(n);
   std::cout << "\ntarget: " << printable(c.target_name);
-  if (c.class_names.size() == 2)
+  if (c.class_names.size() == 2) {
     std::cout << " (classes: " << printable(c.class_names[0]) << " -> -1, "
               << printable(c.class_names[1]) << " -> +1)";
+  } else if (c.class_names.size() > 2) {  // a classes target: class index c is class_names[c]
+    std::cout << " (classes: ";
+    for (std::size_t k = 0; k < c.class_names.size(); ++k)
+      std::cout << (k == 0 ? "'" : ", '") << printable(c.class_names[k]) << "' -> " << k;
+    std::cout << ")";
+  }
   std::cout << "\nstandardization: inputs (x - mean) / scale";
   if (c.target_scale != 1.0 || c.target_mean != 0.0)
     std::cout << ", target mean " << format_number(c.target_mean) << " scale "

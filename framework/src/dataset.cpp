@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -173,9 +174,171 @@ class LabelMap {
   std::set<std::string> classes_;
 };
 
-/// Rows `rows` of `used` as inputs X (the first p used columns) and target y.
+/// The labels of a classes target (TargetKind::classes) as class indices 0..C-1: numbers by
+/// value, then strings in byte order (a target mixing both is refused, but still indexed so
+/// that every check can run).
+class ClassMap {
+ public:
+  /// Adds the target label of row `i` of `u` (p: the target's place among the used columns);
+  /// true when it was not seen before.
+  bool add(const UsedColumns& u, std::size_t p, Index i) {
+    const Cell& cell = u.cells[p][static_cast<std::size_t>(i)];
+    if (cell.kind == CellKind::text)
+      return strings_.emplace(u.table->cell(i, u.columns[p]), 0).second;
+    return numbers_.emplace(cell.value + 0.0, 0).second;  // (+ 0.0: -0 reads as 0)
+  }
+  Index size() const { return static_cast<Index>(numbers_.size() + strings_.size()); }
+  /// Numbers the classes 0..C-1, after the last add.
+  void finish() {
+    Index c = 0;
+    for (auto& entry : numbers_) entry.second = c++;
+    for (auto& entry : strings_) entry.second = c++;
+  }
+  /// The class index of the target label of row `i` of `u` (added before finish).
+  Index operator()(const UsedColumns& u, std::size_t p, Index i) const {
+    const Cell& cell = u.cells[p][static_cast<std::size_t>(i)];
+    if (cell.kind == CellKind::text) return strings_.at(u.table->cell(i, u.columns[p]));
+    return numbers_.at(cell.value + 0.0);
+  }
+  /// The labels in index order: integers as their text ("7"), strings as they are.
+  std::vector<std::string> names() const {
+    std::vector<std::string> names;
+    for (const auto& entry : numbers_) names.push_back(format_number(entry.first));
+    for (const auto& entry : strings_) names.push_back(entry.first);
+    return names;
+  }
+  /// "'cat' -> 0, 'dog' -> 1, 'eel' -> 2" (the first 10 classes, then ", ...").
+  std::string mapping() const {
+    const std::vector<std::string> all = names();
+    std::string text;
+    for (std::size_t c = 0; c < all.size(); ++c) {
+      if (c == 10) return text + ", ...";
+      text += (c == 0 ? "'" : ", '") + printable(all[c], 40) + "' -> " + std::to_string(c);
+    }
+    return text;
+  }
+
+ private:
+  std::map<double, Index> numbers_;
+  std::map<std::string, Index> strings_;
+};
+
+/// "'a', 'b'" for the first 10 names, then ", ...".
+std::string quoted_names(const std::vector<std::string>& names) {
+  std::string text;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    if (k == 10) return text + ", ...";
+    text += (k == 0 ? "'" : ", '") + printable(names[k], 40) + "'";
+  }
+  return text;
+}
+
+/// Rows of one file: its used columns and the positions of the rows taken.
+struct RowSet {
+  const UsedColumns* used;
+  const std::vector<Index>* rows;
+};
+
+/// Reads a classes target (TargetKind::classes) over `parts` (the kept rows of the training
+/// file, then of the test file) into `classes`. Reports, each once at the first row where it
+/// shows, a number that is not an integer, numbers mixed with strings and more than
+/// kMaxClasses distinct labels. Returns false when the target cannot be a class label at all
+/// (mixed or too many labels): the checks after the split are then skipped.
+bool scan_classes(const std::string& target, const std::vector<RowSet>& parts, std::size_t p,
+                  ClassMap& classes, Problems& problems) {
+  const std::string column = printable(target);
+  bool non_integer = false, mixed = false;
+  std::string first_label, first_file;  // the first label read, for the message on mixing
+  bool first_text = false;
+  int first_row = 0;
+  std::string too_many_file;  // where the (kMaxClasses + 1)-th distinct label first occurs
+  int too_many_row = 0;
+  for (const RowSet& part : parts) {
+    const UsedColumns& u = *part.used;
+    const std::string& file = u.table->file;
+    for (const Index i : *part.rows) {
+      const Cell& cell = u.cells[p][static_cast<std::size_t>(i)];
+      const int row = u.table->rows[static_cast<std::size_t>(i)];
+      const bool text = cell.kind == CellKind::text;
+      const std::string label = text ? "'" + printable(u.table->cell(i, u.columns[p]), 40) + "'"
+                                     : format_number(cell.value);
+      if (!text && !non_integer && cell.value != std::floor(cell.value)) {
+        non_integer = true;
+        problems.add(
+            DataError(file, row, column, "class labels must be integers or strings, got " + label));
+      }
+      if (first_row == 0) {
+        first_label = label;
+        first_text = text;
+        first_file = file;
+        first_row = row;
+      } else if (text != first_text && !mixed) {
+        mixed = true;
+        problems.add(
+            DataError(file, row, column,
+                      std::string("class labels must be all integers or all strings, got ") +
+                          (text ? "the string " : "the number ") + label + " here and " +
+                          (first_text ? "the string " : "the number ") + first_label + " at row " +
+                          std::to_string(first_row) +
+                          (first_file == file ? "" : " of " + printable(first_file))));
+      }
+      if (classes.add(u, p, i) && classes.size() == kMaxClasses + 1) {
+        too_many_file = file;
+        too_many_row = row;
+      }
+    }
+  }
+  classes.finish();
+  if (too_many_row > 0) {
+    problems.add(DataError(too_many_file, too_many_row, column,
+                           "found " + std::to_string(classes.size()) +
+                               " distinct labels, more than " + std::to_string(kMaxClasses) +
+                               " classes (is the target a class label?)"));
+  }
+  return !mixed && too_many_row == 0;
+}
+
+/// Checks a classes target once the split is known: at least two classes in the training rows,
+/// and no class that occurs only in test rows (reported at the first test row holding one,
+/// naming the others).
+void check_class_split(const std::string& target, const ClassMap& classes, const RowSet& train,
+                       const RowSet& test, std::size_t p, Problems& problems) {
+  const std::string column = printable(target);
+  const std::vector<std::string> names = classes.names();
+  std::vector<bool> trained(names.size(), false);
+  for (const Index i : *train.rows)
+    trained[static_cast<std::size_t>(classes(*train.used, p, i))] = true;
+  std::vector<std::string> found;
+  for (std::size_t c = 0; c < names.size(); ++c)
+    if (trained[c]) found.push_back(names[c]);
+  if (found.size() < 2) {
+    problems.add(DataError(
+        train.used->table->file, 0, column,
+        "a class target needs at least two classes in the training rows, found " +
+            std::to_string(found.size()) + (found.empty() ? "" : ": " + quoted_names(found))));
+  }
+  std::vector<std::string> test_only;
+  int first_row = 0;
+  for (const Index i : *test.rows) {
+    const auto c = static_cast<std::size_t>(classes(*test.used, p, i));
+    if (trained[c]) continue;
+    trained[c] = true;  // (reported once)
+    test_only.push_back(names[c]);
+    if (first_row == 0) first_row = test.used->table->rows[static_cast<std::size_t>(i)];
+  }
+  if (!test_only.empty()) {
+    const std::vector<std::string> others(test_only.begin() + 1, test_only.end());
+    problems.add(DataError(test.used->table->file, first_row, column,
+                           "class '" + printable(test_only.front(), 40) +
+                               "' occurs only in test rows" +
+                               (others.empty() ? "" : " (so do " + quoted_names(others) + ")")));
+  }
+}
+
+/// Rows `rows` of `used` as inputs X (the first p used columns) and target y: a number, a
+/// string class label read by `labels` or, with `classes`, the class index.
 void gather(const UsedColumns& used, const std::vector<Index>& rows, std::size_t p,
-            const LabelMap& labels, Eigen::MatrixXd& X, Eigen::VectorXd& y,
+            const LabelMap& labels, const ClassMap* classes, Eigen::MatrixXd& X, Eigen::VectorXd& y,
             std::vector<int>& lines) {
   const Index n = static_cast<Index>(rows.size());
   X.resize(n, static_cast<Index>(p));
@@ -183,11 +346,14 @@ void gather(const UsedColumns& used, const std::vector<Index>& rows, std::size_t
   lines.resize(rows.size());
   const Index target = used.columns[p];
   for (Index i = 0; i < n; ++i) {
-    const auto r = static_cast<std::size_t>(rows[static_cast<std::size_t>(i)]);
+    const Index row = rows[static_cast<std::size_t>(i)];
+    const auto r = static_cast<std::size_t>(row);
     for (std::size_t j = 0; j < p; ++j) X(i, static_cast<Index>(j)) = used.cells[j][r].value;
     const Cell& t = used.cells[p][r];
-    y(i) = t.kind == CellKind::text ? labels(used.table->cell(static_cast<Index>(r), target))
-                                    : t.value;
+    if (classes)
+      y(i) = static_cast<double>((*classes)(used, p, row));
+    else
+      y(i) = t.kind == CellKind::text ? labels(used.table->cell(row, target)) : t.value;
     lines[static_cast<std::size_t>(i)] = used.table->rows[r];
   }
 }
@@ -295,8 +461,21 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
   const Index n = static_cast<Index>(rows.size());
   if (n == 0) throw DataError(train.file, 0, "", "no data rows left after dropping missing values");
 
-  // Target: numbers, or two string classes.
+  // Target: numbers, or two string classes; or, for a classes target, C >= 2 classes (numbers
+  // or strings) read as class indices, checked again once the split is known.
   LabelMap labels;
+  ClassMap classes;
+  const bool class_target = spec.target_kind == TargetKind::classes;
+  bool check_split_classes = false;
+  if (class_target) {
+    const std::vector<Index> test_kept = test ? kept_rows(test_cells) : std::vector<Index>{};
+    std::vector<RowSet> parts{{&train_cells, &rows}};
+    if (test) parts.push_back({&test_cells, &test_kept});
+    check_split_classes = scan_classes(spec.target, parts, p, classes, problems);
+    data.classes = classes.size();
+    data.class_names = classes.names();
+    data.notes["data.label_mapping"] = classes.mapping();
+  }
   bool numeric_target = true;
   std::set<double> numbers;
   const auto scan_target = [&](const UsedColumns& u, const std::vector<Index>& kept) {
@@ -316,9 +495,11 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
       }
     }
   };
-  scan_target(train_cells, rows);
-  if (test) scan_target(test_cells, kept_rows(test_cells));
-  if (!labels.empty()) {
+  if (!class_target) {
+    scan_target(train_cells, rows);
+    if (test) scan_target(test_cells, kept_rows(test_cells));
+  }
+  if (!class_target && !labels.empty()) {
     if (labels.size() != 2 || !numbers.empty()) {
       problems.add(DataError(train.file, 0, printable(spec.target),
                              "class labels must be exactly two classes, found " +
@@ -348,7 +529,9 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
                                  std::to_string(numbers.size()) + " distinct values: " + found));
     }
   }
-  problems.checkpoint();
+  // (A classes target indexes every label, so check_dataset goes on to its checks after the
+  // split.)
+  if (!class_target) problems.checkpoint();
 
   // Split: positions (into `rows`) of training and test rows, each in file order.
   std::vector<Index> train_pos, test_pos;
@@ -426,12 +609,18 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
   data.test_file = spec.test_file.empty() ? spec.train_file : spec.test_file;
   data.target_name = spec.target;
   data.input_names = input_names;
-  gather(train_cells, select(train_pos), p, labels, data.X_train, data.y_train, data.train_rows);
-  if (test) {
-    gather(test_cells, kept_rows(test_cells), p, labels, data.X_test, data.y_test, data.test_rows);
-  } else {
-    gather(train_cells, select(test_pos), p, labels, data.X_test, data.y_test, data.test_rows);
+  const std::vector<Index> train_selected = select(train_pos);
+  const UsedColumns& test_source = test ? test_cells : train_cells;
+  const std::vector<Index> test_selected = test ? kept_rows(test_cells) : select(test_pos);
+  if (check_split_classes) {
+    check_class_split(spec.target, classes, {&train_cells, &train_selected},
+                      {&test_source, &test_selected}, p, problems);
   }
+  const ClassMap* class_map = class_target ? &classes : nullptr;
+  gather(train_cells, train_selected, p, labels, class_map, data.X_train, data.y_train,
+         data.train_rows);
+  gather(test_source, test_selected, p, labels, class_map, data.X_test, data.y_test,
+         data.test_rows);
   if (train.row_names || (test && test->row_names)) {
     data.notes["data.row_names"] = "the unnamed first column holds row names and is ignored";
   }
@@ -479,6 +668,27 @@ Eigen::VectorXd class_labels(const Dataset& data, DataPart part, const char* eng
       throw target_error(data, part, i, std::string(engine) + " needs class labels -1/+1 or 0/1");
   }
   return t;
+}
+
+Eigen::VectorXi class_indices(const Dataset& data, DataPart part, const char* engine) {
+  const Eigen::VectorXd& y = part == DataPart::train ? data.y_train : data.y_test;
+  const std::string needs = std::string(engine) + " needs class labels 0..C-1 (a classes target)";
+  if (data.classes < 2) {
+    throw target_error(data, part, 0,
+                       needs + "; the target was not read as class labels (" +
+                           std::to_string(data.classes) + " classes)");
+  }
+  Eigen::VectorXi c(y.size());
+  for (Index i = 0; i < y.size(); ++i) {
+    const double v = y(i);
+    if (!(v >= 0.0 && v < static_cast<double>(data.classes) && v == std::floor(v))) {
+      throw target_error(
+          data, part, i,
+          needs + ", got " + format_number(v) + " with C = " + std::to_string(data.classes));
+    }
+    c(i) = static_cast<int>(v);
+  }
+  return c;
 }
 
 Dataset load_dataset(const DataSpec& spec) {

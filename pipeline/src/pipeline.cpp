@@ -6,6 +6,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <string>
 
 #include "pipeline_spec.h"
 #include "quench/errors.h"
@@ -46,14 +47,30 @@ bool Pipeline::writes_tables() const { return spec_->outputs.tables; }
 std::uint64_t Pipeline::seed() const { return spec_->seed; }
 const PipelineSpec& Pipeline::spec() const { return *spec_; }
 
+namespace {
+
+/// What the target must hold, from the likelihood plugin (probit: two classes, gaussian:
+/// numbers, multinomial_probit: C >= 2 classes) and the engines: a multi-class engine
+/// (one_vs_rest, multiclass_ep) needs C >= 2 classes whatever the likelihood says.
+TargetKind target_kind_for(const PipelineSpec& spec) {
+  for (const EngineSpec& engine : spec.engines)
+    if (engine.spec.plugin == "one_vs_rest" || engine.spec.plugin == "multiclass_ep")
+      return TargetKind::classes;
+  const auto likelihood = spec.components.find(Family::likelihood);
+  if (likelihood == spec.components.end()) return spec.data.target_kind;
+  const std::string& plugin = likelihood->second.plugin;
+  if (plugin == "multinomial_probit") return TargetKind::classes;
+  if (plugin == "probit") return TargetKind::two_classes;
+  if (plugin == "gaussian") return TargetKind::numeric;
+  return spec.data.target_kind;
+}
+
+}  // namespace
+
 DataSpec data_spec_for(const PipelineSpec& spec) {
   DataSpec data = spec.data;
   if (data.seed == 0) data.seed = spec.seed;
-  const auto likelihood = spec.components.find(Family::likelihood);
-  if (likelihood != spec.components.end()) {
-    if (likelihood->second.plugin == "probit") data.target_kind = TargetKind::two_classes;
-    if (likelihood->second.plugin == "gaussian") data.target_kind = TargetKind::numeric;
-  }
+  data.target_kind = target_kind_for(spec);
   return data;
 }
 

@@ -54,7 +54,9 @@ std::shared_ptr<const FittedModel> fitted_model(std::shared_ptr<const Model> mod
   card.input_scale = data.input_scale;
   card.target_mean = data.target_mean;
   card.target_scale = data.target_scale;
-  if (!data.class_names.empty())
+  // Two text classes (read as -1/+1), or the C names of a classes target in index order (its
+  // class index c is the name class_names[c]); a numeric two-class target: its raw values.
+  if (!data.class_names.empty() || data_spec.target_kind == TargetKind::classes)
     card.class_names = data.class_names;
   else if (data_spec.target_kind == TargetKind::two_classes)
     card.class_names = numeric_class_names(data);

@@ -138,7 +138,9 @@ struct ResolvedPipeline {
 ResolvedPipeline resolve_pipeline(const PipelineSpec& spec, const Registry& registry);
 
 /// The data spec as loaded: the pipeline's seed for a fraction split, and what the target must
-/// hold for the likelihood (probit: two classes; gaussian: numbers).
+/// hold for the likelihood (probit: two classes; gaussian: numbers; multinomial_probit: C >= 2
+/// classes) and the engines (one_vs_rest, multiclass_ep: C >= 2 classes, whatever the
+/// likelihood).
 DataSpec data_spec_for(const PipelineSpec& spec);
 
 /// Data problems (check_dataset) as diagnostics at the YAML key naming the file or column,

@@ -1,7 +1,12 @@
 #include "quench/prediction_table.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <string>
+#include <system_error>
+#include <vector>
 
 #include "quench/dataset.h"
 #include "quench/printable.h"
@@ -20,6 +25,28 @@ std::string exact(double x) {
   char text[32];
   std::snprintf(text, sizeof text, "%.17g", x);
   return text;
+}
+
+/// The header of prediction column `column`: with C > 2 class names, "probability.<c>" (c a
+/// class index) becomes "probability.<name of class c>".
+std::string column_header(const std::string& column, const std::vector<std::string>& names) {
+  static const std::string prefix = "probability.";
+  if (names.size() <= 2 || column.compare(0, prefix.size(), prefix) != 0) return column;
+  const std::string index = column.substr(prefix.size());
+  std::size_t c = 0;
+  const auto end = index.data() + index.size();
+  const auto [rest, error] = std::from_chars(index.data(), end, c);
+  if (index.empty() || error != std::errc() || rest != end || c >= names.size()) return column;
+  return prefix + names[c];
+}
+
+/// A "label" value as its class name: with two names, > 0 is the second (-1/+1 and 0/1 alike);
+/// with C > 2, the class index c is names[c] (a value that is no class index stays a number).
+std::string label_field(double v, const std::vector<std::string>& names) {
+  if (names.size() == 2) return csv_field(names[v > 0 ? 1 : 0]);
+  if (v >= 0.0 && v < static_cast<double>(names.size()) && v == std::floor(v))
+    return csv_field(names[static_cast<std::size_t>(v)]);
+  return exact(v);
 }
 
 }  // namespace
@@ -81,15 +108,16 @@ std::string predictions_csv(const Predictions& p, const ModelCard& card,
                             const PredictionInputs& in) {
   std::string text;
   if (in.has_target) text += csv_field(card.target_name);
-  for (const std::string& c : p.columns) text += (text.empty() ? "" : ",") + csv_field(c);
+  for (const std::string& c : p.columns)
+    text += (text.empty() ? "" : ",") + csv_field(column_header(c, card.class_names));
   text += '\n';
-  const bool named = card.class_names.size() == 2;
+  const bool named = card.class_names.size() >= 2;
   for (Eigen::Index i = 0; i < p.values.rows(); ++i) {
     std::string row = in.has_target ? csv_field(in.target[static_cast<std::size_t>(i)]) : "";
     for (std::size_t j = 0; j < p.columns.size(); ++j) {
       const double v = p.values(i, static_cast<Eigen::Index>(j));
       const std::string field =
-          named && p.columns[j] == "label" ? csv_field(card.class_names[v > 0 ? 1 : 0]) : exact(v);
+          named && p.columns[j] == "label" ? label_field(v, card.class_names) : exact(v);
       row += (in.has_target || j > 0 ? "," : "") + field;
     }
     text += row + '\n';

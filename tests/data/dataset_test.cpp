@@ -535,5 +535,208 @@ TEST_F(DatasetFile, CheckDatasetCollectsEveryProblem) {
   EXPECT_TRUE(check_dataset(spec).empty());
 }
 
+// TargetKind::classes: C >= 2 classes, read as class indices 0..C-1 in sorted order.
+TEST_F(DatasetFile, StringClassesMapToIndicesInByteOrder) {
+  DataSpec spec;
+  spec.target = "animal";
+  spec.target_kind = TargetKind::classes;
+  spec.train_file = write("a.csv", "x,animal\n1,dog\n2,eel\n3,cat\n4,dog\n5,\"eel\"\n6,cat\n");
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.classes, 3);
+  EXPECT_EQ(d.class_names, (std::vector<std::string>{"cat", "dog", "eel"}));
+  EXPECT_EQ(d.y_train, (Eigen::VectorXd(6) << 1, 2, 0, 1, 2, 0).finished());
+  EXPECT_EQ(d.notes.at("data.label_mapping"), "'cat' -> 0, 'dog' -> 1, 'eel' -> 2");
+  EXPECT_EQ(class_indices(d, DataPart::train, "multiclass_ep"),
+            (Eigen::VectorXi(6) << 1, 2, 0, 1, 2, 0).finished());
+  EXPECT_EQ(class_indices(d, DataPart::test, "multiclass_ep").size(), 0);
+
+  // A test file's labels share the mapping; its rows hold training classes only.
+  spec.test_file = write("at.csv", "animal,x\neel,7\ncat,8\n");
+  const Dataset t = load_dataset(spec);
+  EXPECT_EQ(t.classes, 3);
+  EXPECT_EQ(t.y_test, (Eigen::VectorXd(2) << 2, 0).finished());
+  EXPECT_EQ(class_indices(t, DataPart::test, "one_vs_rest"),
+            (Eigen::VectorXi(2) << 2, 0).finished());
+
+  // Two string classes are indices 0/1 too (not -1/+1), and the mapping says so.
+  spec.test_file.clear();
+  spec.train_file = write("b.csv", "x,animal\n1,M\n2,B\n");
+  const Dataset b = load_dataset(spec);
+  EXPECT_EQ(b.classes, 2);
+  EXPECT_EQ(b.y_train, (Eigen::VectorXd(2) << 1, 0).finished());
+  EXPECT_EQ(b.notes.at("data.label_mapping"), "'B' -> 0, 'M' -> 1");
+}
+
+TEST_F(DatasetFile, IntegerClassesMapToIndicesByValue) {
+  DataSpec spec;
+  spec.target_kind = TargetKind::classes;
+  spec.split = SplitRule::first_train;
+  spec.count = 6;
+  spec.train_file = write("i.csv", "x,y\n1,7\n2,1\n3,3\n4,\"5\"\n5,2\n6,-0\n7,5\n8,0\n9,7\n");
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.classes, 6);
+  EXPECT_EQ(d.class_names, (std::vector<std::string>{"0", "1", "2", "3", "5", "7"}));
+  EXPECT_EQ(d.y_train, (Eigen::VectorXd(6) << 5, 1, 3, 4, 2, 0).finished());
+  EXPECT_EQ(d.y_test, (Eigen::VectorXd(3) << 4, 0, 5).finished());
+  EXPECT_EQ(d.notes.at("data.label_mapping"),
+            "'0' -> 0, '1' -> 1, '2' -> 2, '3' -> 3, '5' -> 4, '7' -> 5");
+  EXPECT_EQ(class_indices(d, DataPart::test, "multiclass_ep"),
+            (Eigen::VectorXi(3) << 4, 0, 5).finished());
+
+  spec.split = SplitRule::none;
+  spec.train_file = write("j.csv", "x,y\n1,1\n2,2\n3,3\n4,5\n5,7\n6,1\n");
+  const Dataset j = load_dataset(spec);
+  EXPECT_EQ(j.class_names, (std::vector<std::string>{"1", "2", "3", "5", "7"}));
+  EXPECT_EQ(j.y_train, (Eigen::VectorXd(6) << 0, 1, 2, 3, 4, 0).finished());
+  EXPECT_EQ(j.notes.at("data.label_mapping"), "'1' -> 0, '2' -> 1, '3' -> 2, '5' -> 3, '7' -> 4");
+}
+
+TEST_F(DatasetFile, ManyClassesAreShortenedInTheMapping) {
+  DataSpec spec;
+  spec.target_kind = TargetKind::classes;
+  std::string text = "x,y\n";
+  for (int c = 0; c < 12; ++c) text += std::to_string(c) + "," + std::to_string(c) + "\n";
+  spec.train_file = write("m.csv", text);
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.classes, 12);
+  EXPECT_EQ(d.class_names.back(), "11");
+  const std::string& mapping = d.notes.at("data.label_mapping");
+  EXPECT_EQ(mapping.substr(0, 20), "'0' -> 0, '1' -> 1, ") << mapping;
+  EXPECT_EQ(mapping.substr(mapping.size() - 15), ", '9' -> 9, ...") << mapping;
+}
+
+TEST_F(DatasetFile, ClassLabelsMustBeIntegersOrStrings) {
+  DataSpec spec;
+  spec.target_kind = TargetKind::classes;
+  spec.train_file = write("f.csv", "x,y\n1,1\n2,2\n3,1.5\n4,2.5\n");
+  expect_error(spec, spec.train_file, 4, "y",
+               {"class labels must be integers or strings, got 1.5"});
+  spec.train_file = write("mix.csv", "x,y\n1,1\n2,2\n3,a\n4,b\n");
+  expect_error(spec, spec.train_file, 4, "y",
+               {"class labels must be all integers or all strings",
+                "the string 'a' here and the number 1 at row 2"});
+  // The first label read sets the kind, also across the training and test files.
+  spec.train_file = write("s.csv", "x,y\n1,a\n2,b\n");
+  spec.test_file = write("st.csv", "x,y\n1,a\n2,3\n");
+  expect_error(spec, spec.test_file, 3, "y",
+               {"the number 3 here and the string 'a' at row 2 of " + spec.train_file});
+}
+
+TEST_F(DatasetFile, ClassTargetsNeedTwoTrainingClasses) {
+  DataSpec spec;
+  spec.target_kind = TargetKind::classes;
+  spec.train_file = write("one.csv", "x,y\n1,a\n2,a\n");
+  expect_error(spec, spec.train_file, 0, "y",
+               {"needs at least two classes in the training rows, found 1: 'a'"});
+  // Two classes in the file, one among the training rows (the other is test-only, too).
+  spec.split = SplitRule::first_train;
+  spec.count = 2;
+  spec.train_file = write("split.csv", "x,y\n1,3\n2,3\n3,4\n");
+  expect_error(spec, spec.train_file, 0, "y",
+               {"needs at least two classes in the training rows, found 1: '3'"});
+}
+
+TEST_F(DatasetFile, ClassesOnlyInTestRowsAreRefusedAtTheirRow) {
+  DataSpec spec;
+  spec.target_kind = TargetKind::classes;
+  spec.train_file = write("tr.csv", "x,y\n1,a\n2,b\n3,a\n");
+  spec.test_file = write("te.csv", "x,y\n1,a\n2,x\n3,b\n4,y\n5,x\n");
+  expect_error(spec, spec.test_file, 3, "y", {"class 'x' occurs only in test rows", "(so do 'y')"});
+  // After a split: the test rows are rows of the training file.
+  spec.test_file.clear();
+  spec.split = SplitRule::column;
+  spec.train_file = write("sp.csv", "x,train,y\n1,1,a\n2,0,b\n3,1,b\n4,0,c\n5,1,a\n");
+  expect_error(spec, spec.train_file, 5, "y", {"class 'c' occurs only in test rows"});
+  // Dropped rows do not count.
+  spec.missing = MissingRule::drop_rows;
+  spec.train_file = write("dr.csv", "x,train,y\n1,1,a\n2,0,b\n3,1,b\nNA,0,c\n5,1,a\n");
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.classes, 2);
+  EXPECT_EQ(d.y_test, (Eigen::VectorXd(1) << 1).finished());
+}
+
+TEST_F(DatasetFile, MoreThanMaxClassesIsRefused) {
+  DataSpec spec;
+  spec.target_kind = TargetKind::classes;
+  std::string text = "x,y\n";
+  for (int i = 0; i < 1002; ++i) text += "1," + std::to_string(i % 1001) + "\n";
+  spec.train_file = write("many.csv", text);
+  expect_error(spec, spec.train_file, 1002, "y",
+               {"found 1001 distinct labels, more than 1000 classes (is the target a class "
+                "label?)"});
+  const auto found = check_dataset(spec);  // (no test-only or training-class report besides)
+  ASSERT_EQ(found.size(), 1u);
+  text = "x,y\n";
+  for (int i = 0; i < 1000; ++i) text += "1,c" + std::to_string(i) + "\n";
+  spec.train_file = write("max.csv", text);
+  EXPECT_EQ(load_dataset(spec).classes, kMaxClasses);
+}
+
+TEST_F(DatasetFile, CheckDatasetCollectsEveryClassProblem) {
+  DataSpec spec;
+  spec.target_kind = TargetKind::classes;
+  spec.split = SplitRule::first_train;
+  spec.count = 2;
+  spec.train_file = write("c.csv", "x,y\n1,1\n2,1\n3,2.5\n4,3\n");
+  const auto found = check_dataset(spec);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].row(), 4);
+  EXPECT_NE(std::string(found[0].what()).find("integers or strings, got 2.5"), std::string::npos);
+  EXPECT_EQ(found[1].row(), 0);
+  EXPECT_NE(std::string(found[1].what()).find("found 1: '1'"), std::string::npos);
+  EXPECT_EQ(found[2].row(), 4);
+  EXPECT_EQ(found[2].column(), "y");
+  EXPECT_NE(std::string(found[2].what()).find("class '2.5' occurs only in test rows (so do '3')"),
+            std::string::npos)
+      << found[2].what();
+}
+
+TEST_F(DatasetFile, ClassIndicesNeedAClassesTarget) {
+  DataSpec spec;
+  spec.train_file = write("n.csv", "x,y\n1,0\n2,1\n");
+  const Dataset numeric = load_dataset(spec);  // TargetKind::any: no class indices
+  EXPECT_EQ(numeric.classes, 0);
+  try {
+    class_indices(numeric, DataPart::train, "multiclass_ep");
+    FAIL() << "no DataError";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.row(), 2);
+    EXPECT_EQ(e.column(), "y");
+    EXPECT_NE(std::string(e.what()).find("multiclass_ep needs class labels 0..C-1 (a classes "
+                                         "target)"),
+              std::string::npos)
+        << e.what();
+  }
+  spec.target_kind = TargetKind::classes;
+  spec.standardize_target = true;  // the indices are no longer indices
+  spec.train_file = write("c.csv", "x,y\n1,a\n2,b\n3,c\n");
+  const Dataset scaled = load_dataset(spec);
+  try {
+    class_indices(scaled, DataPart::train, "one_vs_rest");
+    FAIL() << "no DataError";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.row(), 2);
+    EXPECT_NE(std::string(e.what()).find("one_vs_rest needs class labels 0..C-1"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(DatasetFile, TwoClassKindsKeepTheirMapping) {
+  DataSpec spec;
+  spec.train_file = write("l.csv", "x,y\n1,M\n2,B\n");
+  for (const TargetKind kind : {TargetKind::any, TargetKind::two_classes}) {
+    spec.target_kind = kind;
+    const Dataset d = load_dataset(spec);
+    EXPECT_EQ(d.classes, 0);
+    EXPECT_EQ(d.y_train, (Eigen::VectorXd(2) << 1, -1).finished());
+    EXPECT_EQ(d.class_names, (std::vector<std::string>{"B", "M"}));
+    EXPECT_EQ(d.notes.at("data.label_mapping"), "B -> -1, M -> +1");
+  }
+  spec.target_kind = TargetKind::any;
+  spec.train_file = write("c.csv", "x,y\n1,a\n2,b\n3,c\n");
+  expect_error(spec, spec.train_file, 0, "y", {"exactly two classes, found 3"});
+}
+
 }  // namespace
 }  // namespace quench

@@ -95,5 +95,37 @@ TEST_F(pipeline_validate_data, MissingKeyIsCheckedWithDidYouMean) {
   EXPECT_EQ(validate("  file: data.csv\n  missing: drop_rows\n"), std::vector<std::string>{});
 }
 
+// multinomial_probit and the multi-class engines (one_vs_rest, multiclass_ep) read the target
+// as C >= 2 classes: three string classes pass, and the class checks report at the target key.
+// (The fixtures do not know these plugins: their "unknown plugin" diagnostics are left out.)
+TEST_F(pipeline_validate_data, MultiClassPluginsReadTheTargetAsClasses) {
+  const auto data_problems = [&](const std::string& likelihood, const std::string& engine) {
+    const std::string yaml =
+        "name: t\ndata:\n  file: data.csv\n  target: y\ncomponents:\n  kernel: {plugin: "
+        "gaussian, l2: 73}\n  likelihood: {plugin: " +
+        likelihood + "}\nengines:\n  - plugin: " + engine + "\n";
+    std::vector<std::string> found;
+    try {
+      Pipeline::from_string(yaml, "t.yaml", dir_.string()).validate(testing::fixtures());
+    } catch (const ConfigError& e) {
+      for (const std::string& line : testing::lines(e.diagnostics()))
+        if (line.find(data_path()) != std::string::npos) found.push_back(line);
+    }
+    return found;
+  };
+  write_data("x,y\n1,cat\n2,dog\n3,eel\n");
+  EXPECT_EQ(data_problems("multinomial_probit", "exact_gp_regression"), std::vector<std::string>{});
+  EXPECT_EQ(data_problems("probit", "one_vs_rest"), std::vector<std::string>{});
+  EXPECT_EQ(data_problems("probit", "multiclass_ep"), std::vector<std::string>{});
+  // probit alone: exactly two classes.
+  ASSERT_EQ(data_problems("probit", "exact_gp_regression").size(), 1u);
+
+  write_data("x,y\n1,1\n2,1.5\n3,1\n");
+  const auto found = data_problems("multinomial_probit", "multiclass_ep");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0], "4:3: " + data_path() +
+                          ": row 3, column 'y': class labels must be integers or strings, got 1.5");
+}
+
 }  // namespace
 }  // namespace quench

@@ -61,9 +61,18 @@ enum class SplitRule {
 /// Rows with a missing value in a used column: refused, or dropped (and counted).
 enum class MissingRule { error, drop_rows };
 
-/// What the target must hold, from the likelihood: anything numeric or two classes, numbers
-/// only (regression), or exactly two classes (numbers -1/+1 or 0/1, or two strings).
-enum class TargetKind { any, numeric, two_classes };
+/// What the target must hold, from the likelihood and the engines: anything numeric or two
+/// classes, numbers only (regression), exactly two classes (numbers -1/+1 or 0/1, or two
+/// strings), or C >= 2 classes (integers or strings), read as class indices 0..C-1.
+enum class TargetKind {
+  any,
+  numeric,
+  two_classes,
+  classes,  ///< C >= 2 classes: integers or strings
+};
+
+/// The most distinct labels a TargetKind::classes target may hold.
+inline constexpr Eigen::Index kMaxClasses = 1000;
 
 struct DataSpec {
   std::string train_file;           ///< path
@@ -98,7 +107,13 @@ struct Dataset {
   double target_mean = 0.0, target_scale = 1.0;
   std::int64_t dropped_rows = 0;  ///< rows dropped for missing values (missing: drop_rows)
   /// A target of two text classes: the texts read as -1 and +1 (empty for numeric targets).
+  /// A classes target (TargetKind::classes): the C labels in index order (strings as they are,
+  /// integers as their text: "1", "7").
   std::vector<std::string> class_names;
+  /// Number of classes C of a classes target (TargetKind::classes), whose y_train and y_test
+  /// hold the class indices 0..C-1 (labels in sorted order: numbers by value, strings by
+  /// byte order); 0 for any other target.
+  Eigen::Index classes = 0;
   /// What the loader decided that a reader of the results should know ("data.label_mapping",
   /// "data.row_names", "data.dropped_rows"), written into results.json.
   std::map<std::string, std::string> notes;
@@ -116,8 +131,16 @@ QUENCH_API DataError target_error(const Dataset& data, DataPart part, Eigen::Ind
 /// labels -1/+1 or 0/1", otherwise.
 QUENCH_API Eigen::VectorXd class_labels(const Dataset& data, DataPart part, const char* engine);
 
+/// The training or test targets of a classes target (TargetKind::classes) as class indices
+/// 0..classes-1; throws target_error naming the file, row and column, with "<engine> needs class
+/// labels 0..C-1 (a classes target)", when data.classes < 2 or a value is not such an index.
+QUENCH_API Eigen::VectorXi class_indices(const Dataset& data, DataPart part, const char* engine);
+
 /// Loads and splits a data set. Throws DataError for bad file content, for unknown columns
-/// (naming the column and listing the available ones) and for an invalid split.
+/// (naming the column and listing the available ones), for an invalid split and for a target
+/// that does not fit spec.target_kind. A classes target is refused when a number is not an
+/// integer, numbers and strings are mixed, the training rows hold fewer than two classes, a
+/// class occurs only in test rows, or there are more than kMaxClasses distinct labels.
 /// Standardization uses the training rows' mean and sample standard deviation (n - 1).
 QUENCH_API Dataset load_dataset(const DataSpec& spec);
 

@@ -38,7 +38,8 @@ struct ModelCard {
   /// Raw inputs to engine units: (x - input_mean) / input_scale; targets likewise.
   Eigen::RowVectorXd input_mean, input_scale;
   double target_mean = 0.0, target_scale = 1.0;
-  /// The raw target values of the classes -1 and +1 (classifiers; empty for regression).
+  /// The raw target values of the classes -1 and +1 (classifiers; empty for regression), or
+  /// the C > 2 class names of a classes target in class-index order.
   std::vector<std::string> class_names;
   /// Where it came from: pipeline, data file and its SHA-256, seed, sweep, quench version...
   std::map<std::string, std::string> provenance;

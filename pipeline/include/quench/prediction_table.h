@@ -28,7 +28,9 @@ QUENCH_API PredictionInputs read_prediction_inputs(const std::string& file, cons
 
 /// One row per input: the target column first when the inputs had one, then every prediction
 /// column (17 significant digits, so the numbers read back exactly); a "label" column holds
-/// the class names of a model trained on named classes.
+/// the class names of a model trained on named classes (two classes: a value > 0 is the second
+/// name; C > 2 classes: the class index c is class_names[c], and a column "probability.<c>" is
+/// headed "probability.<class name>").
 QUENCH_API std::string predictions_csv(const Predictions& predictions, const ModelCard& card,
                                        const PredictionInputs& inputs);
 
