@@ -1,6 +1,7 @@
 // The likelihoods library's descriptor.
 #include "dirichlet_likelihood.h"
 #include "gaussian_likelihood.h"
+#include "multinomial_probit_likelihood.h"
 #include "probit_likelihood.h"
 #include "quench/plugin.h"
 
@@ -19,7 +20,11 @@ const LibraryDescriptor* describe() {
        make_plugin<DirichletLikelihood>(
            Family::likelihood, "dirichlet", "0.1.0",
            "Dirichlet label transform to heteroskedastic regression targets (002 eqs 10-11)",
-           DirichletLikelihood::schema())});
+           DirichletLikelihood::schema()),
+       make_plugin<MultinomialProbitLikelihood>(
+           Family::likelihood, "multinomial_probit", "0.1.0",
+           "multinomial probit E_u prod_{j != y} Phi(u + f_y - f_j) on C latents, nested EP sites",
+           MultinomialProbitLikelihood::schema())});
   return &descriptor;
 }
 

@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 
+#include "quench/class_likelihood.h"
 #include "quench/component.h"
 #include "quench/hyperparameter.h"
 
@@ -61,6 +62,10 @@ class QUENCH_API Likelihood : public Component {
                                                               Eigen::Index /*classes*/) const {
     return std::nullopt;
   }
+
+  /// The multi-class capability (quench/class_likelihood.h): a likelihood of one label among C
+  /// classes with C latents per point returns itself; scalar likelihoods nullptr (the default).
+  virtual const ClassLikelihood* classes() const { return nullptr; }
 
   // --- Learnable hyperparameters ---
 
