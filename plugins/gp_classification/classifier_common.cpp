@@ -109,12 +109,15 @@ PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::
   Eigen::VectorXd diag(n);
   if (n == 0 || tau.minCoeff() >= 0.0) {
     const Eigen::VectorXd s = tau.cwiseMax(1e-200).cwiseSqrt();
+    // log det B = -2 sum_i log [L^{-1}]_ii, read before L^{-1} becomes B^{-1}.
     if (precision == Precision::single) {
       Eigen::MatrixXf inv = inverse_lower_single(scaled<float>(C, s), "I + S C S");
+      p.log_det_b = -2.0 * inv.diagonal().cast<double>().array().log().sum();
       inverse_from_lower_inverse_in_place(inv);
       p.sigma = inv.cast<double>();
     } else {
       p.sigma = inverse_lower_double(scaled(C, s), "I + S C S");
+      p.log_det_b = -2.0 * p.sigma.diagonal().array().log().sum();
       inverse_from_lower_inverse_in_place(p.sigma);
     }
     p.sigma.triangularView<Eigen::StrictlyUpper>() = p.sigma.transpose();  // B^{-1}

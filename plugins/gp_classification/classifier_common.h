@@ -3,6 +3,7 @@
 // predictions at test inputs.
 #pragma once
 
+#include <limits>
 #include <optional>
 
 #include <Eigen/Core>
@@ -70,6 +71,8 @@ struct PosteriorCovariance {
   Eigen::VectorXd b;       ///< 1 - tau_i Sigma_ii (= [B^{-1}]_ii)
   Eigen::VectorXd lambda;  ///< eq 28: lambda_i = Sigma_ii / b_i
   Eigen::VectorXd mean;    ///< Sigma nu, when the sites' nu is given (cavity_variances)
+  /// log det B = log det(I + S C S) (posterior_covariance, all tau_i >= 0; NaN otherwise).
+  double log_det_b = std::numeric_limits<double>::quiet_NaN();
 };
 PosteriorCovariance posterior_covariance(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau,
                                          Precision precision = Precision::full);

@@ -1,6 +1,7 @@
 #include "exact_loo.h"
 
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -8,6 +9,9 @@
 #include "classifier_common.h"
 #include "ep.h"
 #include "mean_field.h"
+#include "multiclass_ep.h"
+#include "multiclass_model.h"
+#include "one_vs_rest.h"
 #include "quench/errors.h"
 #include "svm_limit.h"
 
@@ -20,6 +24,10 @@ std::shared_ptr<InferenceEngine> make_classifier(const std::string& name) {
   if (name == "svm_limit")
     return std::make_shared<SvmLimitEngine>(Params(SvmLimitEngine::schema(), {}));
   if (name == "ep") return std::make_shared<EpEngine>(Params(EpEngine::schema(), {}));
+  if (name == "multiclass_ep")
+    return std::make_shared<MulticlassEpEngine>(Params(MulticlassEpEngine::schema(), {}));
+  if (name == "one_vs_rest")
+    return std::make_shared<OneVsRestEngine>(Params(OneVsRestEngine::schema(), {}));
   return nullptr;
 }
 
@@ -38,8 +46,12 @@ Results ExactLooEngine::run(const Problem& problem) const {
   if (!inner && problem.context.make_engine) inner = problem.context.make_engine(inner_);
   if (!inner) throw ConfigError({}, "exact_loo: unknown inner engine '" + inner_ + "'");
   const Dataset& d = *problem.data;
-  const Eigen::VectorXd t = class_labels(d, DataPart::train, "exact_loo");
   const Eigen::Index n = d.X_train.rows();
+  // Labels as the inner engine reads them: class indices of a classes target, else +-1.
+  const Eigen::VectorXd t =
+      d.classes > 0 ? Eigen::VectorXd(class_indices(d, DataPart::train, "exact_loo").cast<double>())
+                    : class_labels(d, DataPart::train, "exact_loo");
+  const Eigen::Index classes = d.classes;
 
   // The full-data fit: its built-in LOO and test error sit beside the exact LOO.
   // Its model is read back by read_model, which knows only this library's engines.
@@ -48,10 +60,11 @@ Results ExactLooEngine::run(const Problem& problem) const {
   Results r = inner->run(full);
   r.info["inner"] = inner_;
 
-  // One unit per fold: its test error on the left-out point, the latent mean there, whether the
-  // retrain converged, and its predictive p(+1 | x_i) (NaN for a classifier without one).
+  // One unit per fold: its test error on the left-out point, the latent mean there (binary),
+  // whether the retrain converged, and its predictive p(+1 | x_i) (NaN for a classifier
+  // without one), or the C class probabilities at x_i (classes target).
   const UnitOutputs folds = map_units(
-      static_cast<std::size_t>(n), 4, problem.context,
+      static_cast<std::size_t>(n), 4 + static_cast<std::size_t>(classes), problem.context,
       [&](std::size_t k, Eigen::Ref<Eigen::VectorXd> out, std::string&) {
         const auto i = static_cast<Eigen::Index>(k);
         Dataset sub;
@@ -66,11 +79,23 @@ Results ExactLooEngine::run(const Problem& problem) const {
         }
         sub.X_test = d.X_train.row(i);
         sub.y_test = Eigen::VectorXd::Constant(1, t(i));
+        sub.classes = classes;
+        sub.class_names = d.class_names;
         Problem p = problem;
         p.data = &sub;
         p.make_model = false;
         const Results ri = inner->run(p);
-        out(0) = ri.scalars.at("test_error");
+        const auto error = ri.scalars.find("test_error");  // absent when the retrain failed
+        out(0) = error != ri.scalars.end() ? error->second : 1.0;
+        if (classes > 0) {
+          out(2) = ri.status.code == RunStatus::ok ? 0.0 : 1.0;
+          const auto probability = ri.matrices.find("test_probability");
+          if (probability != ri.matrices.end())
+            out.tail(classes) = probability->second.row(0);
+          else
+            out.tail(classes).setConstant(std::numeric_limits<double>::quiet_NaN());
+          return;
+        }
         out(1) = ri.vectors.at("test_mean_field")(0);
         out(2) = ri.status.code == RunStatus::ok ? 0.0 : 1.0;
         const auto probability = ri.vectors.find("test_probability");
@@ -81,9 +106,20 @@ Results ExactLooEngine::run(const Problem& problem) const {
   const auto not_ok = static_cast<int>(folds.values.row(2).sum());
   r.scalars["exact_loo_error"] = n > 0 ? sum / static_cast<double>(n) : 0.0;
   r.scalars["exact_loo_errors"] = sum;
-  r.vectors["exact_loo_mean_field"] = folds.values.row(1).transpose();
-  if (r.vectors.count("loo_probability"))  // beside the built-in one, from the retrains
-    r.vectors["exact_loo_probability"] = folds.values.row(3).transpose();
+  if (classes > 0) {
+    const Eigen::MatrixXd probability = folds.values.bottomRows(classes).transpose();
+    if (probability.allFinite()) {  // beside the built-in one, from the retrains
+      r.matrices["exact_loo_probability"] = probability;
+      double log_p = 0.0;
+      for (Eigen::Index i = 0; i < n; ++i)
+        log_p += std::log(probability(i, static_cast<Eigen::Index>(t(i))));
+      r.scalars["exact_loo_log_predictive"] = n > 0 ? log_p / static_cast<double>(n) : 0.0;
+    }
+  } else {
+    r.vectors["exact_loo_mean_field"] = folds.values.row(1).transpose();
+    if (r.vectors.count("loo_probability"))  // beside the built-in one, from the retrains
+      r.vectors["exact_loo_probability"] = folds.values.row(3).transpose();
+  }
   if (not_ok > 0 && r.status.code == RunStatus::ok)
     r.status = {RunStatus::not_converged,
                 std::to_string(not_ok) + " of " + std::to_string(n) +

@@ -3,6 +3,8 @@
 #include "ep.h"
 #include "exact_loo.h"
 #include "mean_field.h"
+#include "multiclass_ep.h"
+#include "one_vs_rest.h"
 #include "quench/plugin.h"
 #include "svm_limit.h"
 
@@ -28,7 +30,15 @@ const LibraryDescriptor* describe() {
        make_plugin<ExactLooEngine>(Family::engine, "exact_loo", "0.1.0",
                                    "exact leave-one-out by N retrains of a classifier engine",
                                    ExactLooEngine::schema(),
-                                   {Family::kernel, Family::likelihood})});
+                                   {Family::kernel, Family::likelihood}),
+       make_plugin<MulticlassEpEngine>(
+           Family::engine, "multiclass_ep", "0.1.0",
+           "multi-class GP classifier: nested EP, multinomial probit, built-in LOO",
+           MulticlassEpEngine::schema(), {Family::kernel, Family::likelihood}),
+       make_plugin<OneVsRestEngine>(
+           Family::engine, "one_vs_rest", "0.1.0",
+           "one-vs-rest multi-class classifier over a binary engine, per-class built-in LOO",
+           OneVsRestEngine::schema(), {Family::kernel, Family::likelihood})});
   return &descriptor;
 }
 

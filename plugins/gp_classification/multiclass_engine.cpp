@@ -1,0 +1,163 @@
+// The multiclass_ep engine: nested EP (multiclass_ep.h) on the pipeline's data, its built-in
+// leave-one-out, log Z_EP with its gradient for `learn:`, and its model.
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "multiclass_ep.h"
+#include "multiclass_model.h"
+#include "quench/errors.h"
+
+namespace quench::gp_classification {
+
+namespace {
+
+const ClassLikelihood& class_likelihood(const Problem& problem) {
+  const ClassLikelihood* lik = problem.likelihood ? problem.likelihood->classes() : nullptr;
+  if (!lik)
+    throw ConfigError({},
+                      "multiclass_ep needs a multi-class likelihood (likelihood: "
+                      "{plugin: multinomial_probit}); for one-vs-rest over a binary "
+                      "likelihood use the one_vs_rest engine");
+  return *lik;
+}
+
+// log Z_EP and its gradient, each evaluation warm-started from the sites of the best value so
+// far (cold again when that fails): a line-search step that overshoots does not become the
+// next start.
+class MulticlassEvidence final : public HyperparameterObjective {
+ public:
+  MulticlassEvidence(const Problem& problem, MulticlassEpOptions options)
+      : X_(problem.data->X_train),
+        y_(class_indices(*problem.data, DataPart::train, "multiclass_ep")),
+        classes_(problem.data->classes),
+        options_(std::move(options)) {
+    class_likelihood(problem);
+    options_.progress = nullptr;
+  }
+  std::string quantity() const override { return "log_evidence"; }
+  ObjectiveValue evaluate(const Kernel& kernel, const Likelihood& likelihood) override {
+    const ClassLikelihood* lik = likelihood.classes();
+    if (!lik) throw ConfigError({}, "multiclass_ep: the likelihood is not multi-class");
+    if (!likelihood.hyperparameters().empty())
+      throw ConfigError({},
+                        "multiclass_ep: learning the likelihood's hyperparameters is not "
+                        "supported");
+    const Eigen::MatrixXd K = kernel.gram(X_);
+    ObjectiveValue out;
+    MulticlassFit fit =
+        solve_multiclass_ep(K, y_, classes_, *lik, options_, best_ ? &*best_ : nullptr);
+    if (fit.status.code != RunStatus::ok && best_)
+      fit = solve_multiclass_ep(K, y_, classes_, *lik, options_);
+    out.status = fit.status;
+    if (fit.status.code != RunStatus::ok) return out;
+    out.value = multiclass_log_evidence(y_, fit);
+    out.gradient = kernel.gram_derivative_contractions(X_, multiclass_evidence_weights(y_, fit));
+    if (!std::isfinite(out.value) || !out.gradient.allFinite()) {
+      out.status = {RunStatus::failed, "log Z_EP or its gradient is not finite", 0};
+      return out;
+    }
+    if (!best_ || out.value > best_value_) {
+      best_value_ = out.value;
+      best_ = std::move(fit);
+    }
+    return out;
+  }
+
+ private:
+  Eigen::MatrixXd X_;
+  Eigen::VectorXi y_;
+  Eigen::Index classes_;
+  MulticlassEpOptions options_;
+  std::optional<MulticlassFit> best_;
+  double best_value_ = 0.0;
+};
+
+}  // namespace
+
+ParamSchema MulticlassEpEngine::schema() {
+  ParamSchema s;
+  s.real("damping", "fraction of a sweep's new sites taken (natural parameters)", 0.5, 1e-3, 1.0)
+      .real("tol",
+            "max change per sweep of the posterior means and variances, relative to the prior's "
+            "sd and variance at the point, at convergence",
+            1e-9, 0.0)
+      .integer("acceleration_depth",
+               "Anderson mixing of the last this many sweeps (0: plain damped nested EP)", 5, 0)
+      .integer("max_iterations", "maximum number of outer sweeps", 500, 1)
+      .integer("inner_sweeps", "inner EP sweeps per outer sweep (nested EP: 1)", 1, 1);
+  return s;
+}
+
+MulticlassEpEngine::MulticlassEpEngine(const Params& p) {
+  options_.damping = p.real("damping");
+  options_.tol = p.real("tol");
+  options_.acceleration_depth = static_cast<int>(p.integer("acceleration_depth"));
+  options_.max_iterations = static_cast<int>(p.integer("max_iterations"));
+  options_.inner_sweeps = static_cast<int>(p.integer("inner_sweeps"));
+}
+
+Results MulticlassEpEngine::run(const Problem& problem) const {
+  const auto start = std::chrono::steady_clock::now();
+  const ClassLikelihood& lik = class_likelihood(problem);
+  const Dataset& d = *problem.data;
+  const Eigen::VectorXi y = class_indices(d, DataPart::train, "multiclass_ep");
+  MulticlassEpOptions o = options_;
+  o.progress = problem.context.progress;
+  const Eigen::MatrixXd K = problem.kernel->gram(d.X_train);
+  const MulticlassFit fit = solve_multiclass_ep(K, y, d.classes, lik, o);
+  Results r;
+  r.status = fit.status;
+  r.scalars["iterations"] = fit.status.iterations;
+  r.scalars["classes"] = static_cast<double>(d.classes);
+  r.matrices["latent_mean"] = fit.posterior.mean;
+  r.scalars["train_error"] =
+      static_cast<double>((row_argmax(fit.posterior.mean).array() != y.array()).count()) /
+      static_cast<double>(std::max<Eigen::Index>(1, y.size()));
+  if (fit.status.code != RunStatus::failed && fit.skipped == 0) {
+    // Outputs of a fit that stopped short of tol too: its status says so.
+    if (fit.status.code == RunStatus::ok) {
+      const double lz = multiclass_log_evidence(y, fit);
+      if (std::isfinite(lz)) r.scalars["log_evidence"] = lz;
+    }
+    // The built-in leave-one-out: the predictive of every point at its cavity.
+    const Eigen::Index n = y.size(), classes = d.classes;
+    Eigen::MatrixXd loo(n, classes);
+    for (Eigen::Index i = 0; i < n; ++i)
+      loo.row(i) = lik.predictive(fit.cavity_mean.row(i).transpose(),
+                                  fit.cavity_covariance.middleCols(i * classes, classes))
+                       .transpose();
+    add_class_loo_outputs(r, y, loo);
+    if (d.X_test.rows() > 0 || problem.make_model) {
+      auto model = std::make_shared<const MulticlassModel>(
+          problem.kernel, problem.likelihood, d.X_train, multiclass_mean_weights(y, fit),
+          fit.posterior.coupling);
+      if (d.X_test.rows() > 0)
+        add_class_test_outputs(r, d, class_probabilities(model->predict(d.X_test), classes));
+      if (problem.make_model) r.model = std::move(model);
+    }
+  }
+  r.info["method"] = "nested expectation propagation, multinomial probit (Riihimaki et al. 2013)";
+  r.timings["fit"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+std::vector<std::string> MulticlassEpEngine::hyperparameter_objectives() const {
+  return {"evidence"};
+}
+
+std::unique_ptr<HyperparameterObjective> MulticlassEpEngine::hyperparameter_objective(
+    const Problem& problem, const std::string& name) const {
+  if (name != "evidence")
+    throw ConfigError({}, "multiclass_ep offers the objective 'evidence', not '" + name + "'");
+  return std::make_unique<MulticlassEvidence>(problem, options_);
+}
+
+std::unique_ptr<Model> MulticlassEpEngine::read_model(ModelArchive& archive,
+                                                      const ModelParts& parts) const {
+  return MulticlassModel::read(archive, parts);
+}
+
+}  // namespace quench::gp_classification

@@ -1,0 +1,66 @@
+// The nested-EP multi-class classifier as a fitted model (kind "multiclass_gp_classifier"):
+// at new inputs x, with k = K(X_train, x) and the posterior's coupling (class_posterior.h),
+//   E[f_c(x)] = k^T b_c,  b = K^{-1} mu,
+//   Cov[f_c(x), f_c'(x)] = delta_cc' (k(x, x) - k^T E_c k) + (L^{-1} E_c k) . (L^{-1} E_c' k),
+// and the class probabilities p(y = c | x) = the likelihood's predictive at that Gaussian.
+//
+// Entries (N training inputs, C classes):
+//   posterior/mean_weights  matrix N x C  b
+//   posterior/coupling_<c>  matrix N x N  E_c, c = 0..C-1
+//   posterior/m_lower       matrix N x N  L with M = sum_c E_c = L L^T
+// Columns: latent_mean.<c>, latent_variance.<c>, probability.<c> (c = 0..C-1), label (the class
+// index of the largest probability); no target units.
+#pragma once
+
+#include <memory>
+
+#include "class_posterior.h"
+#include "quench/inference_engine.h"
+
+namespace quench::gp_classification {
+
+/// Latent means (m x C) and covariances (C x Cm, block j for input j) at new inputs.
+struct ClassLatents {
+  Eigen::MatrixXd mean;
+  Eigen::MatrixXd covariance;
+};
+
+class MulticlassModel final : public Model {
+ public:
+  MulticlassModel(std::shared_ptr<const Kernel> kernel, std::shared_ptr<const Likelihood> lik,
+                  Eigen::MatrixXd X_train, Eigen::MatrixXd mean_weights, ClassCoupling coupling);
+  /// The model written by write(); ModelFileError naming the entry when one is missing or has
+  /// the wrong shape, ConfigError when the likelihood is not multi-class.
+  static std::unique_ptr<MulticlassModel> read(ModelArchive& archive, const ModelParts& parts);
+  ClassLatents latents(const Eigen::MatrixXd& X) const;
+  Predictions predict(const Eigen::MatrixXd& X) const override;
+  Eigen::Index input_dimension() const override { return X_train_.cols(); }
+  std::string kind() const override { return "multiclass_gp_classifier"; }
+  void write(ModelArchive& archive) const override;
+
+ private:
+  std::shared_ptr<const Kernel> kernel_;
+  std::shared_ptr<const Likelihood> likelihood_;
+  Eigen::MatrixXd X_train_, mean_weights_;
+  ClassCoupling coupling_;
+};
+
+/// The class probabilities (m x C) from C-column Predictions (probability.<c>).
+Eigen::MatrixXd class_probabilities(const Predictions& p, Eigen::Index classes);
+
+/// A C-class run's outputs from class probabilities at the test inputs (m x C): the matrix
+/// test_probability, the vector test_class (argmax, ties to the lower class) and, when the test
+/// labels are known, test_error, test_errors and test_log_predictive (mean log probability of
+/// the true class).
+void add_class_test_outputs(Results& r, const Dataset& data, const Eigen::MatrixXd& probability);
+
+/// The leave-one-out outputs from LOO class probabilities (N x C): loo_probability, loo_error,
+/// loo_errors (an exact count: argmax != label, ties to the lower class) and loo_log_predictive
+/// (mean log probability of the left-out label).
+void add_class_loo_outputs(Results& r, const Eigen::VectorXi& y,
+                           const Eigen::MatrixXd& probability);
+
+/// argmax of each row, the lower index on ties.
+Eigen::VectorXi row_argmax(const Eigen::MatrixXd& values);
+
+}  // namespace quench::gp_classification
