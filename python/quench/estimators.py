@@ -204,31 +204,49 @@ def _regression_yaml(estimator, resampler, engine, n_samples):
 
 
 _METHODS = {"tap": "tap", "ep": "ep", "naive": "naive_mean_field", "svm": "svm_limit"}
+_MULTI_CLASS = ("joint", "one_vs_rest")
+# The joint model's learned amplitude stays within these bounds: on separable classes the
+# evidence keeps rising with it (by < 0.2 nats from 1e3 to 1e4 on iris) and nested EP no longer
+# converges beyond ~1e5.
+_JOINT_AMPLITUDE = (1e-3, 1e4)
 
 
 class GaussianProcessClassifier(_Estimator):
-    """Binary GP classifier of 001/003 (probit likelihood, Gaussian kernel on standardized
-    inputs): method "tap" (default), "ep", "naive" (naive mean field) or "svm" (the SVM limit,
-    001 Sec. 7: classes and a decision function, no probabilities). With learn=True (default)
-    the kernel width is learned by the evidence, starting from `width` (of TAP for "naive" and
-    "svm", which have none), and so is `noise`, a variance added to the kernel's diagonal at
-    the training inputs (the latent function's own noise, which lets overlapping classes be
-    fitted by a smooth function; noise=0 is the noise-free model of 001, then not learned).
-    Fitted attributes: classes_, loo_error_ (the built-in
-    leave-one-out error: 001 eq 32, App. D, eq 38), loo_proba_ (p(class | the other examples)
-    at each training input, the left-out field Gaussian at the cavity; not for "svm"),
-    log_evidence_ (tap, ep), width_, noise_, model_ (a quench.Model). With inducing_points=M
-    (method "ep" only) EP runs on the inducing-point prior of M inputs chosen by greedy
-    conditional variance (inducing_form "fitc" by default, "vfe" or "sor"), O(N M^2) per sweep
-    (docs/large_n.md)."""
+    """GP classifier of 001/003 (Gaussian kernel on standardized inputs), two classes or more.
+
+    Two classes: the binary probit model, method "tap" (default), "ep", "naive" (naive mean
+    field) or "svm" (the SVM limit, 001 Sec. 7: classes and a decision function, no
+    probabilities). With learn=True (default) the kernel width is learned by the evidence,
+    starting from `width` (of TAP for "naive" and "svm", which have none), and so is `noise`, a
+    variance added to the kernel's diagonal at the training inputs (the latent function's own
+    noise, which lets overlapping classes be fitted by a smooth function; noise=0 is the
+    noise-free model of 001, then not learned). With inducing_points=M (method "ep" only) EP
+    runs on the inducing-point prior of M inputs chosen by greedy conditional variance
+    (inducing_form "fitc" by default, "vfe" or "sor"), O(N M^2) per sweep (docs/large_n.md).
+
+    C > 2 classes (multi_class; docs/python.md): "joint" (default) is one model of all classes,
+    nested EP for the multinomial probit likelihood (engine multiclass_ep, whatever `method`
+    except "svm", which needs "one_vs_rest"), the kernel width and amplitude learned by its
+    evidence (`noise` stays fixed: with the amplitude learned it is only a reparametrization of
+    it); "one_vs_rest" fits C binary problems of `method` (engine one_vs_rest) sharing the
+    width and noise, learned by the sum of their evidences (TAP's for "naive" and "svm"), and
+    normalizes their probabilities. inducing_points needs two classes.
+
+    Fitted attributes: classes_, n_classes_, loo_error_ (the built-in leave-one-out error: 001
+    eq 32, App. D, eq 38), loo_proba_ (N x C: p(class | the other examples) at each training
+    input, the left-out field Gaussian at the cavity; not for "svm"), log_evidence_ (tap, ep,
+    joint; one-vs-rest: the sum over the classes), width_, noise_, amplitude_ (learned by the
+    joint model, else 1), model_ (a quench.Model)."""
 
     _estimator_type = "classifier"  # scikit-learn's is_classifier
 
     def _more_tags(self):  # scikit-learn's estimator tags
-        return {"binary_only": True}
+        # Two classes only where the configuration has no multi-class model.
+        return {"binary_only": self.inducing_points is not None
+                or (self.method == "svm" and self.multi_class == "joint")}
 
     def __init__(self, method="tap", width=1.0, noise=0.01, learn=True, seed=0, threads=0,
-                 inducing_points=None, inducing_form="fitc"):
+                 inducing_points=None, inducing_form="fitc", multi_class="joint"):
         self.method = method
         self.width = width
         self.noise = noise
@@ -237,31 +255,39 @@ class GaussianProcessClassifier(_Estimator):
         self.threads = threads
         self.inducing_points = inducing_points
         self.inducing_form = inducing_form
+        self.multi_class = multi_class
 
     def fit(self, X, y):
         if self.method not in _METHODS:
             raise ValueError(f"unknown method '{self.method}': use one of {', '.join(_METHODS)}")
+        if self.multi_class not in _MULTI_CLASS:
+            raise ValueError(f"unknown multi_class '{self.multi_class}': use one of "
+                             f"{', '.join(_MULTI_CLASS)}")
         if self.inducing_points is not None and self.method != "ep":
             raise ValueError(f"inducing_points needs method 'ep' (EP on the inducing-point "
                              f"prior), got method '{self.method}'")
-        X, y, classes = _classes(self, X, y, 2, 2)
+        X, y, classes = _classes(self, X, y, 2)
+        if classes.size > 2:
+            if self.inducing_points is not None:
+                raise ValueError(f"inducing_points needs two classes (binary EP on the "
+                                 f"inducing-point prior), got {classes.size} classes; use "
+                                 "inducing_points=None for more")
+            if self.method == "svm" and self.multi_class == "joint":
+                raise ValueError(f"method 'svm' has no joint model of {classes.size} classes "
+                                 "(the SVM limit gives no probabilities): use "
+                                 "multi_class='one_vs_rest'")
         self.classes_ = classes
-        targets = ["1" if label == classes[1] else "-1" for label in y]
-        engine = _METHODS[self.method]
-        evidence = engine if engine in ("tap", "ep") else "tap"
-        learned = "kernel.width" + (", kernel.noise" if self.noise else "")
-        learn = (f"learn: {{objective: evidence, engine: {evidence}, parameters: [{learned}]}}\n"
-                 if self.learn else "")
-        yaml = (f"name: estimator\nseed: {int(self.seed)}\n"
-                "data: {file: fit data, target: y, standardize_inputs: true}\n"
-                + _inducing_yaml(self, X.shape[0]) +
-                f"components:\n  kernel: {{plugin: gaussian, width: {float(self.width)!r}"
-                + (f", noise: {float(self.noise)!r}" if self.noise else "") + "}\n"
-                "  likelihood: {plugin: probit}\n" + learn +
-                f"engines:\n  - {{name: gp, plugin: {engine}}}\noutputs: {{models: true}}\n")
-        (run,) = self._fit_pipeline(yaml, X, targets)
+        self.n_classes_ = classes.size
+        if classes.size == 2:
+            targets = ["1" if label == classes[1] else "-1" for label in y]
+        else:
+            targets = [str(int(i)) for i in np.searchsorted(classes, y)]  # 0 .. C-1
+        run = self._fit_pipeline(self._yaml(X.shape[0], classes.size), X, targets)[0]
+        assert run["engine"] == "gp"  # the fit (model_, learning_), before any other engine
         self.loo_error_ = run["scalars"]["loo_error"]
-        if "loo_probability" in run["vectors"]:
+        if "loo_probability" in run["matrices"]:  # C > 2: N x C
+            self.loo_proba_ = np.asarray(run["matrices"]["loo_probability"])
+        elif "loo_probability" in run["vectors"]:  # p(classes_[1])
             p = np.asarray(run["vectors"]["loo_probability"])
             self.loo_proba_ = np.column_stack([1.0 - p, p])
         elif hasattr(self, "loo_proba_"):
@@ -269,26 +295,85 @@ class GaussianProcessClassifier(_Estimator):
         self.log_evidence_ = run["scalars"].get("log_evidence")
         self.width_ = float(self.learned_.get("kernel.width", [self.width])[0])
         self.noise_ = float(self.learned_.get("kernel.noise", [self.noise])[0])
+        self.amplitude_ = float(self.learned_.get("kernel.amplitude", [1.0])[0])
         return self
+
+    def _yaml(self, n_samples, n_classes):
+        """The pipeline the estimator stands for on `n_classes` classes: its engine "gp" first
+        (its run is the fit), with the learning it asks for."""
+        engine = _METHODS[self.method]
+        joint = n_classes > 2 and self.multi_class == "joint"
+        kernel = f"{{plugin: gaussian, width: {float(self.width)!r}"
+        if joint:
+            kernel += ", amplitude: 1.0"
+        kernel += (f", noise: {float(self.noise)!r}" if self.noise else "") + "}"
+        extra = ""  # a second engine whose objective the learning maximizes
+        if n_classes == 2:
+            likelihood, entry = "probit", f"{{name: gp, plugin: {engine}}}"
+            evidence = engine if engine in ("tap", "ep") else "tap"  # a plugin, defaults
+        elif joint:
+            likelihood, entry = "multinomial_probit", "{name: gp, plugin: multiclass_ep}"
+            evidence = "gp"
+        else:
+            likelihood = "probit"
+            entry = f"{{name: gp, plugin: one_vs_rest, inner: {engine}}}"
+            evidence = "gp"
+            if engine not in ("tap", "ep"):  # naive, svm: TAP's evidence, as for two classes
+                evidence = "tap_evidence"
+                extra = "  - {name: tap_evidence, plugin: one_vs_rest, inner: tap}\n"
+        bounds = ""
+        if joint:  # the noise only reparametrizes the amplitude there: not learned
+            learned = "kernel.width, kernel.amplitude"
+            low, high = _JOINT_AMPLITUDE
+            bounds = f", bounds: {{kernel.amplitude: [{low!r}, {high!r}]}}"
+        else:
+            learned = "kernel.width" + (", kernel.noise" if self.noise else "")
+        learn = (f"learn: {{objective: evidence, engine: {evidence}, parameters: [{learned}]"
+                 f"{bounds}}}\n" if self.learn else "")
+        if not self.learn:
+            extra = ""
+        return (f"name: estimator\nseed: {int(self.seed)}\n"
+                "data: {file: fit data, target: y, standardize_inputs: true}\n"
+                + _inducing_yaml(self, n_samples) +
+                f"components:\n  kernel: {kernel}\n"
+                f"  likelihood: {{plugin: {likelihood}}}\n" + learn +
+                f"engines:\n  - {entry}\n" + extra + "outputs: {models: true}\n")
 
     @property
     def predict_proba(self):
-        """p(class | x): columns in classes_ order (001 eq 12). Not offered by the SVM limit
-        (hasattr(estimator, "predict_proba") is False for method="svm")."""
+        """p(class | x): columns in classes_ order (001 eq 12; C > 2: the joint model's
+        predictive, or one-vs-rest's C binary probabilities normalized to sum 1). Not offered by
+        the SVM limit (hasattr(estimator, "predict_proba") is False for method="svm")."""
         if self.method == "svm":
             raise AttributeError("predict_proba: the SVM limit gives classes only (001 Sec. 7); "
                                  "use method 'tap', 'ep' or 'naive' for probabilities")
         return self._predict_proba
 
     def _predict_proba(self, X):
-        p = self._predictions(X)["probability"]
-        return np.column_stack([1.0 - p, p])
+        p = self._predictions(X)
+        if self.n_classes_ > 2:
+            return np.column_stack([p[f"probability.{c}"] for c in range(self.n_classes_)])
+        return np.column_stack([1.0 - p["probability"], p["probability"]])
 
     def decision_function(self, X):
-        """The log-odds log p/(1 - p) of predict_proba's second column (so it ranks inputs as
-        predict_proba does, and its sign is the predicted class); the SVM's field for "svm".
-        The latent posterior mean <h(x)> is model_.predict(X)["latent_mean"]."""
+        """Two classes: the log-odds log p/(1 - p) of predict_proba's second column (so it ranks
+        inputs as predict_proba does, and its sign is the predicted class); the SVM's field for
+        "svm". The latent posterior mean <h(x)> is model_.predict(X)["latent_mean"].
+
+        C > 2: an (n, C) array, one column per class of classes_: the latent posterior means
+        <f_c(x)> of the joint model (their argmax is predict's class but, rarely, near a class
+        boundary where the classes' latent variances differ); for one-vs-rest the log-odds
+        log p_c/(1 - p_c) of predict_proba's columns (the normalized probabilities), or each
+        binary SVM's field for "svm" (row-wise argmax: predict's class)."""
         p = self._predictions(X)
+        if self.n_classes_ > 2:
+            C = self.n_classes_
+            for name in ("decision", "latent_mean"):
+                if f"{name}.0" in p:
+                    return np.column_stack([p[f"{name}.{c}"] for c in range(C)])
+            prob = np.column_stack([p[f"probability.{c}"] for c in range(C)])
+            with np.errstate(divide="ignore"):
+                return np.log(prob) - np.log1p(-prob)
         if "decision" in p:
             return np.asarray(p["decision"])
         with np.errstate(divide="ignore"):
@@ -296,6 +381,8 @@ class GaussianProcessClassifier(_Estimator):
 
     def predict(self, X):
         label = self._predictions(X)["label"]
+        if self.n_classes_ > 2:
+            return self.classes_[np.asarray(label).astype(int)]
         return self.classes_[(label > 0).astype(int)]
 
     score = _accuracy

@@ -1,0 +1,246 @@
+"""GaussianProcessClassifier on C > 2 classes (docs/python.md): the joint model (multiclass_ep,
+multinomial probit) and one-vs-rest (one_vs_rest over each method) against the pipelines they
+stand for on iris_split.csv, string labels, pickling, bad input, and two classes unchanged."""
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+import quench
+
+SOURCE = os.environ["QUENCH_SOURCE"]
+DATA = os.path.join(SOURCE, "examples", "data")
+IRIS = os.path.join(DATA, "iris_split.csv")
+NAMES = np.array(["setosa", "versicolor", "virginica"])  # iris's classes 0, 1, 2
+
+
+@pytest.fixture(scope="module")
+def iris():
+    with open(IRIS) as f:
+        header = f.readline().strip().split(",")
+    d = np.loadtxt(IRIS, delimiter=",", skiprows=1)
+    train = d[:, header.index("train")] == 1
+    X = d[:, [i for i, h in enumerate(header) if h.endswith("_cm")]]
+    y = d[:, header.index("y")].astype(int)
+    return X[train], y[train], X[~train], y[~train]
+
+
+@pytest.fixture(scope="module")
+def joint(iris):
+    X, y, _, _ = iris
+    return quench.GaussianProcessClassifier().fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def one_vs_rest(iris):
+    X, y, _, _ = iris
+    return {method: quench.GaussianProcessClassifier(method=method, multi_class="one_vs_rest")
+            .fit(X, y) for method in ("tap", "ep", "naive", "svm")}
+
+
+def iris_run(components, learn, engines):
+    """A pipeline on iris_split.csv's own split (the estimator's training rows, test rows)."""
+    (run, *_) = quench.run(f"""name: same
+seed: 0
+data: {{file: {IRIS}, target: y, split: {{rule: column, column: train}},
+       standardize_inputs: true}}
+components:
+{components}{learn}engines:
+{engines}""")
+    return run
+
+
+def same_up_to_rounding(mine, theirs):
+    """The model's predictions at the raw test inputs against the engine's at the standardized
+    ones (the run's test_probability): equal up to rounding, which the joint model's large
+    latents (amplitude 1e4) amplify (measured: 7e-12 joint, 1e-16 one-vs-rest)."""
+    np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-10)
+
+
+def test_joint_is_the_pipeline_it_stands_for(iris, joint):
+    # multiclass_ep with the width and amplitude learned by its evidence (amplitude within
+    # [1e-3, 1e4]), the noise 0.01 fixed: the same bits as the pipeline on the file.
+    X, y, Xt, yt = iris
+    run = iris_run("  kernel: {plugin: gaussian, width: 1.0, amplitude: 1.0, noise: 0.01}\n"
+                   "  likelihood: {plugin: multinomial_probit}\n",
+                   "learn: {objective: evidence, engine: gp, parameters: [kernel.width, "
+                   "kernel.amplitude], bounds: {kernel.amplitude: [0.001, 10000.0]}}\n",
+                   "  - {name: gp, plugin: multiclass_ep}\n")
+    c = joint
+    assert c.model_.kind == "multiclass_gp_classifier"
+    assert c.n_classes_ == 3 and list(c.classes_) == [0, 1, 2]
+    assert c.width_ == run["learning"]["learned"]["kernel.width"][0]
+    assert c.amplitude_ == run["learning"]["learned"]["kernel.amplitude"][0]
+    assert c.noise_ == 0.01
+    assert c.loo_error_ == run["scalars"]["loo_error"]
+    assert c.log_evidence_ == run["scalars"]["log_evidence"]
+    assert np.array_equal(c.loo_proba_, run["matrices"]["loo_probability"])
+    assert c.loo_proba_.shape == (len(y), 3)
+    p = c.predict_proba(Xt)
+    same_up_to_rounding(p, run["matrices"]["test_probability"])
+    assert c.score(Xt, yt) == 1.0 - run["scalars"]["test_error"]
+    # Measured: 41 of 45 test rows (0.911), LOO 2 of 105, log Z = -19.59, amplitude at its
+    # upper bound (iris's classes are nearly separable: the evidence rises with it).
+    assert c.score(Xt, yt) >= 0.9 and c.loo_error_ <= 0.05
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(c.loo_proba_.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    # predict_proba, predict and decision_function are the model's columns.
+    m = c.model_.predict(Xt)
+    assert np.array_equal(p, np.column_stack([m[f"probability.{k}"] for k in range(3)]))
+    assert np.array_equal(c.predict(Xt), m["label"].astype(int))
+    d = c.decision_function(Xt)
+    assert np.array_equal(d, np.column_stack([m[f"latent_mean.{k}"] for k in range(3)]))
+    assert np.array_equal(np.argmax(d, axis=1), c.predict(Xt))  # (no near-tie here)
+
+
+def test_joint_loo_proba_agrees_with_retraining_without_each_example(iris, joint):
+    # The joint model's built-in leave-one-out (the predictive at each point's cavity) against
+    # 105 multiclass_ep retrains, each without one training row, at the learned kernel.
+    c = joint
+    run = iris_run(f"  kernel: {{plugin: gaussian, width: {c.width_!r}, amplitude: "
+                   f"{c.amplitude_!r}, noise: 0.01}}\n"
+                   "  likelihood: {plugin: multinomial_probit}\n", "",
+                   "  - {name: gp, plugin: exact_loo, inner: multiclass_ep}\n")
+    gap = np.abs(c.loo_proba_ - run["matrices"]["exact_loo_probability"])
+    # Measured: max 0.102, mean 0.0040 (bounds: about 1.5x and 2.5x).
+    assert gap.max() < 0.15 and gap.mean() < 0.01, (gap.max(), gap.mean())
+    assert run["scalars"]["exact_loo_errors"] == run["scalars"]["loo_errors"]  # 2 of 105
+
+
+def test_one_vs_rest_is_the_pipeline_it_stands_for(iris, one_vs_rest):
+    # one_vs_rest over TAP, the width and noise shared by the three binary problems and learned
+    # by the sum of their TAP evidences: the same bits as the pipeline on the file.
+    X, y, Xt, yt = iris
+    run = iris_run("  kernel: {plugin: gaussian, width: 1.0, noise: 0.01}\n"
+                   "  likelihood: {plugin: probit}\n",
+                   "learn: {objective: evidence, engine: gp, parameters: [kernel.width, "
+                   "kernel.noise]}\n",
+                   "  - {name: gp, plugin: one_vs_rest, inner: tap}\n")
+    c = one_vs_rest["tap"]
+    assert c.model_.kind == "one_vs_rest_classifier" and c.n_classes_ == 3
+    assert c.width_ == run["learning"]["learned"]["kernel.width"][0]
+    assert c.noise_ == run["learning"]["learned"]["kernel.noise"][0]
+    assert c.amplitude_ == 1.0
+    assert c.loo_error_ == run["scalars"]["loo_error"]
+    assert c.log_evidence_ == run["scalars"]["log_evidence"]  # the sum over the classes
+    assert np.array_equal(c.loo_proba_, run["matrices"]["loo_probability"])
+    same_up_to_rounding(c.predict_proba(Xt), run["matrices"]["test_probability"])
+    assert c.score(Xt, yt) == 1.0 - run["scalars"]["test_error"]
+
+
+@pytest.mark.parametrize("method", ["tap", "ep", "naive", "svm"])
+def test_one_vs_rest_methods(iris, one_vs_rest, method):
+    X, y, Xt, yt = iris
+    c = one_vs_rest[method]
+    # Measured: test accuracy 0.911 (tap, ep), 0.933 (naive, svm); LOO error 2/105 (7/105 svm).
+    assert c.score(Xt, yt) >= 0.9 and c.loo_error_ <= 0.1
+    # naive and svm have no evidence: their width and noise are TAP's (the summed evidence).
+    if method in ("naive", "svm"):
+        assert (c.width_, c.noise_) == (one_vs_rest["tap"].width_, one_vs_rest["tap"].noise_)
+    m = c.model_.predict(Xt)
+    assert np.array_equal(c.predict(Xt), m["label"].astype(int))
+    d = c.decision_function(Xt)
+    assert d.shape == (len(yt), 3)
+    assert np.array_equal(np.argmax(d, axis=1), c.predict(Xt))
+    if method == "svm":
+        assert not hasattr(c, "predict_proba") and not hasattr(c, "loo_proba_")
+        assert c.log_evidence_ is None
+        assert np.array_equal(d, np.column_stack([m[f"decision.{k}"] for k in range(3)]))
+        return
+    p = c.predict_proba(Xt)
+    assert np.array_equal(p, np.column_stack([m[f"probability.{k}"] for k in range(3)]))
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    assert c.loo_proba_.shape == (len(y), 3)
+    np.testing.assert_allclose(c.loo_proba_.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    with np.errstate(divide="ignore"):
+        assert np.array_equal(d, np.log(p) - np.log1p(-p))  # the log-odds of each column
+    assert (c.log_evidence_ is None) == (method == "naive")
+
+
+@pytest.mark.parametrize("multi_class", ["joint", "one_vs_rest"])
+def test_string_labels(iris, joint, one_vs_rest, multi_class):
+    # Labels of any type: classes_ sorted, the classes mapped to 0..C-1 in that order. The
+    # species' names sort as their numbers: the same bits. Names sorted in another order
+    # ('c', 'a', 'b' for 0, 1, 2) permute the columns; the joint model is symmetric in the
+    # classes, its fit agrees up to EP's tolerance (measured: 5e-8 with the learning, whose
+    # optimizer path the rounding moves; 3e-11 with the kernel fixed).
+    X, y, Xt, yt = iris
+    c = joint if multi_class == "joint" else one_vs_rest["tap"]
+    named = quench.GaussianProcessClassifier(multi_class=multi_class).fit(X, NAMES[y])
+    assert list(named.classes_) == ["setosa", "versicolor", "virginica"]
+    assert np.array_equal(named.predict_proba(Xt), c.predict_proba(Xt))
+    assert np.array_equal(named.predict(Xt), NAMES[c.predict(Xt)])
+    assert named.score(Xt, NAMES[yt]) == c.score(Xt, yt)
+    shuffled = np.array(["c", "a", "b"])
+    other = quench.GaussianProcessClassifier(multi_class=multi_class).fit(X, shuffled[y])
+    assert list(other.classes_) == ["a", "b", "c"]
+    np.testing.assert_allclose(other.predict_proba(Xt), c.predict_proba(Xt)[:, [1, 2, 0]],
+                               rtol=0, atol=1e-6)
+    np.testing.assert_allclose(other.loo_proba_, c.loo_proba_[:, [1, 2, 0]], rtol=0, atol=1e-6)
+    assert np.array_equal(other.predict(Xt), shuffled[c.predict(Xt)])
+
+
+def test_multiclass_estimators_pickle_with_their_models(iris, joint, one_vs_rest):
+    _, _, Xt, _ = iris
+    for c in (joint, one_vs_rest["tap"], one_vs_rest["svm"]):
+        same = pickle.loads(pickle.dumps(c))
+        assert same.model_.kind == c.model_.kind and same.n_classes_ == 3
+        assert np.array_equal(same.decision_function(Xt), c.decision_function(Xt))
+        assert np.array_equal(same.predict(Xt), c.predict(Xt))
+        if hasattr(c, "predict_proba"):
+            assert np.array_equal(same.predict_proba(Xt), c.predict_proba(Xt))
+
+
+def test_multiclass_cross_validation(iris):
+    pytest.importorskip("sklearn")
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    X, y, _, _ = iris
+    for multi_class in ("joint", "one_vs_rest"):
+        c = quench.GaussianProcessClassifier(multi_class=multi_class)
+        scores = cross_val_score(c, X, NAMES[y], cv=StratifiedKFold(3, shuffle=True,
+                                                                   random_state=0))
+        assert scores.shape == (3,) and (scores > 0.85).all(), (multi_class, scores)
+
+
+def test_multiclass_bad_input(iris):
+    X, y, _, _ = iris
+    with pytest.raises(ValueError, match="at least two classes, got 1 class"):
+        quench.GaussianProcessClassifier().fit(X, np.full(len(y), "setosa"))
+    with pytest.raises(ValueError, match="unknown multi_class 'ovr'"):
+        quench.GaussianProcessClassifier(multi_class="ovr").fit(X, y)
+    with pytest.raises(ValueError, match="inducing_points needs two classes"):
+        quench.GaussianProcessClassifier(method="ep", inducing_points=20).fit(X, y)
+    with pytest.raises(ValueError, match="multi_class='one_vs_rest'"):
+        quench.GaussianProcessClassifier(method="svm").fit(X, y)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        quench.GaussianProcessClassifier().fit(X, y + 0.5)
+    # The tags say which configurations take more than two classes.
+    assert not quench.GaussianProcessClassifier()._more_tags()["binary_only"]
+    assert quench.GaussianProcessClassifier(method="svm")._more_tags()["binary_only"]
+    assert not quench.GaussianProcessClassifier(
+        method="svm", multi_class="one_vs_rest")._more_tags()["binary_only"]
+    assert quench.GaussianProcessClassifier(method="ep", inducing_points=5)._more_tags()[
+        "binary_only"]
+
+
+@pytest.mark.parametrize("method", ["tap", "svm"])
+def test_two_classes_are_the_binary_model_whatever_multi_class(iris, method):
+    # Two of iris's classes: multi_class does not apply, the fit is the binary model of
+    # before (test_estimators.py pins it to the pipeline on Sonar) with its two-column
+    # loo_proba_ and its log-odds decision function.
+    X, y, Xt, yt = iris
+    keep, keep_t = y > 0, yt > 0
+    fits = [quench.GaussianProcessClassifier(method=method, multi_class=m).fit(X[keep], y[keep])
+            for m in ("joint", "one_vs_rest")]
+    for c in fits:
+        assert c.model_.kind == ("svm_classifier" if method == "svm" else "gp_classifier")
+        assert c.n_classes_ == 2
+        assert list(c.classes_) == [1, 2] and c.amplitude_ == 1.0
+    a, b = fits
+    assert (a.width_, a.noise_, a.loo_error_) == (b.width_, b.noise_, b.loo_error_)
+    assert np.array_equal(a.decision_function(Xt[keep_t]), b.decision_function(Xt[keep_t]))
+    assert a.decision_function(Xt[keep_t]).shape == (keep_t.sum(),)
+    if method != "svm":
+        assert a.loo_proba_.shape == (keep.sum(), 2)
+        assert np.array_equal(a.predict_proba(Xt[keep_t]), b.predict_proba(Xt[keep_t]))
