@@ -638,7 +638,10 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
       standardize(train.file, input_names[static_cast<std::size_t>(j)], data.X_train.col(j),
                   data.X_test.col(j), data.input_mean(j), data.input_scale(j), problems);
   }
-  if (spec.standardize_target) {
+  if (spec.standardize_target && spec.target_kind == TargetKind::classes) {
+    problems.add(DataError(train.file, 0, printable(spec.target),
+                           "standardize_target does not apply to class labels"));
+  } else if (spec.standardize_target) {
     standardize(train.file, spec.target, data.y_train, data.y_test, data.target_mean,
                 data.target_scale, problems);
   }
@@ -664,6 +667,11 @@ Eigen::VectorXd class_labels(const Dataset& data, DataPart part, const char* eng
       t(i) = y(i) > 0.5 ? 1.0 : -1.0;
     else if (y(i) == 1.0 || y(i) == -1.0)
       t(i) = y(i);
+    else if (data.classes > 2)
+      throw target_error(data, part, i,
+                         std::string(engine) + " is a binary classifier and the target has " +
+                             std::to_string(data.classes) +
+                             " classes: use multiclass_ep, or one_vs_rest with inner: " + engine);
     else
       throw target_error(data, part, i, std::string(engine) + " needs class labels -1/+1 or 0/1");
   }

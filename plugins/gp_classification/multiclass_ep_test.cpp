@@ -11,9 +11,11 @@
 
 #include "classifier_common.h"
 #include "ep.h"
+#include "mean_field.h"
 #include "multiclass_ep.h"
 #include "multiclass_model.h"
 #include "multinomial_probit_likelihood.h"
+#include "one_vs_rest.h"
 #include "probit_likelihood.h"
 #include "test_kernel.h"
 
@@ -354,6 +356,70 @@ TEST(MulticlassModel, SurvivesAnArchiveRoundTrip) {
   EXPECT_EQ(r.matrices.at("test_probability"), probability);
   EXPECT_EQ(r.matrices.at("loo_probability").rows(), 30);
   EXPECT_GE(r.scalars.at("loo_errors"), 0.0);
+}
+
+TEST(MulticlassEp, RefusesAScalarLikelihoodAndBinaryEnginesRefuseTheMultiClassOne) {
+  Dataset d = class_clouds(12, 0, 3, 2.0, 15);
+  Problem p;
+  p.data = &d;
+  p.kernel = std::make_shared<TestKernel>(2.0, 1.0, 0.01);
+  p.likelihood = std::make_shared<likelihoods::ProbitLikelihood>(0.0, 0.0);
+  MulticlassEpEngine engine(Params(MulticlassEpEngine::schema(), {}));
+  try {
+    engine.run(p);
+    FAIL() << "no ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("multinomial_probit"), std::string::npos) << e.what();
+  }
+  // Two classes (indices 0/1 read as -1/+1) reach the likelihood, which says what to use.
+  Dataset two = class_clouds(12, 0, 2, 2.0, 15);
+  p.data = &two;
+  p.likelihood = probit_c();
+  TapEngine tap(Params(TapEngine::schema(), {}));
+  try {
+    tap.run(p);
+    FAIL() << "no ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("multiclass_ep"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OneVsRest, IsTheBinaryEnginePerClassNormalized) {
+  Dataset d = class_clouds(30, 8, 3, 1.5, 17);
+  Problem p;
+  p.data = &d;
+  p.kernel = std::make_shared<TestKernel>(2.0, 1.0, 0.05);
+  p.likelihood = std::make_shared<likelihoods::ProbitLikelihood>(1.0, 0.0);
+  p.make_model = true;
+  OneVsRestEngine ovr(Params(OneVsRestEngine::schema(), {{"inner", std::string("ep")}}));
+  const Results r = ovr.run(p);
+  ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
+  // Reference: the ep engine on each binary problem, normalized here.
+  EpEngine ep(Params(EpEngine::schema(), {}));
+  Eigen::MatrixXd loo(30, 3), test(8, 3);
+  double evidence = 0.0;
+  for (Eigen::Index c = 0; c < 3; ++c) {
+    const Dataset binary = one_class_against_rest(d, c);
+    Problem pc = p;
+    pc.data = &binary;
+    const Results rc = ep.run(pc);
+    loo.col(c) = rc.vectors.at("loo_probability");
+    test.col(c) = rc.vectors.at("test_probability");
+    evidence += rc.scalars.at("log_evidence");
+  }
+  loo = loo.array().colwise() / loo.rowwise().sum().array();
+  test = test.array().colwise() / test.rowwise().sum().array();
+  EXPECT_LT((r.matrices.at("loo_probability") - loo).cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_LT((r.matrices.at("test_probability") - test).cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_NEAR(r.scalars.at("log_evidence"), evidence, 1e-12 * std::abs(evidence));
+  // The model through an archive predicts the same bits.
+  ModelArchive archive;
+  r.model->write(archive);
+  const ModelParts parts{p.kernel, p.likelihood, nullptr, &d.X_train};
+  const auto loaded = ovr.read_model(archive, parts);
+  const Predictions a = r.model->predict(d.X_test), b = loaded->predict(d.X_test);
+  EXPECT_EQ(a.columns, b.columns);
+  EXPECT_EQ((a.values - b.values).cwiseAbs().maxCoeff(), 0.0);
 }
 
 }  // namespace

@@ -708,15 +708,28 @@ TEST_F(DatasetFile, ClassIndicesNeedAClassesTarget) {
         << e.what();
   }
   spec.target_kind = TargetKind::classes;
-  spec.standardize_target = true;  // the indices are no longer indices
+  spec.standardize_target = true;  // refused: the indices would no longer be indices
   spec.train_file = write("c.csv", "x,y\n1,a\n2,b\n3,c\n");
-  const Dataset scaled = load_dataset(spec);
   try {
-    class_indices(scaled, DataPart::train, "one_vs_rest");
+    load_dataset(spec);
     FAIL() << "no DataError";
   } catch (const DataError& e) {
-    EXPECT_EQ(e.row(), 2);
-    EXPECT_NE(std::string(e.what()).find("one_vs_rest needs class labels 0..C-1"),
+    EXPECT_EQ(e.column(), "y");
+    EXPECT_NE(std::string(e.what()).find("standardize_target does not apply to class labels"),
+              std::string::npos)
+        << e.what();
+  }
+  // A binary engine on a C > 2 classes target names the multi-class engines.
+  spec.standardize_target = false;
+  const Dataset three = load_dataset(spec);
+  try {
+    class_labels(three, DataPart::train, "tap");
+    FAIL() << "no DataError";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.row(), 2);  // indices 0, 1, 2 are neither all 0/1 nor +-1: the first row
+    EXPECT_NE(std::string(e.what()).find("tap is a binary classifier and the target has 3 "
+                                         "classes: use multiclass_ep, or one_vs_rest with "
+                                         "inner: tap"),
               std::string::npos)
         << e.what();
   }
