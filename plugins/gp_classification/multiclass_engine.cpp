@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "multiclass_ep.h"
 #include "multiclass_model.h"
@@ -74,7 +75,71 @@ class MulticlassEvidence final : public HyperparameterObjective {
   double best_value_ = 0.0;
 };
 
+// Retrains of multiclass_ep on counted data (MulticlassEpEngine::prepare_resampling).
+class ResampledMulticlass final : public ResampledModel {
+ public:
+  ResampledMulticlass(const Problem& problem, MulticlassEpOptions options)
+      : kernel_(problem.kernel),
+        likelihood_(problem.likelihood),
+        lik_(class_likelihood(problem)),
+        X_(problem.data->X_train),
+        inputs_(problem.data->X_train.rows() + problem.data->X_test.rows(),
+                problem.data->X_train.cols()),
+        y_(class_indices(*problem.data, DataPart::train, "multiclass_ep")),
+        classes_(problem.data->classes),
+        options_(std::move(options)) {
+    inputs_ << problem.data->X_train, problem.data->X_test;
+    options_.progress = nullptr;
+  }
+  Eigen::Index classes() const override { return classes_; }
+  Eigen::VectorXd predict(const Eigen::VectorXd& weights, Eigen::VectorXd*) const override {
+    std::vector<Eigen::Index> rows;
+    for (Eigen::Index i = 0; i < weights.size(); ++i) {
+      const double k = weights(i);
+      if (!(k >= 0.0) || k != std::floor(k))
+        throw ConfigError({},
+                          "multiclass_ep retrains need integer counts (a bootstrap or "
+                          "subsample resampler), got the weight " +
+                              std::to_string(k));
+      for (int c = 0; c < static_cast<int>(k); ++c) rows.push_back(i);
+    }
+    const Eigen::Index m = inputs_.rows();
+    Eigen::MatrixXd probability(classes_, m);
+    if (rows.empty()) {  // no data: the prior predictive, the same for every class
+      const Eigen::VectorXd prior = kernel_->diagonal(inputs_).array() + kernel_->diagonal_noise();
+      for (Eigen::Index j = 0; j < m; ++j)
+        probability.col(j) =
+            lik_.predictive(Eigen::VectorXd::Zero(classes_),
+                            prior(j) * Eigen::MatrixXd::Identity(classes_, classes_));
+    } else {
+      const Eigen::MatrixXd X = X_(rows, Eigen::all);
+      const Eigen::VectorXi y = y_(rows);
+      const MulticlassFit fit = solve_multiclass_ep(kernel_->gram(X), y, classes_, lik_, options_);
+      if (fit.status.code != RunStatus::ok)
+        throw NumericalError("multiclass_ep", "bootstrap retrain: " + fit.status.message);
+      const MulticlassModel model(kernel_, likelihood_, X, multiclass_mean_weights(y, fit),
+                                  fit.posterior.coupling);
+      probability = class_probabilities(model.predict(inputs_), classes_).transpose();
+    }
+    return Eigen::Map<const Eigen::VectorXd>(probability.data(), probability.size());
+  }
+
+ private:
+  std::shared_ptr<const Kernel> kernel_;
+  std::shared_ptr<const Likelihood> likelihood_;
+  const ClassLikelihood& lik_;
+  Eigen::MatrixXd X_, inputs_;
+  Eigen::VectorXi y_;
+  Eigen::Index classes_;
+  MulticlassEpOptions options_;
+};
+
 }  // namespace
+
+std::unique_ptr<ResampledModel> MulticlassEpEngine::prepare_resampling(
+    const Problem& problem) const {
+  return std::make_unique<ResampledMulticlass>(problem, options_);
+}
 
 ParamSchema MulticlassEpEngine::schema() {
   ParamSchema s;

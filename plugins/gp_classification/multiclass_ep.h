@@ -68,6 +68,11 @@ class MulticlassEpEngine final : public InferenceEngine {
   std::vector<std::string> hyperparameter_objectives() const override;
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const override;
+  /// Retrains on bootstrap or subsample counts (ResampledModel::classes() = C): a point drawn
+  /// k times enters k times (exact for the GP; B_c and M stay positive definite with repeated
+  /// inputs), each retrain from zero sites, its class probabilities at the training and test
+  /// inputs from its model. Weights that are not integer counts are refused.
+  std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
   std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 
  private:

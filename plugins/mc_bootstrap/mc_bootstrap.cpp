@@ -26,6 +26,73 @@ std::optional<Eigen::VectorXd> class_labels(const Eigen::VectorXd& y) {
 // counting as an error as in the classifiers' own error rates.
 double zero_one_loss(double f, double t) { return t * f <= 0.0 ? 1.0 : 0.0; }
 
+// The bootstrap of a C-class inner engine (ResampledModel::classes() = C): the out-of-bag 0/1
+// error of the retrains' classes (the largest probability, the lower class on ties), at
+// labelled test inputs the mean over samples of the test error rate, and the bootstrap mean and
+// standard error of every class probability at the test inputs (M x C).
+void class_bootstrap(const Problem& problem, const ResampledModel& model, Eigen::Index T,
+                     Results& r) {
+  const Dataset& data = *problem.data;
+  const Eigen::Index n = data.X_train.rows(), m = data.X_test.rows(), C = model.classes();
+  const Eigen::VectorXi y = class_indices(data, DataPart::train, "mc_bootstrap");
+  // One unit per sample (its own RNG stream): the retrain's probabilities at the training then
+  // test inputs (C per input), which points it left out, its size.
+  const UnitOutputs units =
+      map_units(static_cast<std::size_t>(T), (n + m) * C + n + 1, problem.context,
+                [&](std::size_t t, Eigen::Ref<Eigen::VectorXd> out, std::string&) {
+                  RngStream rng(problem.seed, t);
+                  const Eigen::VectorXd w = problem.resampler->sample(rng);
+                  out.head((n + m) * C) = model.predict(w);
+                  out.segment((n + m) * C, n) = (w.array() == 0.0).cast<double>();
+                  out(out.size() - 1) = w.sum();
+                });
+  const Eigen::MatrixXd& U = units.values;
+  const auto O = U.middleRows((n + m) * C, n);
+  const auto wrong = [&](Eigen::Index input, Eigen::Index t, Eigen::Index label) {
+    Eigen::Index best = 0;
+    U.col(t).segment(input * C, C).maxCoeff(&best);
+    return best != label ? 1.0 : 0.0;
+  };
+  Eigen::MatrixXd E(n, T);  // the retrain's 0/1 error at training input i
+  for (Eigen::Index t = 0; t < T; ++t)
+    for (Eigen::Index i = 0; i < n; ++i) E(i, t) = wrong(i, t, y(i));
+  const auto e =
+      out_of_bag_error(E, O, Eigen::VectorXd::Zero(n), [](double error, double) { return error; });
+  r.scalars["bootstrap_error"] = e.value;
+  r.scalars["bootstrap_error_stderr"] = e.standard_error;
+  r.scalars["test_error_points"] = static_cast<double>(e.points);
+  if (e.points == n) r.vectors["left_out_error"] = e.per_point;
+  if (m > 0) {
+    Eigen::MatrixXd mean(m, C), stderr_(m, C);
+    for (Eigen::Index x = 0; x < m; ++x)
+      for (Eigen::Index c = 0; c < C; ++c) {
+        const Eigen::VectorXd p = U.row((n + x) * C + c).transpose();
+        mean(x, c) = p.mean();
+        stderr_(x, c) = T > 1 ? std::sqrt((p.array() - p.mean()).square().sum() /
+                                          static_cast<double>((T - 1) * T))
+                              : 0.0;
+      }
+    r.matrices["prediction_probability"] = mean;
+    r.matrices["prediction_probability_stderr"] = stderr_;
+    if (data.y_test.size() == m) {
+      const Eigen::VectorXi yt = class_indices(data, DataPart::test, "mc_bootstrap");
+      Eigen::VectorXd rate = Eigen::VectorXd::Zero(T);
+      for (Eigen::Index t = 0; t < T; ++t)
+        for (Eigen::Index x = 0; x < m; ++x) rate(t) += wrong(n + x, t, yt(x)) / double(m);
+      r.scalars["test_bootstrap_error"] = rate.mean();
+      r.scalars["test_bootstrap_error_stderr"] =
+          T > 1 ? std::sqrt((rate.array() - rate.mean()).square().sum() /
+                            static_cast<double>((T - 1) * T))
+                : 0.0;
+    }
+  }
+  r.scalars["classes"] = static_cast<double>(C);
+  r.scalars["samples"] = static_cast<double>(T);
+  r.scalars["mean_sample_size"] = U.row(U.rows() - 1).mean();
+  r.scalars["expected_sample_size"] = problem.resampler->expected_size();
+  r.info["loss"] = "zero_one";
+}
+
 }  // namespace
 
 ParamSchema McBootstrap::schema() {
@@ -60,10 +127,6 @@ Results McBootstrap::run(const Problem& problem) const {
   const auto T = static_cast<Eigen::Index>(samples_);
   const std::optional<Eigen::VectorXd> labels = class_labels(data.y_train);
   const bool zero_one = loss_ == "zero_one" || (loss_ == "auto" && labels);
-  if (zero_one && !labels)
-    throw ConfigError({},
-                      "mc_bootstrap loss 'zero_one' needs class labels -1/+1 or 0/1 as "
-                      "training targets");
   if (!problem.context.make_engine)
     throw ConfigError({}, "mc_bootstrap needs the host to create its inner engine");
   const auto inner = problem.context.make_engine(inner_);
@@ -71,6 +134,26 @@ Results McBootstrap::run(const Problem& problem) const {
   if (!model)
     throw ConfigError({}, "engine '" + inner_ + "' cannot be retrained on resampled data");
   const auto prepared = std::chrono::steady_clock::now();
+  if (model->classes() > 0) {
+    if (loss_ == "regression")
+      throw ConfigError({},
+                        "mc_bootstrap loss 'regression' does not apply to the classes of "
+                        "engine '" +
+                            inner_ + "'");
+    Results r;
+    class_bootstrap(problem, *model, T, r);
+    r.info["inner_engine"] = inner_;
+    const double sampling =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - prepared).count();
+    r.timings["prepare"] = std::chrono::duration<double>(prepared - start).count();
+    r.timings["sampling"] = sampling;
+    r.timings["per_sample"] = sampling / static_cast<double>(T);
+    return r;
+  }
+  if (zero_one && !labels)
+    throw ConfigError({},
+                      "mc_bootstrap loss 'zero_one' needs class labels -1/+1 or 0/1 as "
+                      "training targets (or a multi-class inner engine)");
 
   // The retrains are kept (as kernel expansions) when they make the model; the model then also
   // gives the test outputs, so a saved model predicts exactly what the run reported.

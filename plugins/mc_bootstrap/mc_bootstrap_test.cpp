@@ -18,6 +18,7 @@
 #include "exact_loo.h"
 #include "mc_bootstrap.h"
 #include "mc_bootstrap_model.h"
+#include "multinomial_probit_likelihood.h"
 #include "probit_likelihood.h"
 #include "quench/losses.h"
 #include "quench/normal.h"
@@ -472,4 +473,62 @@ TEST(McBootstrapClassification, LossFollowsTheTargetsOrTheParameter) {
 }
 
 }  // namespace
+// --- Multi-class: the classes of the retrained joint classifier (multiclass_ep) ---
+
+// Bernoulli subsampling at p = 0.5 on 5 points of 3 classes: the exact bootstrap averages are
+// plain means over the 32 subsets (the empty one predicts the prior's uniform probabilities),
+// each retrained by the engine's own ResampledModel.
+TEST(McBootstrapMulticlass, AgreesWithExactEnumerationOfAllSubsets) {
+  const int n = 5, m = 2, C = 3, subsets = 32;
+  const std::int64_t T = 4000;
+  ClassFixture f(n, m, 0.5);
+  for (int i = 0; i < n; ++i) f.data.y_train(i) = i % C;
+  f.data.y_test << 0, 2;
+  f.data.classes = C;
+  f.problem.likelihood = std::make_shared<likelihoods::MultinomialProbitLikelihood>(
+      Params(likelihoods::MultinomialProbitLikelihood::schema(), {}));
+  const auto model = f.problem.context.make_engine("multiclass_ep")->prepare_resampling(f.problem);
+  ASSERT_EQ(model->classes(), C);
+  Eigen::VectorXd left_out = Eigen::VectorXd::Zero(n);  // errors over subsets without point i
+  Eigen::MatrixXd probability = Eigen::MatrixXd::Zero(m, C);
+  double test_error = 0.0;
+  for (int code = 0; code < subsets; ++code) {
+    Eigen::VectorXd counts(n);
+    for (int i = 0; i < n; ++i) counts(i) = (code >> i) & 1;
+    const Eigen::VectorXd p = model->predict(counts);
+    ASSERT_EQ(p.size(), (n + m) * C);
+    const auto label = [&](int input) {
+      Eigen::Index best = 0;
+      p.segment(input * C, C).maxCoeff(&best);
+      return best;
+    };
+    for (int i = 0; i < n; ++i)
+      if (counts(i) == 0) left_out(i) += label(i) != f.data.y_train(i);
+    for (int j = 0; j < m; ++j) {
+      test_error += (label(n + j) != f.data.y_test(j)) / double(m * subsets);
+      probability.row(j) += p.segment((n + j) * C, C).transpose() / subsets;
+    }
+  }
+  left_out /= subsets / 2;
+  ASSERT_GT(left_out.mean(), 0.05);
+  ASSERT_LT(left_out.mean(), 0.95);
+  const Results r = run_inner(f.problem, "multiclass_ep", T, 2);
+  EXPECT_EQ(r.info.at("loss"), "zero_one");
+  const double se = r.scalars.at("bootstrap_error_stderr");
+  EXPECT_GT(se, 0.0);
+  // 4.5-sigma bands, as the binary test above.
+  EXPECT_NEAR(r.scalars.at("bootstrap_error"), left_out.mean(), 4.5 * se);
+  EXPECT_NEAR(r.scalars.at("test_bootstrap_error"), test_error,
+              4.5 * r.scalars.at("test_bootstrap_error_stderr") + 1e-12);
+  const Eigen::MatrixXd& mean = r.matrices.at("prediction_probability");
+  const Eigen::MatrixXd& stderr_ = r.matrices.at("prediction_probability_stderr");
+  for (int j = 0; j < m; ++j)
+    for (int c = 0; c < C; ++c)
+      EXPECT_NEAR(mean(j, c), probability(j, c), 4.5 * stderr_(j, c) + 1e-12);
+  // The same draws on one thread: the same bits.
+  const Results one = run_inner(f.problem, "multiclass_ep", T, 1);
+  EXPECT_EQ(one.scalars.at("bootstrap_error"), r.scalars.at("bootstrap_error"));
+  EXPECT_EQ(one.matrices.at("prediction_probability"), mean);
+}
+
 }  // namespace quench::mc_bootstrap

@@ -100,6 +100,11 @@ class QUENCH_API ResampledModel {
   /// test inputs (e.g. EP: the likelihood's predictive integral under the retrain's Gaussian
   /// latent posterior at x), so that the bootstrap average of it can be taken. Default: false.
   virtual bool test_probability() const { return false; }
+  /// The number of classes C of a multi-class retrain (0, the default: one value per input).
+  /// predict() of a C-class model returns the retrain's class probabilities at the N training
+  /// inputs then the test inputs, C per input (input-major, length (N + M) C), and takes no
+  /// coefficients.
+  virtual Eigen::Index classes() const { return 0; }
   /// predict(weights, coefficients) and that retrain's p(+1 | x, D) at the test inputs in
   /// `probability`. Only asked of a test_probability() model: the default throws
   /// std::logic_error.

@@ -39,7 +39,8 @@ namespace quench {
 /// 9: minimization within bounds (Optimizer::minimize_within, Box).
 /// 10: inducing-point priors (Problem::inducing, PluginInfo::inducing,
 ///     Kernel::diagonal_derivative_contractions, ResampledModel::expansion_inputs).
-/// 11: multi-class likelihoods (Likelihood::classes, quench/class_likelihood.h).
+/// 11: multi-class likelihoods (Likelihood::classes, quench/class_likelihood.h) and retrains
+///     (ResampledModel::classes).
 inline constexpr std::uint32_t kPluginApiVersion = 11;
 
 /// How an engine uses the pipeline's `inducing:` block (quench/low_rank_prior.h).
