@@ -27,11 +27,11 @@ std::string exact(double x) {
   return text;
 }
 
-/// The header of prediction column `column`: with C > 2 class names, "probability.<c>" (c a
-/// class index) becomes "probability.<name of class c>".
+/// The header of prediction column `column`: with class names, "probability.<c>" (c a class
+/// index, the columns of a multi-class model) becomes "probability.<name of class c>".
 std::string column_header(const std::string& column, const std::vector<std::string>& names) {
   static const std::string prefix = "probability.";
-  if (names.size() <= 2 || column.compare(0, prefix.size(), prefix) != 0) return column;
+  if (names.empty() || column.compare(0, prefix.size(), prefix) != 0) return column;
   const std::string index = column.substr(prefix.size());
   std::size_t c = 0;
   const auto end = index.data() + index.size();

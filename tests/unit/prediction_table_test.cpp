@@ -52,9 +52,9 @@ TEST(PredictionTable, TwoClassesKeepTheirMapping) {
       0.75, 1,         //
       0.5, 0;
   const Predictions p = predictions({"probability.1", "label"}, values);
-  // -1/+1 and 0/1 labels alike; the probability columns keep their names.
+  // -1/+1 and 0/1 labels alike; a multi-class model's probability.<c> of C = 2 classes named.
   EXPECT_EQ(predictions_csv(p, card, PredictionInputs{}),
-            "probability.1,label\n0.25,B\n0.75,M\n0.5,B\n");
+            "probability.M,label\n0.25,B\n0.75,M\n0.5,B\n");
   card.class_names.clear();  // a regression or unnamed model: numbers
   EXPECT_EQ(predictions_csv(p, card, PredictionInputs{}),
             "probability.1,label\n0.25,-1\n0.75,1\n0.5,0\n");
