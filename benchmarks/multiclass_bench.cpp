@@ -67,12 +67,8 @@ int main_body(int argc, char** argv) {
       quench::gp_classification::solve_multiclass_ep(K, y, classes, lik, o);
   const double fit_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   const int sweeps = fit.status.iterations;
-  Eigen::MatrixXd pi(n, classes), h(n, classes);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const quench::ClassSiteForm f = quench::class_site_form(y(i), fit.sites[std::size_t(i)]);
-    pi.row(i) = f.pi.transpose();
-    h.row(i) = f.h.transpose();
-  }
+  Eigen::MatrixXd pi, h;
+  quench::gp_classification::site_forms(y, fit.sites, pi, h);
   const double algebra =
       quench::bench::best_of(1, [&] { quench::gp_classification::class_posterior(K, pi, h); });
   const double sites = quench::bench::best_of(1, [&] {
@@ -98,14 +94,13 @@ int main_body(int argc, char** argv) {
       sites / chol);
   std::printf("log Z gradient beyond the fit: %.1f Cholesky units\n", gradient / chol);
   if (d.X_test.rows() > 0) {
-    const std::shared_ptr<const quench::Kernel> shared = kernel;
-    auto lik_ptr = std::make_shared<quench::likelihoods::MultinomialProbitLikelihood>(
-        quench::Params(quench::likelihoods::MultinomialProbitLikelihood::schema(), {}));
-    const quench::gp_classification::MulticlassModel model(
-        shared, lik_ptr, d.X_train, quench::gp_classification::multiclass_mean_weights(y, fit),
-        fit.posterior.coupling);
+    const auto model = quench::gp_classification::MulticlassModel::from_fit(
+        kernel,
+        std::make_shared<quench::likelihoods::MultinomialProbitLikelihood>(
+            quench::Params(quench::likelihoods::MultinomialProbitLikelihood::schema(), {})),
+        d.X_train, y, fit);
     const Eigen::MatrixXd p =
-        quench::gp_classification::class_probabilities(model.predict(d.X_test), classes);
+        quench::gp_classification::class_probabilities(model->predict(d.X_test), classes);
     const Eigen::VectorXi guess = quench::gp_classification::row_argmax(p);
     const Eigen::VectorXi truth = quench::class_indices(d, quench::DataPart::test, "bench");
     std::printf("test error %.4f on %ld test rows\n",

@@ -17,17 +17,9 @@ namespace quench::gp_classification {
 
 namespace {
 
-// Sweeps are factorized in single precision (quench/cholesky.h: spotrf + strtri, ~2x cheaper,
-// marginals to ~1e-7 cond(B) relative) while the change per sweep exceeds this; the fixed
-// point is then iterated to the tolerance in double precision, as in the TAP solver.
-constexpr double kSingleResidual = 1e-4;
 // The change per sweep at which the likelihood's sites hand over to Newton steps (EpOptions::
 // newton).
 constexpr double kNewtonStart = 0.1;
-// Sweeps without a new smallest change after which an iteration is taken to have stalled.
-constexpr int kStalledSweeps = 5;
-// Sweeps without a new smallest change after which an iteration far from tol gives up.
-constexpr int kGiveUpSweeps = 25;
 
 // The site parameters (tau_i, nu_i) matched at the cavities (m_i, lambda_i) (eqs 23, 29-30 in
 // EP form; nu = tau m + t alpha (1 + lambda tau), finite as tau -> 0).
@@ -136,7 +128,7 @@ MeanFieldFit solve_ep(const EpPrior& prior, const Eigen::VectorXd& t,
     const bool in_double = precision == Precision::full;  // this sweep's precision
     // Double precision from here on (a new history) once close, or once single precision
     // stops making progress (its rounding floor: ~1e-4 with a nearly singular noise-free C).
-    if (!in_double && (change < kSingleResidual || since_best >= 3)) {
+    if (!in_double && leave_single_precision(change, since_best)) {
       precision = Precision::full;
       mixing.reset();
       best = std::numeric_limits<double>::infinity();

@@ -14,16 +14,6 @@ namespace quench::gp_classification {
 
 namespace {
 
-const ClassLikelihood& class_likelihood(const Problem& problem) {
-  const ClassLikelihood* lik = problem.likelihood ? problem.likelihood->classes() : nullptr;
-  if (!lik)
-    throw ConfigError({},
-                      "multiclass_ep needs a multi-class likelihood (likelihood: "
-                      "{plugin: multinomial_probit}); for one-vs-rest over a binary "
-                      "likelihood use the one_vs_rest engine");
-  return *lik;
-}
-
 // log Z_EP and its gradient, each evaluation warm-started from the sites of the best value so
 // far (cold again when that fails): a line-search step that overshoots does not become the
 // next start.
@@ -34,7 +24,7 @@ class MulticlassEvidence final : public HyperparameterObjective {
         y_(class_indices(*problem.data, DataPart::train, "multiclass_ep")),
         classes_(problem.data->classes),
         options_(std::move(options)) {
-    class_likelihood(problem);
+    require_class_likelihood(problem.likelihood.get(), "multiclass_ep");
     options_.progress = nullptr;
   }
   std::string quantity() const override { return "log_evidence"; }
@@ -81,7 +71,7 @@ class ResampledMulticlass final : public ResampledModel {
   ResampledMulticlass(const Problem& problem, MulticlassEpOptions options)
       : kernel_(problem.kernel),
         likelihood_(problem.likelihood),
-        lik_(class_likelihood(problem)),
+        lik_(require_class_likelihood(problem.likelihood.get(), "multiclass_ep")),
         X_(problem.data->X_train),
         inputs_(problem.data->X_train.rows() + problem.data->X_test.rows(),
                 problem.data->X_train.cols()),
@@ -117,9 +107,8 @@ class ResampledMulticlass final : public ResampledModel {
       const MulticlassFit fit = solve_multiclass_ep(kernel_->gram(X), y, classes_, lik_, options_);
       if (fit.status.code != RunStatus::ok)
         throw NumericalError("multiclass_ep", "bootstrap retrain: " + fit.status.message);
-      const MulticlassModel model(kernel_, likelihood_, X, multiclass_mean_weights(y, fit),
-                                  fit.posterior.coupling);
-      probability = class_probabilities(model.predict(inputs_), classes_).transpose();
+      const auto model = MulticlassModel::from_fit(kernel_, likelihood_, X, y, fit);
+      probability = class_probabilities(model->predict(inputs_), classes_).transpose();
     }
     return Eigen::Map<const Eigen::VectorXd>(probability.data(), probability.size());
   }
@@ -165,7 +154,7 @@ MulticlassEpEngine::MulticlassEpEngine(const Params& p) {
 
 Results MulticlassEpEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
-  const ClassLikelihood& lik = class_likelihood(problem);
+  const ClassLikelihood& lik = require_class_likelihood(problem.likelihood.get(), "multiclass_ep");
   const Dataset& d = *problem.data;
   const Eigen::VectorXi y = class_indices(d, DataPart::train, "multiclass_ep");
   MulticlassEpOptions o = options_;
@@ -195,9 +184,7 @@ Results MulticlassEpEngine::run(const Problem& problem) const {
                        .transpose();
     add_class_loo_outputs(r, y, loo);
     if (d.X_test.rows() > 0 || problem.make_model) {
-      auto model = std::make_shared<const MulticlassModel>(
-          problem.kernel, problem.likelihood, d.X_train, multiclass_mean_weights(y, fit),
-          fit.posterior.coupling);
+      auto model = MulticlassModel::from_fit(problem.kernel, problem.likelihood, d.X_train, y, fit);
       if (d.X_test.rows() > 0)
         add_class_test_outputs(r, d, class_probabilities(model->predict(d.X_test), classes));
       if (problem.make_model) r.model = std::move(model);

@@ -8,6 +8,7 @@
 
 #include <Eigen/Cholesky>
 
+#include "ep.h"
 #include "multiclass_model.h"
 #include "quench/anderson.h"
 #include "quench/convergence_progress.h"
@@ -17,13 +18,6 @@
 namespace quench::gp_classification {
 
 namespace {
-
-// Sweeps without a new smallest change after which an iteration is taken to have stalled.
-constexpr int kStalledSweeps = 5;
-// Sweeps run in single precision while the change per sweep exceeds this (ep.cpp's rule).
-constexpr double kSingleResidual = 1e-4;
-// Sweeps without a new smallest change (or failed steps in a row) after which it gives up.
-constexpr int kGiveUpSweeps = 25;
 
 // The sites of every point as one vector: tau (point-major), then nu.
 Eigen::VectorXd pack(const std::vector<ClassSite>& sites) {
@@ -45,20 +39,6 @@ void unpack(const Eigen::VectorXd& x, std::vector<ClassSite>& sites) {
   for (Eigen::Index i = 0; i < n; ++i) {
     sites[static_cast<std::size_t>(i)].tau = x.segment(i * c, c).cwiseMax(0.0);
     sites[static_cast<std::size_t>(i)].nu = x.segment((n + i) * c, c);
-  }
-}
-
-// The sites' pi and h (N x C, quench/class_likelihood.h).
-void site_forms(const Eigen::VectorXi& y, const std::vector<ClassSite>& sites, Eigen::MatrixXd& pi,
-                Eigen::MatrixXd& h) {
-  const auto n = static_cast<Eigen::Index>(sites.size());
-  const Eigen::Index classes = sites.empty() ? 0 : sites.front().tau.size();
-  pi.resize(n, classes);
-  h.resize(n, classes);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const ClassSiteForm f = class_site_form(y(i), sites[static_cast<std::size_t>(i)]);
-    pi.row(i) = f.pi.transpose();
-    h.row(i) = f.h.transpose();
   }
 }
 
@@ -140,6 +120,19 @@ void update_sites(const Eigen::VectorXi& y, const ClassLikelihood& lik, int inne
 
 }  // namespace
 
+void site_forms(const Eigen::VectorXi& y, const std::vector<ClassSite>& sites, Eigen::MatrixXd& pi,
+                Eigen::MatrixXd& h) {
+  const auto n = static_cast<Eigen::Index>(sites.size());
+  const Eigen::Index classes = sites.empty() ? 0 : sites.front().tau.size();
+  pi.resize(n, classes);
+  h.resize(n, classes);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const ClassSiteForm f = class_site_form(y(i), sites[static_cast<std::size_t>(i)]);
+    pi.row(i) = f.pi.transpose();
+    h.row(i) = f.h.transpose();
+  }
+}
+
 MulticlassFit solve_multiclass_ep(const Eigen::MatrixXd& K, const Eigen::VectorXi& y,
                                   Eigen::Index classes, const ClassLikelihood& lik,
                                   const MulticlassEpOptions& o, const MulticlassFit* warm_start) {
@@ -210,7 +203,7 @@ MulticlassFit solve_multiclass_ep(const Eigen::MatrixXd& K, const Eigen::VectorX
     const bool in_double = precision == Precision::full;  // this sweep's precision
     // Double precision from here on (a new history) once close, or once single precision stops
     // making progress (its rounding floor), as in ep.cpp.
-    if (!in_double && (change < kSingleResidual || since_best >= 3)) {
+    if (!in_double && leave_single_precision(change, since_best)) {
       precision = Precision::full;
       mixing.reset();
       best = std::numeric_limits<double>::infinity();
@@ -276,7 +269,7 @@ double multiclass_log_evidence(const Eigen::VectorXi& y, const MulticlassFit& fi
     const Eigen::LLT<Eigen::MatrixXd> v(fit.cavity_covariance.middleCols(i * classes, classes));
     const Eigen::VectorXd mu = post.mean.row(i).transpose(), m = fit.cavity_mean.row(i).transpose();
     const auto log_det = [](const Eigen::LLT<Eigen::MatrixXd>& f) {
-      return 2.0 * f.matrixL().toDenseMatrix().diagonal().array().log().sum();
+      return 2.0 * f.matrixLLT().diagonal().array().log().sum();
     };
     lz += fit.site_log_z(i) + 0.5 * m.dot(v.solve(m)) + 0.5 * log_det(v) -
           0.5 * mu.dot(s.solve(mu)) - 0.5 * log_det(s);

@@ -39,6 +39,10 @@ struct MulticlassFit {
   Status status;
 };
 
+/// The sites' pi and h on f (N x C each; quench/class_likelihood.h, class_site_form).
+void site_forms(const Eigen::VectorXi& y, const std::vector<ClassSite>& sites, Eigen::MatrixXd& pi,
+                Eigen::MatrixXd& h);
+
 /// Nested EP on prior K for labels y in 0..classes-1 (a class may have no points, e.g. in a
 /// leave-one-out retrain), from zero sites or from `warm_start`'s sites (same labels).
 MulticlassFit solve_multiclass_ep(const Eigen::MatrixXd& K, const Eigen::VectorXi& y,

@@ -168,12 +168,8 @@ std::vector<ClassSite> dense_sweeps(const Eigen::MatrixXd& K, const Eigen::Vecto
   const Eigen::Index n = y.size(), CN = C * n;
   std::vector<ClassSite> sites(static_cast<std::size_t>(n), ClassSite::zero(C));
   for (int s = 0; s < sweeps; ++s) {
-    Eigen::MatrixXd pi(n, C), h(n, C);
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const ClassSiteForm f = class_site_form(y(i), sites[static_cast<std::size_t>(i)]);
-      pi.row(i) = f.pi.transpose();
-      h.row(i) = f.h.transpose();
-    }
+    Eigen::MatrixXd pi, h;
+    site_forms(y, sites, pi, h);
     const Dense D = dense(K, pi, h);
     const Eigen::MatrixXd sigma =
         (Eigen::MatrixXd::Identity(CN, CN) + D.K * D.Pi).partialPivLu().solve(D.K);
@@ -317,11 +313,11 @@ TEST(MulticlassEp, BuiltInLeaveOneOutIsCloseToExactRetraining) {
     const Eigen::VectorXi yi = y(keep);
     const MulticlassFit retrain = solve_multiclass_ep(kernel.gram(X), yi, 3, *lik, o);
     ASSERT_EQ(retrain.status.code, RunStatus::ok);
-    const MulticlassModel model(std::make_shared<TestKernel>(2.0, 1.0, 0.05), lik, X,
-                                multiclass_mean_weights(yi, retrain), retrain.posterior.coupling);
+    const auto model = MulticlassModel::from_fit(std::make_shared<TestKernel>(2.0, 1.0, 0.05), lik,
+                                                 X, yi, retrain);
     // The model's prior variance at x_i includes the noise, as the cavity's does.
     const Eigen::VectorXd exact =
-        class_probabilities(model.predict(d.X_train.row(i)), 3).row(0).transpose();
+        class_probabilities(model->predict(d.X_train.row(i)), 3).row(0).transpose();
     const Eigen::VectorXd builtin = lik->predictive(fit.cavity_mean.row(i).transpose(),
                                                     fit.cavity_covariance.middleCols(3 * i, 3));
     total += std::abs(std::log(builtin(y(i))) - std::log(exact(y(i))));
@@ -360,10 +356,9 @@ TEST(MulticlassEp, BuiltInLeaveOneOutMatchesExactRetrainingOnWine) {
     const Eigen::VectorXi yi = y(keep);
     const MulticlassFit retrain = solve_multiclass_ep(kernel->gram(X), yi, 3, *lik, o);
     ASSERT_EQ(retrain.status.code, RunStatus::ok) << i << ": " << retrain.status.message;
-    const MulticlassModel model(kernel, lik, X, multiclass_mean_weights(yi, retrain),
-                                retrain.posterior.coupling);
+    const auto model = MulticlassModel::from_fit(kernel, lik, X, yi, retrain);
     const Eigen::VectorXd exact =
-        class_probabilities(model.predict(d.X_train.row(i)), 3).row(0).transpose();
+        class_probabilities(model->predict(d.X_train.row(i)), 3).row(0).transpose();
     const Eigen::VectorXd builtin = lik->predictive(fit.cavity_mean.row(i).transpose(),
                                                     fit.cavity_covariance.middleCols(3 * i, 3));
     total += std::abs(std::log(builtin(y(i))) - std::log(exact(y(i))));

@@ -15,15 +15,6 @@ constexpr Eigen::Index kBlockRows = 512;  // new inputs per block (K(X_train, bl
 
 std::string column(const char* name, Eigen::Index c) { return name + ("." + std::to_string(c)); }
 
-const ClassLikelihood& class_likelihood(const Likelihood& lik) {
-  const ClassLikelihood* classes = lik.classes();
-  if (!classes)
-    throw ConfigError({},
-                      "multiclass_gp_classifier needs a multi-class likelihood "
-                      "(multinomial_probit)");
-  return *classes;
-}
-
 }  // namespace
 
 MulticlassModel::MulticlassModel(std::shared_ptr<const Kernel> kernel,
@@ -34,7 +25,26 @@ MulticlassModel::MulticlassModel(std::shared_ptr<const Kernel> kernel,
       X_train_(std::move(X_train)),
       mean_weights_(std::move(mean_weights)),
       coupling_(std::move(coupling)) {
-  class_likelihood(*likelihood_);
+  require_class_likelihood(likelihood_.get(), "multiclass_gp_classifier");
+}
+
+std::shared_ptr<const MulticlassModel> MulticlassModel::from_fit(
+    std::shared_ptr<const Kernel> kernel, std::shared_ptr<const Likelihood> lik,
+    const Eigen::MatrixXd& X, const Eigen::VectorXi& y, const MulticlassFit& fit) {
+  return std::make_shared<const MulticlassModel>(std::move(kernel), std::move(lik), X,
+                                                 multiclass_mean_weights(y, fit),
+                                                 fit.posterior.coupling);
+}
+
+const ClassLikelihood& require_class_likelihood(const Likelihood* likelihood,
+                                                const std::string& who) {
+  const ClassLikelihood* classes = likelihood ? likelihood->classes() : nullptr;
+  if (!classes)
+    throw ConfigError({}, who +
+                              " needs a multi-class likelihood (likelihood: {plugin: "
+                              "multinomial_probit}); for one-vs-rest over a binary likelihood "
+                              "use the one_vs_rest engine");
+  return *classes;
 }
 
 std::unique_ptr<MulticlassModel> MulticlassModel::read(ModelArchive& archive,
@@ -89,7 +99,7 @@ ClassLatents MulticlassModel::latents(const Eigen::MatrixXd& X) const {
 }
 
 Predictions MulticlassModel::predict(const Eigen::MatrixXd& X) const {
-  const ClassLikelihood& lik = class_likelihood(*likelihood_);
+  const ClassLikelihood& lik = require_class_likelihood(likelihood_.get(), kind());
   const ClassLatents f = latents(X);
   const Eigen::Index m = X.rows(), classes = mean_weights_.cols();
   Eigen::MatrixXd probability(m, classes);

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "class_posterior.h"
+#include "multiclass_ep.h"
 #include "quench/inference_engine.h"
 
 namespace quench::gp_classification {
@@ -29,6 +30,12 @@ class MulticlassModel final : public Model {
  public:
   MulticlassModel(std::shared_ptr<const Kernel> kernel, std::shared_ptr<const Likelihood> lik,
                   Eigen::MatrixXd X_train, Eigen::MatrixXd mean_weights, ClassCoupling coupling);
+  /// The model of a fit on training inputs X with labels y (b = K^{-1} mu and its coupling).
+  static std::shared_ptr<const MulticlassModel> from_fit(std::shared_ptr<const Kernel> kernel,
+                                                         std::shared_ptr<const Likelihood> lik,
+                                                         const Eigen::MatrixXd& X,
+                                                         const Eigen::VectorXi& y,
+                                                         const MulticlassFit& fit);
   /// The model written by write(); ModelFileError naming the entry when one is missing or has
   /// the wrong shape, ConfigError when the likelihood is not multi-class.
   static std::unique_ptr<MulticlassModel> read(ModelArchive& archive, const ModelParts& parts);
@@ -44,6 +51,10 @@ class MulticlassModel final : public Model {
   Eigen::MatrixXd X_train_, mean_weights_;
   ClassCoupling coupling_;
 };
+
+/// The likelihood's multi-class capability; ConfigError naming `who` when it has none.
+const ClassLikelihood& require_class_likelihood(const Likelihood* likelihood,
+                                                const std::string& who);
 
 /// The class probabilities (m x C) from C-column Predictions (probability.<c>).
 Eigen::MatrixXd class_probabilities(const Predictions& p, Eigen::Index classes);
