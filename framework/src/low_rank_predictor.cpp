@@ -9,15 +9,6 @@ namespace {
 // New inputs per block: u(x) of a block is M x kBlockRows.
 constexpr Eigen::Index kBlockRows = 4096;
 
-Eigen::MatrixXd cholesky_entry(ModelArchive& archive, const std::string& name, Eigen::Index m) {
-  Eigen::MatrixXd lower = archive.take_matrix(name, m, m);
-  for (Eigen::Index i = 0; i < m; ++i)
-    if (!(lower(i, i) > 0.0))
-      throw archive.error("entry '" + name + "' is not a Cholesky factor (diagonal " +
-                          std::to_string(i) + " is not positive)");
-  return lower;
-}
-
 }  // namespace
 
 LowRankPredictor LowRankPredictor::of(const LowRankPrior& prior,
@@ -74,8 +65,8 @@ LowRankPredictor LowRankPredictor::read(ModelArchive& archive, const std::string
   if (!named)
     throw archive.error("entry '" + prefix + "/form' is '" + form + "', not fitc, vfe or sor");
   p.form = *named;
-  p.inducing_lower = cholesky_entry(archive, prefix + "/inducing_cholesky_lower", m);
-  p.b_lower = cholesky_entry(archive, prefix + "/b_cholesky_lower", m);
+  p.inducing_lower = archive.take_cholesky_factor(prefix + "/inducing_cholesky_lower", m);
+  p.b_lower = archive.take_cholesky_factor(prefix + "/b_cholesky_lower", m);
   p.weights = archive.vector(prefix + "/weights", m);
   return p;
 }

@@ -84,6 +84,15 @@ Eigen::MatrixXd ModelArchive::take_matrix(const std::string& name, Eigen::Index 
   return std::move(std::get<Eigen::MatrixXd>(entries_.at(name)));
 }
 
+Eigen::MatrixXd ModelArchive::take_cholesky_factor(const std::string& name, Eigen::Index size) {
+  Eigen::MatrixXd lower = take_matrix(name, size, size);
+  for (Eigen::Index i = 0; i < size; ++i)
+    if (!(lower(i, i) > 0.0))
+      throw error("entry '" + name + "' is not a Cholesky factor (diagonal " + std::to_string(i) +
+                  " is not positive)");
+  return lower;
+}
+
 const std::vector<std::string>& ModelArchive::texts(const std::string& name) const {
   return get<std::vector<std::string>>(name, "a list of texts");
 }

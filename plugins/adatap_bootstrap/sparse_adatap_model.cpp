@@ -41,12 +41,7 @@ std::unique_ptr<SparseAdatapModel> SparseAdatapModel::read(ModelArchive& archive
     throw ConfigError({}, "sparse ADATAP model needs its kernel and training inputs");
   Eigen::MatrixXd Z = archive.take_matrix("posterior/inducing_inputs", -1, parts.X_train->cols());
   const Eigen::Index m = Z.rows();
-  Eigen::MatrixXd lower = archive.take_matrix("posterior/inducing_cholesky_lower", m, m);
-  for (Eigen::Index i = 0; i < m; ++i)
-    if (!(lower(i, i) > 0.0))
-      throw archive.error(
-          "entry 'posterior/inducing_cholesky_lower' is not a Cholesky factor (diagonal " +
-          std::to_string(i) + " is not positive)");
+  Eigen::MatrixXd lower = archive.take_cholesky_factor("posterior/inducing_cholesky_lower", m);
   const bool classifier = archive.has("posterior/within_form");
   if (classifier && (!parts.likelihood || parts.likelihood->gaussian_noise_variance()))
     throw archive.error("a sparse ADATAP classifier model needs its non-Gaussian likelihood");

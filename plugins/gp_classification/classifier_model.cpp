@@ -111,11 +111,7 @@ std::unique_ptr<ClassifierModel> ClassifierModel::read(ModelArchive& archive,
   if (kind == "cholesky") {
     form.kind = LatentVarianceForm::Kind::cholesky;
     form.sqrt_tau = archive.vector("posterior/sqrt_tau", n);
-    form.matrix = archive.take_matrix("posterior/cholesky_lower", n, n);
-    for (Eigen::Index i = 0; i < n; ++i)
-      if (!(form.matrix(i, i) > 0.0))
-        throw archive.error("entry 'posterior/cholesky_lower' is not a Cholesky factor (diagonal " +
-                            std::to_string(i) + " is not positive)");
+    form.matrix = archive.take_cholesky_factor("posterior/cholesky_lower", n);
   } else if (kind == "inverse") {
     form.kind = LatentVarianceForm::Kind::inverse;
     form.matrix = archive.take_matrix("posterior/omega_plus_c_inverse", n, n);

@@ -26,11 +26,7 @@ std::unique_ptr<GpRegressionModel> GpRegressionModel::read(ModelArchive& archive
   if (!parts.kernel || !parts.X_train)
     throw ConfigError({}, "gp_regression model needs its kernel and training inputs");
   const Eigen::Index n = parts.X_train->rows();
-  Eigen::MatrixXd lower = archive.take_matrix("posterior/cholesky_lower", n, n);
-  for (Eigen::Index i = 0; i < n; ++i)
-    if (!(lower(i, i) > 0.0))
-      throw archive.error("entry 'posterior/cholesky_lower' is not a Cholesky factor (diagonal " +
-                          std::to_string(i) + " is not positive)");
+  Eigen::MatrixXd lower = archive.take_cholesky_factor("posterior/cholesky_lower", n);
   return std::make_unique<GpRegressionModel>(parts.kernel, *parts.X_train,
                                              archive.vector("posterior/alpha", n), std::move(lower),
                                              archive.real("posterior/noise_variance"));

@@ -60,6 +60,10 @@ class QUENCH_API ModelArchive {
   Eigen::MatrixXd take_matrix(const std::string& name, Eigen::Index rows = -1,
                               Eigen::Index cols = -1);
 
+  /// take_matrix(name, size, size) for a lower Cholesky factor: error() naming the entry when
+  /// a diagonal element is not positive.
+  Eigen::MatrixXd take_cholesky_factor(const std::string& name, Eigen::Index size);
+
   /// Names under `prefix` + "/" (one level or deeper), sorted.
   std::vector<std::string> names_under(const std::string& prefix) const;
   const std::map<std::string, Entry>& entries() const { return entries_; }
