@@ -62,12 +62,27 @@ Eigen::VectorXd DiagonalPlusLowRank::times(const Eigen::VectorXd& v) const {
   return out;
 }
 
-Eigen::MatrixXd weighted_gram(const Eigen::MatrixXd& A, const Eigen::VectorXd& v) {
+namespace {
+
+template <class Matrix, class Vector>
+Matrix weighted_gram_of(const Matrix& A, const Vector& v) {
+  using Scalar = typename Matrix::Scalar;
   const Eigen::Index n = A.rows(), m = A.cols();
   // A^T diag(v) A = A+^T A+ - A-^T A-, the rows of A scaled by sqrt|v_i| and split by the sign
   // of v_i (rows with v_i = 0 skipped): two rank updates (dsyrk, N M^2 flops) where a general
   // product costs 2 N M^2.
-  Eigen::MatrixXd C = Eigen::MatrixXd::Zero(m, m);
+  Matrix C = Matrix::Zero(m, m);
+  if (n == 0) return C;
+  if (v.minCoeff() >= 0 || v.maxCoeff() <= 0) {  // one sign: the rows scaled in place, no gather
+    const Scalar sign = v.maxCoeff() > 0 ? Scalar(1) : Scalar(-1);
+    for (Eigen::Index r = 0; r < n; r += kBlockRows) {
+      const Eigen::Index b = std::min(kBlockRows, n - r);
+      const Matrix scaled =
+          v.segment(r, b).cwiseAbs().cwiseSqrt().asDiagonal() * A.middleRows(r, b);
+      C.template selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose(), sign);
+    }
+    return C;
+  }
   std::vector<Eigen::Index> rows[2];  // v_i > 0, v_i < 0
   for (Eigen::Index r = 0; r < n; r += kBlockRows) {
     const Eigen::Index b = std::min(kBlockRows, n - r);
@@ -77,15 +92,26 @@ Eigen::MatrixXd weighted_gram(const Eigen::MatrixXd& A, const Eigen::VectorXd& v
     for (int sign = 0; sign < 2; ++sign) {
       if (rows[sign].empty()) continue;
       const auto k = static_cast<Eigen::Index>(rows[sign].size());
-      Eigen::MatrixXd scaled(k, m);
+      Matrix scaled(k, m);
       for (Eigen::Index a = 0; a < k; ++a) {
         const Eigen::Index i = rows[sign][static_cast<std::size_t>(a)];
         scaled.row(a) = std::sqrt(std::abs(v(i))) * A.row(i);
       }
-      C.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose(), sign == 0 ? 1.0 : -1.0);
+      C.template selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose(),
+                                                            sign == 0 ? Scalar(1) : Scalar(-1));
     }
   }
   return C;
+}
+
+}  // namespace
+
+Eigen::MatrixXd weighted_gram(const Eigen::MatrixXd& A, const Eigen::VectorXd& v) {
+  return weighted_gram_of(A, v);
+}
+
+Eigen::MatrixXf weighted_gram(const Eigen::MatrixXf& A, const Eigen::VectorXf& v) {
+  return weighted_gram_of(A, v);
 }
 
 Eigen::VectorXd DiagonalPlusLowRank::hadamard_square_times(const Eigen::VectorXd& v) const {

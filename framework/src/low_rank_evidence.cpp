@@ -126,6 +126,27 @@ LowRankEvidence low_rank_gaussian_evidence(const Kernel& kernel, const Eigen::Ma
   return out;
 }
 
+Eigen::VectorXd low_rank_kernel_gradient(const Kernel& kernel, const Eigen::MatrixXd& X,
+                                         const LowRankPrior& prior,
+                                         const Eigen::MatrixXd& factor_gradient,
+                                         const Eigen::VectorXd& diagonal_gradient) {
+  const Eigen::MatrixXd& U = prior.factor();
+  const Eigen::VectorXd delta = prior.form() == LowRankForm::fitc
+                                    ? diagonal_gradient
+                                    : Eigen::VectorXd(Eigen::VectorXd::Zero(U.rows()));
+  Eigen::MatrixXd G = factor_gradient;
+  G.noalias() -= 2.0 * delta.asDiagonal() * U;
+  Eigen::MatrixXd core = U.transpose() * G;
+  core = 0.25 * (core + core.transpose()).eval();
+  const auto L = prior.inducing_cholesky().lower().triangularView<Eigen::Lower>();
+  L.solveInPlace<Eigen::OnTheRight>(G);     // G L^-1
+  L.transpose().solveInPlace(core);         // L^-T core
+  L.solveInPlace<Eigen::OnTheRight>(core);  // ... L^-1
+  return kernel.cross_derivative_contractions(X, prior.inducing_inputs(), G) +
+         inducing_and_diagonal_terms(kernel, X, prior.inducing_inputs(), core, delta,
+                                     prior.jitter());
+}
+
 // Lambda = 0 and psi = sigma2 on every row: with A = K_mn K_nm, G0 = L^-1 A L^-T (= U^T U) and
 // S = L^-T B^-1 L^-1, C^-1 = (I - K_nm S K_mn / sigma2) / sigma2, and the product with dK_nm of
 // low_rank_gaussian_evidence is [alpha (alpha^T U) - U B^-1 / sigma2 + 2 t U] L^-1 =

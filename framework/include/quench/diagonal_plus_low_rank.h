@@ -49,5 +49,7 @@ class QUENCH_API DiagonalPlusLowRank {
 /// blocks (N M^2 flops for rows of either sign, none for v_i = 0, against 2 N M^2 for a
 /// product).
 QUENCH_API Eigen::MatrixXd weighted_gram(const Eigen::MatrixXd& A, const Eigen::VectorXd& v);
+/// The same in single precision (ssyrk), for sweeps far from a fixed point.
+QUENCH_API Eigen::MatrixXf weighted_gram(const Eigen::MatrixXf& A, const Eigen::VectorXf& v);
 
 }  // namespace quench

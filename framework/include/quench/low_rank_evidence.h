@@ -56,6 +56,23 @@ QUENCH_API LowRankEvidence low_rank_gaussian_evidence(
     const Kernel& kernel, const Eigen::MatrixXd& X, const LowRankPrior& prior,
     const Eigen::VectorXd& y, const Eigen::VectorXd& phi, double trace_weight);
 
+/// The kernel gradient of any quantity F that depends on the inducing-point prior only through
+/// K~ = Lambda + U U^T (a Gaussian integral over the latents, as an EP fixed point's log Z at
+/// fixed sites), from its partial derivatives at fixed Lambda and U:
+///   factor_gradient    dF/dU (N x M), which is 2 Psi U for some symmetric Psi since F sees U
+///                      only through U U^T,
+///   diagonal_gradient  dF/dLambda_i (N; FITC only: Lambda = diag(K - Q); ignored for VFE, SoR).
+/// With U = K_nm L^-T and Lambda_i = k_ii - |u_i|^2, the total dF/dU is
+/// G = factor_gradient - 2 diag(diagonal_gradient) U, and
+///   dF = <dK_nm, G L^-1> - <dK_mm, 1/2 L^-T sym(U^T G) L^-1> + sum_i delta_i dk_ii
+/// plus the jitter's term, as low_rank_gaussian_evidence's kernel gradient (trace weight 0). A
+/// "noise" entry of the kernel gets 0: it enters where the caller adds it to Lambda.
+/// Two N M^2 products and the kernel's contractions.
+QUENCH_API Eigen::VectorXd low_rank_kernel_gradient(const Kernel& kernel, const Eigen::MatrixXd& X,
+                                                    const LowRankPrior& prior,
+                                                    const Eigen::MatrixXd& factor_gradient,
+                                                    const Eigen::VectorXd& diagonal_gradient);
+
 /// Sparse GP regression's evidence with one noise variance sigma2 on every row and no diagonal
 /// correction (VFE, SoR: K~ = Q on the training inputs), from K(X, Z) without forming U: the
 /// value and kernel gradient of low_rank_gaussian_evidence with phi = sigma2 and the prior
