@@ -10,6 +10,7 @@ ClassPosterior class_posterior(const Eigen::MatrixXd& K, const Eigen::MatrixXd& 
                                const Eigen::MatrixXd& h, Precision precision) {
   const Eigen::Index n = K.rows(), classes = pi.cols();
   ClassPosterior post;
+  ClassCoupling coupling;
   std::vector<Eigen::MatrixXd> a(static_cast<std::size_t>(classes));
   Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
   for (Eigen::Index c = 0; c < classes; ++c) {
@@ -22,7 +23,7 @@ ClassPosterior class_posterior(const Eigen::MatrixXd& K, const Eigen::MatrixXd& 
     Eigen::MatrixXd e = -(d.asDiagonal() * p.sigma * d.asDiagonal());
     e.diagonal() = d.cwiseProduct(p.b);
     M += e;
-    post.coupling.e.push_back(std::move(e));
+    coupling.e.push_back(std::move(e));
     a[static_cast<std::size_t>(c)] = std::move(p.sigma);
   }
   const Cholesky chol_m(M, JitterPolicy{0.0, 10.0, 0}, "M = sum_c E_c (multi-class coupling)");
@@ -62,8 +63,14 @@ ClassPosterior class_posterior(const Eigen::MatrixXd& K, const Eigen::MatrixXd& 
         post.marginals(c, i * classes + k) += v;
         if (k != c) post.marginals(k, i * classes + c) += v;
       }
-  post.coupling.m_lower = L;
+  coupling.m_lower = L;
+  post.coupling = std::move(coupling);
   return post;
+}
+
+ClassPosterior DenseClassPrior::posterior(const Eigen::MatrixXd& pi, const Eigen::MatrixXd& h,
+                                          Precision precision) const {
+  return class_posterior(K_, pi, h, precision);
 }
 
 Eigen::MatrixXd coupling_trace_part(const ClassCoupling& coupling) {

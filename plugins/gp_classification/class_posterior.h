@@ -13,6 +13,7 @@
 // (L^{-1} D_c A_c)[:, i] . (L^{-1} D_c' A_c')[:, i] with M = L L^T.
 #pragma once
 
+#include <variant>
 #include <vector>
 
 #include <Eigen/Core>
@@ -27,12 +28,47 @@ struct ClassCoupling {
   Eigen::MatrixXd m_lower;         ///< L with M = sum_c E_c = L L^T
 };
 
+/// What a C-class posterior on the inducing-point prior is predicted from
+/// (inducing_class_posterior.h): the Gaussian posterior N(a_bar, P^{-1}) of the whitened inducing
+/// values a = (a_0, ..., a_{C-1}) (class-major blocks of M).
+struct InducingCoupling {
+  Eigen::MatrixXd inducing_mean;    ///< M x C: a_bar
+  Eigen::MatrixXd precision_lower;  ///< CM x CM: L_P with P = L_P L_P^T
+};
+
 /// The posterior of sites (pi, h) (N x C each; pi > 0 where a site has information, pi_iy = 1).
 struct ClassPosterior {
   Eigen::MatrixXd mean;       ///< N x C: mu = Sigma h
   Eigen::MatrixXd marginals;  ///< C x CN: columns [iC, iC + C) hold Sigma_i
   double log_det = 0.0;       ///< log det(I + K Pi)
-  ClassCoupling coupling;
+  /// The prior's own summary for predictions and the evidence gradient.
+  std::variant<ClassCoupling, InducingCoupling> coupling;
+};
+
+/// The prior of the C latent GPs at the N training inputs as the sweeps of multiclass_ep.h see
+/// it: the posterior of any sites, and the prior variances that scale the convergence test.
+class ClassPrior {
+ public:
+  virtual ~ClassPrior() = default;
+  virtual Eigen::Index size() const = 0;
+  /// The prior variance of each latent (N; the same for every class).
+  virtual Eigen::VectorXd variance() const = 0;
+  /// Throws NumericalError when a factorization fails.
+  virtual ClassPosterior posterior(const Eigen::MatrixXd& pi, const Eigen::MatrixXd& h,
+                                   Precision precision) const = 0;
+};
+
+/// The exact prior K (N x N, every class): class_posterior below. Refers to K.
+class DenseClassPrior final : public ClassPrior {
+ public:
+  explicit DenseClassPrior(const Eigen::MatrixXd& K) : K_(K) {}
+  Eigen::Index size() const override { return K_.rows(); }
+  Eigen::VectorXd variance() const override { return K_.diagonal(); }
+  ClassPosterior posterior(const Eigen::MatrixXd& pi, const Eigen::MatrixXd& h,
+                           Precision precision) const override;
+
+ private:
+  const Eigen::MatrixXd& K_;
 };
 
 /// The header's algebra: C posterior_covariance calls (N^3 flops each), one Cholesky of M and

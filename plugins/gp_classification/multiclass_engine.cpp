@@ -1,11 +1,14 @@
 // The multiclass_ep engine: nested EP (multiclass_ep.h) on the pipeline's data, its built-in
 // leave-one-out, log Z_EP with its gradient for `learn:`, and its model.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "inducing_class_posterior.h"
+#include "inducing_multiclass_model.h"
 #include "multiclass_ep.h"
 #include "multiclass_model.h"
 #include "quench/errors.h"
@@ -14,15 +17,17 @@ namespace quench::gp_classification {
 
 namespace {
 
-// log Z_EP and its gradient, each evaluation warm-started from the sites of the best value so
-// far (cold again when that fails): a line-search step that overshoots does not become the
-// next start.
+// log Z_EP and its gradient on the exact prior or, with inducing inputs, on the inducing-point
+// prior (inducing_class_posterior.h; the inputs stay where the run chose them), each evaluation
+// warm-started from the sites of the best value so far (cold again when that fails): a
+// line-search step that overshoots does not become the next start.
 class MulticlassEvidence final : public HyperparameterObjective {
  public:
   MulticlassEvidence(const Problem& problem, MulticlassEpOptions options)
       : X_(problem.data->X_train),
         y_(class_indices(*problem.data, DataPart::train, "multiclass_ep")),
         classes_(problem.data->classes),
+        inducing_(problem.inducing),
         options_(std::move(options)) {
     require_class_likelihood(problem.likelihood.get(), "multiclass_ep");
     options_.progress = nullptr;
@@ -35,32 +40,60 @@ class MulticlassEvidence final : public HyperparameterObjective {
       throw ConfigError({},
                         "multiclass_ep: learning the likelihood's hyperparameters is not "
                         "supported");
-    const Eigen::MatrixXd K = kernel.gram(X_);
     ObjectiveValue out;
-    MulticlassFit fit =
-        solve_multiclass_ep(K, y_, classes_, *lik, options_, best_ ? &*best_ : nullptr);
-    if (fit.status.code != RunStatus::ok && best_)
-      fit = solve_multiclass_ep(K, y_, classes_, *lik, options_);
-    out.status = fit.status;
-    if (fit.status.code != RunStatus::ok) return out;
-    out.value = multiclass_log_evidence(y_, fit);
-    out.gradient = kernel.gram_derivative_contractions(X_, multiclass_evidence_weights(y_, fit));
+    try {
+      if (inducing_) {
+        const SparseSitePrior sites(kernel, X_, *inducing_);
+        const MulticlassFit* fit = solve(InducingClassPrior(sites), *lik, out);
+        if (fit) {
+          Eigen::MatrixXd pi, h;
+          site_forms(y_, fit->sites, pi, h);
+          out.gradient = inducing_class_evidence_gradient(
+              kernel, X_, sites, pi, multiclass_mean_weights(y_, *fit), fit->posterior);
+        }
+      } else {
+        const Eigen::MatrixXd K = kernel.gram(X_);
+        const MulticlassFit* fit = solve(DenseClassPrior(K), *lik, out);
+        if (fit)
+          out.gradient =
+              kernel.gram_derivative_contractions(X_, multiclass_evidence_weights(y_, *fit));
+      }
+    } catch (const NumericalError& e) {
+      out.status = {RunStatus::failed, e.what(), 0};
+      return out;
+    }
+    if (out.status.code != RunStatus::ok) return out;
     if (!std::isfinite(out.value) || !out.gradient.allFinite()) {
       out.status = {RunStatus::failed, "log Z_EP or its gradient is not finite", 0};
       return out;
     }
     if (!best_ || out.value > best_value_) {
       best_value_ = out.value;
-      best_ = std::move(fit);
+      best_ = std::move(last_);
     }
     return out;
   }
 
  private:
+  // The fit on `prior` (warm, then cold when the warm start fails) into last_, its status and
+  // log Z into `out`; the fit when it converged, nullptr otherwise.
+  const MulticlassFit* solve(const ClassPrior& prior, const ClassLikelihood& lik,
+                             ObjectiveValue& out) {
+    last_ = solve_multiclass_ep(prior, y_, classes_, lik, options_, best_ ? &*best_ : nullptr);
+    if (last_.status.code != RunStatus::ok && best_)
+      last_ = solve_multiclass_ep(prior, y_, classes_, lik, options_);
+    out.status = last_.status;
+    if (last_.status.code != RunStatus::ok) return nullptr;
+    out.value = multiclass_log_evidence(y_, last_);
+    return &last_;
+  }
+
   Eigen::MatrixXd X_;
   Eigen::VectorXi y_;
   Eigen::Index classes_;
+  std::shared_ptr<const InducingInputs> inducing_;
   MulticlassEpOptions options_;
+  MulticlassFit last_;
   std::optional<MulticlassFit> best_;
   double best_value_ = 0.0;
 };
@@ -127,6 +160,10 @@ class ResampledMulticlass final : public ResampledModel {
 
 std::unique_ptr<ResampledModel> MulticlassEpEngine::prepare_resampling(
     const Problem& problem) const {
+  if (problem.inducing)
+    throw ConfigError({},
+                      "multiclass_ep retrains on the exact prior only: its bootstrap is not built "
+                      "on the inducing-point prior (remove the inducing: block)");
   return std::make_unique<ResampledMulticlass>(problem, options_);
 }
 
@@ -152,15 +189,18 @@ MulticlassEpEngine::MulticlassEpEngine(const Params& p) {
   options_.inner_sweeps = static_cast<int>(p.integer("inner_sweeps"));
 }
 
-Results MulticlassEpEngine::run(const Problem& problem) const {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+// A run's outputs from its fit on `prior` and the model of that fit (make_model).
+template <class MakeModel>
+Results fit_outputs(const Problem& problem, const ClassPrior& prior,
+                    const MulticlassEpOptions& options, MakeModel make_model) {
   const ClassLikelihood& lik = require_class_likelihood(problem.likelihood.get(), "multiclass_ep");
   const Dataset& d = *problem.data;
   const Eigen::VectorXi y = class_indices(d, DataPart::train, "multiclass_ep");
-  MulticlassEpOptions o = options_;
+  MulticlassEpOptions o = options;
   o.progress = problem.context.progress;
-  const Eigen::MatrixXd K = problem.kernel->gram(d.X_train);
-  const MulticlassFit fit = solve_multiclass_ep(K, y, d.classes, lik, o);
+  const MulticlassFit fit = solve_multiclass_ep(prior, y, d.classes, lik, o);
   Results r;
   r.status = fit.status;
   r.scalars["iterations"] = fit.status.iterations;
@@ -184,13 +224,42 @@ Results MulticlassEpEngine::run(const Problem& problem) const {
                        .transpose();
     add_class_loo_outputs(r, y, loo);
     if (d.X_test.rows() > 0 || problem.make_model) {
-      auto model = MulticlassModel::from_fit(problem.kernel, problem.likelihood, d.X_train, y, fit);
+      auto model = make_model(y, fit);
       if (d.X_test.rows() > 0)
         add_class_test_outputs(r, d, class_probabilities(model->predict(d.X_test), classes));
       if (problem.make_model) r.model = std::move(model);
     }
   }
-  r.info["method"] = "nested expectation propagation, multinomial probit (Riihimaki et al. 2013)";
+  return r;
+}
+
+}  // namespace
+
+Results MulticlassEpEngine::run(const Problem& problem) const {
+  const auto start = std::chrono::steady_clock::now();
+  const Dataset& d = *problem.data;
+  Results r;
+  if (problem.inducing) {
+    const SparseSitePrior sites(*problem.kernel, d.X_train, *problem.inducing);
+    r = fit_outputs(problem, InducingClassPrior(sites), options_,
+                    [&](const Eigen::VectorXi&, const MulticlassFit& fit) {
+                      return InducingMulticlassModel::from_fit(problem.kernel, problem.likelihood,
+                                                               sites, fit);
+                    });
+    r.info["method"] =
+        "nested expectation propagation, multinomial probit (Riihimaki et al. 2013), on the "
+        "inducing-point prior (" +
+        to_string(problem.inducing->form) + ", M = " + std::to_string(sites.low_rank().rank()) +
+        ")";
+  } else {
+    const Eigen::MatrixXd K = problem.kernel->gram(d.X_train);
+    r = fit_outputs(problem, DenseClassPrior(K), options_,
+                    [&](const Eigen::VectorXi& y, const MulticlassFit& fit) {
+                      return MulticlassModel::from_fit(problem.kernel, problem.likelihood,
+                                                       d.X_train, y, fit);
+                    });
+    r.info["method"] = "nested expectation propagation, multinomial probit (Riihimaki et al. 2013)";
+  }
   r.timings["fit"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
@@ -209,7 +278,7 @@ std::unique_ptr<HyperparameterObjective> MulticlassEpEngine::hyperparameter_obje
 
 std::unique_ptr<Model> MulticlassEpEngine::read_model(ModelArchive& archive,
                                                       const ModelParts& parts) const {
-  return MulticlassModel::read(archive, parts);
+  return read_multiclass_model(archive, parts);
 }
 
 }  // namespace quench::gp_classification

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <variant>
 
 #include <Eigen/Cholesky>
 
@@ -136,6 +137,12 @@ void site_forms(const Eigen::VectorXi& y, const std::vector<ClassSite>& sites, E
 MulticlassFit solve_multiclass_ep(const Eigen::MatrixXd& K, const Eigen::VectorXi& y,
                                   Eigen::Index classes, const ClassLikelihood& lik,
                                   const MulticlassEpOptions& o, const MulticlassFit* warm_start) {
+  return solve_multiclass_ep(DenseClassPrior(K), y, classes, lik, o, warm_start);
+}
+
+MulticlassFit solve_multiclass_ep(const ClassPrior& prior, const Eigen::VectorXi& y,
+                                  Eigen::Index classes, const ClassLikelihood& lik,
+                                  const MulticlassEpOptions& o, const MulticlassFit* warm_start) {
   const Eigen::Index n = y.size();
   MulticlassFit fit;
   fit.sites = warm_start
@@ -152,7 +159,7 @@ MulticlassFit solve_multiclass_ep(const Eigen::MatrixXd& K, const Eigen::VectorX
   Eigen::VectorXd x = pack(fit.sites), sound, sound_image;
   // Single precision while far from the fixed point (class_posterior), as parallel EP does.
   Precision precision = o.first_precision;
-  const Eigen::VectorXd prior_variance = K.diagonal().cwiseMax(1e-300);
+  const Eigen::VectorXd prior_variance = prior.variance().cwiseMax(1e-300);
   bool converged = false;
   double best = std::numeric_limits<double>::infinity(), last = best;
   int it = 0, since_best = 0, undone = 0;
@@ -160,7 +167,7 @@ MulticlassFit solve_multiclass_ep(const Eigen::MatrixXd& K, const Eigen::VectorX
     site_forms(y, fit.sites, pi, h);
     std::string failure;
     try {
-      fit.posterior = class_posterior(K, pi, h, precision);
+      fit.posterior = prior.posterior(pi, h, precision);
       if (!fit.posterior.mean.allFinite() || !fit.posterior.marginals.allFinite())
         failure = "non-finite posterior";
     } catch (const NumericalError& e) {
@@ -235,7 +242,7 @@ MulticlassFit solve_multiclass_ep(const Eigen::MatrixXd& K, const Eigen::VectorX
   if (it > o.max_iterations) {  // the last sweep moved the sites: the posterior of the sites
     site_forms(y, fit.sites, pi, h);
     try {
-      fit.posterior = class_posterior(K, pi, h);
+      fit.posterior = prior.posterior(pi, h, Precision::full);
     } catch (const NumericalError& e) {
       fit.status = {RunStatus::failed, e.what(), it};
       return fit;
@@ -289,7 +296,7 @@ Eigen::MatrixXd multiclass_mean_weights(const Eigen::VectorXi& y, const Multicla
 
 Eigen::MatrixXd multiclass_evidence_weights(const Eigen::VectorXi& y, const MulticlassFit& fit) {
   const Eigen::MatrixXd b = multiclass_mean_weights(y, fit);
-  const ClassCoupling& cp = fit.posterior.coupling;
+  const ClassCoupling& cp = std::get<ClassCoupling>(fit.posterior.coupling);
   // sum_c R_cc = M - sum_c E_c M^{-1} E_c, M = L L^T.
   Eigen::MatrixXd W = coupling_trace_part(cp);
   W.noalias() -= cp.m_lower * cp.m_lower.transpose();

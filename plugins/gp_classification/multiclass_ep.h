@@ -43,8 +43,13 @@ struct MulticlassFit {
 void site_forms(const Eigen::VectorXi& y, const std::vector<ClassSite>& sites, Eigen::MatrixXd& pi,
                 Eigen::MatrixXd& h);
 
-/// Nested EP on prior K for labels y in 0..classes-1 (a class may have no points, e.g. in a
+/// Nested EP on `prior` for labels y in 0..classes-1 (a class may have no points, e.g. in a
 /// leave-one-out retrain), from zero sites or from `warm_start`'s sites (same labels).
+MulticlassFit solve_multiclass_ep(const ClassPrior& prior, const Eigen::VectorXi& y,
+                                  Eigen::Index classes, const ClassLikelihood& lik,
+                                  const MulticlassEpOptions& options,
+                                  const MulticlassFit* warm_start = nullptr);
+/// The same on the exact prior K (DenseClassPrior).
 MulticlassFit solve_multiclass_ep(const Eigen::MatrixXd& K, const Eigen::VectorXi& y,
                                   Eigen::Index classes, const ClassLikelihood& lik,
                                   const MulticlassEpOptions& options,
@@ -57,10 +62,12 @@ double multiclass_log_evidence(const Eigen::VectorXi& y, const MulticlassFit& fi
 
 /// d log Z_EP / dtheta of the kernel = sum_ab W_ab dK_ab/dtheta with
 ///   W = 1/2 (sum_c b_c b_c^T - sum_c R_cc),  b = h - Pi mu (= K^{-1} mu),
-/// exact at the fixed point (log Z_EP is stationary in the sites there).
+/// exact at the fixed point (log Z_EP is stationary in the sites there). A fit on the exact
+/// prior (DenseClassPrior).
 Eigen::MatrixXd multiclass_evidence_weights(const Eigen::VectorXi& y, const MulticlassFit& fit);
 
-/// b = K^{-1} mu (N x C): the predictive mean at x is k(x)^T b_c.
+/// b = h - Pi mu (N x C; K^{-1} mu on the exact prior, where the predictive mean at x is
+/// k(x)^T b_c).
 Eigen::MatrixXd multiclass_mean_weights(const Eigen::VectorXi& y, const MulticlassFit& fit);
 
 class MulticlassEpEngine final : public InferenceEngine {

@@ -5,6 +5,7 @@
 // built-in leave-one-out against exact retraining, and a saved model against the fit.
 #include <cmath>
 #include <random>
+#include <variant>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -17,37 +18,17 @@
 #include "multinomial_probit_likelihood.h"
 #include "one_vs_rest.h"
 #include "probit_likelihood.h"
+#include "test_class_clouds.h"
 #include "test_kernel.h"
 
 namespace quench::gp_classification {
 namespace {
 
+using test_support::class_clouds;
+using test_support::labels_of;
+using test_support::probit_c;
+using test_support::random_sites;
 using test_support::TestKernel;
-
-// n points in 2-D around C centres on a circle (radius `spread`), labels i mod C.
-Dataset class_clouds(int n, int n_test, int classes, double spread, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> g;
-  const auto fill = [&](Eigen::MatrixXd& X, Eigen::VectorXd& y, int count) {
-    X.resize(count, 2);
-    y.resize(count);
-    for (int i = 0; i < count; ++i) {
-      const int c = i % classes;
-      const double angle = 2.0 * M_PI * c / classes;
-      y(i) = c;
-      X(i, 0) = spread * std::cos(angle) + g(gen);
-      X(i, 1) = spread * std::sin(angle) + g(gen);
-    }
-  };
-  Dataset d;
-  fill(d.X_train, d.y_train, n);
-  fill(d.X_test, d.y_test, n_test);
-  d.classes = classes;
-  for (int c = 0; c < classes; ++c) d.class_names.push_back(std::to_string(c));
-  return d;
-}
-
-Eigen::VectorXi labels_of(const Dataset& d) { return d.y_train.cast<int>(); }
 
 // The dense CN x CN forms (class-major: latent c of point i at c N + i).
 struct Dense {
@@ -74,27 +55,6 @@ Dense dense(const Eigen::MatrixXd& K, const Eigen::MatrixXd& pi, const Eigen::Ma
 Eigen::MatrixXd gram(const Eigen::MatrixXd& X, double noise = 1e-6) {
   const TestKernel k(2.0, 1.0, noise);
   return k.gram(X);
-}
-
-// Random sites of the nested-EP form for labels y.
-void random_sites(const Eigen::VectorXi& y, Eigen::Index C, unsigned seed, Eigen::MatrixXd& pi,
-                  Eigen::MatrixXd& h) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(0.05, 3.0), v(-2.0, 2.0);
-  std::vector<ClassSite> sites;
-  pi.resize(y.size(), C);
-  h.resize(y.size(), C);
-  for (Eigen::Index i = 0; i < y.size(); ++i) {
-    ClassSite s = ClassSite::zero(C);
-    for (Eigen::Index c = 0; c < C; ++c)
-      if (c != y(i)) {
-        s.tau(c) = u(gen);
-        s.nu(c) = v(gen);
-      }
-    const ClassSiteForm f = class_site_form(y(i), s);
-    pi.row(i) = f.pi.transpose();
-    h.row(i) = f.h.transpose();
-  }
 }
 
 double max_relative(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
@@ -142,7 +102,8 @@ TEST(MulticlassModel, LatentsMatchTheDensePredictive) {
   auto kernel = std::make_shared<TestKernel>(2.0, 1.0, 1e-6);
   auto lik = std::make_shared<likelihoods::MultinomialProbitLikelihood>(
       Params(likelihoods::MultinomialProbitLikelihood::schema(), {}));
-  const MulticlassModel model(kernel, lik, d.X_train, weights, post.coupling);
+  const MulticlassModel model(kernel, lik, d.X_train, weights,
+                              std::get<ClassCoupling>(post.coupling));
   const ClassLatents f = model.latents(d.X_test);
   const Eigen::MatrixXd Kx = kernel->cross(d.X_train, d.X_test);
   for (Eigen::Index j = 0; j < d.X_test.rows(); ++j) {
@@ -154,11 +115,6 @@ TEST(MulticlassModel, LatentsMatchTheDensePredictive) {
     EXPECT_LT(max_relative(f.mean.row(j).transpose(), mean), 1e-10);
     EXPECT_LT(max_relative(f.covariance.middleCols(j * 3, 3), cov), 1e-10);
   }
-}
-
-std::shared_ptr<likelihoods::MultinomialProbitLikelihood> probit_c() {
-  return std::make_shared<likelihoods::MultinomialProbitLikelihood>(
-      Params(likelihoods::MultinomialProbitLikelihood::schema(), {}));
 }
 
 // The same nested-EP sweeps with Sigma and mu from the dense CN x CN algebra.
@@ -273,25 +229,7 @@ TEST(MulticlassEp, EvidenceGradientMatchesCentralDifferences) {
   auto lik = probit_c();
   p.likelihood = lik;
   auto objective = engine.hyperparameter_objective(p, "evidence");
-  TestKernel kernel(1.5, 0.9, 0.02);
-  const ObjectiveValue v = objective->evaluate(kernel, *lik);
-  ASSERT_EQ(v.status.code, RunStatus::ok) << v.status.message;
-  const char* names[] = {"amplitude", "length_scale", "noise"};
-  const double theta[] = {1.5, 0.9, 0.02};
-  for (int j = 0; j < 3; ++j) {
-    const double step = 1e-5 * theta[j];
-    double values[2];
-    for (int s = 0; s < 2; ++s) {
-      TestKernel moved(1.5, 0.9, 0.02);
-      moved.set_hyperparameter(names[j],
-                               Eigen::VectorXd::Constant(1, theta[j] + (s ? step : -step)));
-      const ObjectiveValue w = objective->evaluate(moved, *lik);
-      ASSERT_EQ(w.status.code, RunStatus::ok);
-      values[s] = w.value;
-    }
-    const double fd = (values[1] - values[0]) / (2 * step);
-    EXPECT_NEAR(v.gradient(j), fd, 1e-6 * std::max(1.0, std::abs(fd))) << names[j];
-  }
+  test_support::expect_gradient_matches_central_differences(*objective, *lik, {1.5, 0.9, 0.02});
 }
 
 TEST(MulticlassEp, BuiltInLeaveOneOutIsCloseToExactRetraining) {
@@ -384,17 +322,7 @@ TEST(MulticlassModel, SurvivesAnArchiveRoundTrip) {
   p.make_model = true;
   const Results r = engine.run(p);
   ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
-  ASSERT_TRUE(r.model);
-  ModelArchive archive;
-  r.model->write(archive);
-  const ModelParts parts{p.kernel, p.likelihood, nullptr, &d.X_train};
-  const auto loaded = engine.read_model(archive, parts);
-  const Predictions a = r.model->predict(d.X_test), b = loaded->predict(d.X_test);
-  EXPECT_EQ(a.columns, b.columns);
-  EXPECT_EQ((a.values - b.values).cwiseAbs().maxCoeff(), 0.0);
-  const Eigen::MatrixXd probability = class_probabilities(a, 4);
-  EXPECT_LT((probability.rowwise().sum().array() - 1.0).abs().maxCoeff(), 1e-12);
-  EXPECT_EQ(r.matrices.at("test_probability"), probability);
+  test_support::expect_saved_model_predicts_bitwise(engine, r, p, 4);
   EXPECT_EQ(r.matrices.at("loo_probability").rows(), 30);
   EXPECT_GE(r.scalars.at("loo_errors"), 0.0);
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 #include <utility>
+#include <variant>
 
 #include "quench/errors.h"
 
@@ -33,7 +34,7 @@ std::shared_ptr<const MulticlassModel> MulticlassModel::from_fit(
     const Eigen::MatrixXd& X, const Eigen::VectorXi& y, const MulticlassFit& fit) {
   return std::make_shared<const MulticlassModel>(std::move(kernel), std::move(lik), X,
                                                  multiclass_mean_weights(y, fit),
-                                                 fit.posterior.coupling);
+                                                 std::get<ClassCoupling>(fit.posterior.coupling));
 }
 
 const ClassLikelihood& require_class_likelihood(const Likelihood* likelihood,
@@ -58,11 +59,7 @@ std::unique_ptr<MulticlassModel> MulticlassModel::read(ModelArchive& archive,
   ClassCoupling coupling;
   for (Eigen::Index c = 0; c < b.cols(); ++c)
     coupling.e.push_back(archive.take_matrix("posterior/coupling_" + std::to_string(c), n, n));
-  coupling.m_lower = archive.take_matrix("posterior/m_lower", n, n);
-  for (Eigen::Index i = 0; i < n; ++i)
-    if (!(coupling.m_lower(i, i) > 0.0))
-      throw archive.error("entry 'posterior/m_lower' is not a Cholesky factor (diagonal " +
-                          std::to_string(i) + " is not positive)");
+  coupling.m_lower = archive.take_cholesky_factor("posterior/m_lower", n);
   return std::make_unique<MulticlassModel>(parts.kernel, parts.likelihood, *parts.X_train,
                                            std::move(b), std::move(coupling));
 }
@@ -99,9 +96,11 @@ ClassLatents MulticlassModel::latents(const Eigen::MatrixXd& X) const {
 }
 
 Predictions MulticlassModel::predict(const Eigen::MatrixXd& X) const {
-  const ClassLikelihood& lik = require_class_likelihood(likelihood_.get(), kind());
-  const ClassLatents f = latents(X);
-  const Eigen::Index m = X.rows(), classes = mean_weights_.cols();
+  return class_predictions(require_class_likelihood(likelihood_.get(), kind()), latents(X));
+}
+
+Predictions class_predictions(const ClassLikelihood& lik, const ClassLatents& f) {
+  const Eigen::Index m = f.mean.rows(), classes = f.mean.cols();
   Eigen::MatrixXd probability(m, classes);
   for (Eigen::Index j = 0; j < m; ++j)
     probability.row(j) =

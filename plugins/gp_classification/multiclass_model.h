@@ -52,6 +52,9 @@ class MulticlassModel final : public Model {
   ClassCoupling coupling_;
 };
 
+/// A multi-class model's columns (header) from its latents at m new inputs.
+Predictions class_predictions(const ClassLikelihood& lik, const ClassLatents& latents);
+
 /// The likelihood's multi-class capability; ConfigError naming `who` when it has none.
 const ClassLikelihood& require_class_likelihood(const Likelihood* likelihood,
                                                 const std::string& who);

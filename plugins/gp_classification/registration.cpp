@@ -29,12 +29,13 @@ const LibraryDescriptor* describe() {
            EpEngine::schema(), {Family::kernel, Family::likelihood}, InducingUse::optional),
        make_plugin<ExactLooEngine>(Family::engine, "exact_loo", "0.1.0",
                                    "exact leave-one-out by N retrains of a classifier engine",
-                                   ExactLooEngine::schema(),
-                                   {Family::kernel, Family::likelihood}),
+                                   ExactLooEngine::schema(), {Family::kernel, Family::likelihood}),
        make_plugin<MulticlassEpEngine>(
            Family::engine, "multiclass_ep", "0.1.0",
-           "multi-class GP classifier: nested EP, multinomial probit, built-in LOO",
-           MulticlassEpEngine::schema(), {Family::kernel, Family::likelihood}),
+           "multi-class GP classifier: nested EP, multinomial probit, built-in LOO (FITC/VFE/SoR "
+           "with inducing:)",
+           MulticlassEpEngine::schema(), {Family::kernel, Family::likelihood},
+           InducingUse::optional),
        make_plugin<OneVsRestEngine>(
            Family::engine, "one_vs_rest", "0.1.0",
            "one-vs-rest multi-class classifier over a binary engine, per-class built-in LOO",
