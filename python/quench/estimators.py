@@ -220,9 +220,11 @@ class GaussianProcessClassifier(_Estimator):
     starting from `width` (of TAP for "naive" and "svm", which have none), and so is `noise`, a
     variance added to the kernel's diagonal at the training inputs (the latent function's own
     noise, which lets overlapping classes be fitted by a smooth function; noise=0 is the
-    noise-free model of 001, then not learned). With inducing_points=M (method "ep" only) EP
-    runs on the inducing-point prior of M inputs chosen by greedy conditional variance
-    (inducing_form "fitc" by default, "vfe" or "sor"), O(N M^2) per sweep (docs/large_n.md).
+    noise-free model of 001, then not learned). With inducing_points=M (two classes: method
+    "ep" only; more: the joint model) EP runs on the inducing-point prior of M inputs chosen by
+    greedy conditional variance (inducing_form "fitc" by default, "vfe" or "sor"), O(N M^2) per
+    sweep for two classes (docs/large_n.md), O(C^2 N M^2 + (CM)^3) for the joint model of C
+    (docs/multiclass.md).
 
     C > 2 classes (multi_class; docs/python.md): "joint" (default) is one model of all classes,
     nested EP for the multinomial probit likelihood (engine multiclass_ep, whatever `method`
@@ -230,7 +232,7 @@ class GaussianProcessClassifier(_Estimator):
     evidence (`noise` stays fixed: with the amplitude learned it is only a reparametrization of
     it); "one_vs_rest" fits C binary problems of `method` (engine one_vs_rest) sharing the
     width and noise, learned by the sum of their evidences (TAP's for "naive" and "svm"), and
-    normalizes their probabilities. inducing_points needs two classes.
+    normalizes their probabilities; inducing_points needs two classes or the joint model.
 
     Fitted attributes: classes_, n_classes_, loo_error_ (the built-in leave-one-out error: 001
     eq 32, App. D, eq 38), loo_proba_ (N x C: p(class | the other examples) at each training
@@ -242,8 +244,9 @@ class GaussianProcessClassifier(_Estimator):
 
     def _more_tags(self):  # scikit-learn's estimator tags
         # Two classes only where the configuration has no multi-class model.
-        return {"binary_only": self.inducing_points is not None
-                or (self.method == "svm" and self.multi_class == "joint")}
+        joint = self.multi_class == "joint"
+        return {"binary_only": (self.inducing_points is not None and not joint)
+                or (self.method == "svm" and joint)}
 
     def __init__(self, method="tap", width=1.0, noise=0.01, learn=True, seed=0, threads=0,
                  inducing_points=None, inducing_form="fitc", multi_class="joint"):
@@ -263,15 +266,16 @@ class GaussianProcessClassifier(_Estimator):
         if self.multi_class not in _MULTI_CLASS:
             raise ValueError(f"unknown multi_class '{self.multi_class}': use one of "
                              f"{', '.join(_MULTI_CLASS)}")
-        if self.inducing_points is not None and self.method != "ep":
-            raise ValueError(f"inducing_points needs method 'ep' (EP on the inducing-point "
-                             f"prior), got method '{self.method}'")
         X, y, classes = _classes(self, X, y, 2)
+        joint = classes.size > 2 and self.multi_class == "joint"
+        if self.inducing_points is not None and not joint:
+            if classes.size > 2:
+                raise ValueError(f"inducing_points with {classes.size} classes needs "
+                                 "multi_class='joint' (one-vs-rest runs on the exact prior)")
+            if self.method != "ep":
+                raise ValueError(f"inducing_points needs method 'ep' (EP on the inducing-point "
+                                 f"prior), got method '{self.method}'")
         if classes.size > 2:
-            if self.inducing_points is not None:
-                raise ValueError(f"inducing_points needs two classes (binary EP on the "
-                                 f"inducing-point prior), got {classes.size} classes; use "
-                                 "inducing_points=None for more")
             if self.method == "svm" and self.multi_class == "joint":
                 raise ValueError(f"method 'svm' has no joint model of {classes.size} classes "
                                  "(the SVM limit gives no probabilities): use "
