@@ -83,10 +83,11 @@ int processes_of(const fs::path& out) {
 // Bitwise the same numbers (JSON keeps 17 significant digits: equal text is equal doubles)
 // for one process with 2 threads and 3 ranks x 1 thread: mc_bootstrap (two sweep points: the
 // runs are the units; with models kept: the samples are), WBB draws (blocks of 32), VBoot RFF
-// particles (per class and block), exact LOO folds.
+// particles (per class and block), exact LOO folds, and the multi-class joint model's retrains
+// (exact LOO folds and bootstrap samples of multiclass_ep on glass).
 TEST_F(MpiRun, ThreeRanksGiveTheResultsOfOneProcess) {
   for (const char* name :
-       {"mc_bootstrap", "mc_bootstrap_models", "wbb", "vboot_rff", "exact_loo"}) {
+       {"mc_bootstrap", "mc_bootstrap_models", "wbb", "vboot_rff", "exact_loo", "multiclass"}) {
     SCOPED_TRACE(name);
     const fs::path one = root_ / (std::string(name) + "_1"),
                    three = root_ / (std::string(name) + "_3");
