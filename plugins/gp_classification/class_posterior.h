@@ -32,8 +32,8 @@ struct ClassCoupling {
 /// (inducing_class_posterior.h): the Gaussian posterior N(a_bar, P^{-1}) of the whitened inducing
 /// values a = (a_0, ..., a_{C-1}) (class-major blocks of M).
 struct InducingCoupling {
-  Eigen::MatrixXd inducing_mean;    ///< M x C: a_bar
-  Eigen::MatrixXd precision_lower;  ///< CM x CM: L_P with P = L_P L_P^T
+  Eigen::MatrixXd inducing_mean;      ///< M x C: a_bar
+  Eigen::MatrixXd precision_inverse;  ///< CM x CM: P^{-1}
 };
 
 /// The posterior of sites (pi, h) (N x C each; pi > 0 where a site has information, pi_iy = 1).

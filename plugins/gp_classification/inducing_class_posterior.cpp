@@ -91,12 +91,14 @@ ClassPosterior InducingClassPrior::posterior(const Eigen::MatrixXd& pi, const Ei
   shifted += D.asDiagonal() * h;
   post.mean = apply_r(pi, D, f, shifted);
 
+  coupling.precision_inverse = chol_p.inverse();
   const Eigen::MatrixXd S =
       single
-          ? Eigen::MatrixXd(inducing_class_covariances(
-                                U_single_, Eigen::MatrixXf(chol_p.inverse().cast<float>()), classes)
-                                .cast<double>())
-          : inducing_class_covariances(U, chol_p.inverse(), classes);
+          ? Eigen::MatrixXd(
+                inducing_class_covariances(
+                    U_single_, Eigen::MatrixXf(coupling.precision_inverse.cast<float>()), classes)
+                    .cast<double>())
+          : inducing_class_covariances(U, coupling.precision_inverse, classes);
   post.marginals.resize(classes, classes * n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const Eigen::MatrixXd R =
@@ -106,16 +108,8 @@ ClassPosterior InducingClassPrior::posterior(const Eigen::MatrixXd& pi, const Ei
   }
   post.log_det = chol_p.log_determinant() + (1.0 + (D.asDiagonal() * pi).array()).log().sum() +
                  f.sigma.array().log().sum() - pi.rowwise().sum().array().log().sum();
-  coupling.precision_lower = chol_p.lower();
   post.coupling = std::move(coupling);
   return post;
-}
-
-Eigen::MatrixXd precision_inverse(const InducingCoupling& coupling) {
-  const Eigen::Index size = coupling.precision_lower.rows();
-  Eigen::MatrixXd inv_lower = Eigen::MatrixXd::Identity(size, size);
-  coupling.precision_lower.triangularView<Eigen::Lower>().solveInPlace(inv_lower);
-  return Cholesky::inverse_from_lower_inverse(std::move(inv_lower));
 }
 
 namespace {
@@ -162,7 +156,7 @@ Eigen::VectorXd inducing_class_evidence_gradient(const Kernel& kernel, const Eig
   const Eigen::VectorXd& D = prior.diagonal_part();
   const Eigen::Index n = U.rows(), m = U.cols(), classes = pi.cols();
   const FoldedSites f = fold(pi, D);
-  const Eigen::MatrixXd Pinv = precision_inverse(coupling);
+  const Eigen::MatrixXd& Pinv = coupling.precision_inverse;
 
   // d/dU = b a_bar^T - sum_ck diag(Pi^[c, k]) U P^{-1}[k, c]; the pair (c, k) and (k, c) share
   // their weights, so each unordered pair costs one product U (P^{-1}[k, c] + P^{-1}[c, k]).

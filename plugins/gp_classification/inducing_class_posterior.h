@@ -39,15 +39,11 @@ class InducingClassPrior final : public ClassPrior {
   /// positive definite (non-finite sites).
   ClassPosterior posterior(const Eigen::MatrixXd& pi, const Eigen::MatrixXd& h,
                            Precision precision) const override;
-  const SparseSitePrior& sites_prior() const { return prior_; }
 
  private:
   const SparseSitePrior& prior_;
   Eigen::MatrixXf U_single_;  // U in single precision
 };
-
-/// P^{-1} (CM x CM) from its Cholesky factor.
-Eigen::MatrixXd precision_inverse(const InducingCoupling& coupling);
 
 /// S_j[c, k] = u_j^T P^{-1}[c, k] u_j for the rows u_j of `features` (n x M) and the inverse
 /// of P (CM x CM): C x Cn, block j = S_j. C(C+1)/2 products of n x M by M x M.

@@ -41,7 +41,7 @@ std::shared_ptr<const InducingMulticlassModel> InducingMulticlassModel::from_fit
   const InducingCoupling& coupling = std::get<InducingCoupling>(fit.posterior.coupling);
   return std::make_shared<const InducingMulticlassModel>(
       std::move(kernel), std::move(lik), p.inducing_inputs(), p.inducing_cholesky().lower(),
-      p.form(), coupling.inducing_mean, precision_inverse(coupling));
+      p.form(), coupling.inducing_mean, coupling.precision_inverse);
 }
 
 std::unique_ptr<InducingMulticlassModel> InducingMulticlassModel::read(ModelArchive& archive,

@@ -25,6 +25,7 @@ namespace {
 
 using test_support::class_clouds;
 using test_support::labels_of;
+using test_support::max_relative;
 using test_support::probit_c;
 using test_support::random_sites;
 using test_support::TestKernel;
@@ -36,10 +37,6 @@ std::shared_ptr<InducingInputs> every(const Dataset& d, int step, LowRankForm fo
   z->Z.resize((d.X_train.rows() + step - 1) / step, d.X_train.cols());
   for (Eigen::Index i = 0; i < z->Z.rows(); ++i) z->Z.row(i) = d.X_train.row(i * step);
   return z;
-}
-
-double max_relative(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
 }
 
 MulticlassEpOptions tight() {

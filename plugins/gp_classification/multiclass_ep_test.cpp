@@ -26,6 +26,7 @@ namespace {
 
 using test_support::class_clouds;
 using test_support::labels_of;
+using test_support::max_relative;
 using test_support::probit_c;
 using test_support::random_sites;
 using test_support::TestKernel;
@@ -55,10 +56,6 @@ Dense dense(const Eigen::MatrixXd& K, const Eigen::MatrixXd& pi, const Eigen::Ma
 Eigen::MatrixXd gram(const Eigen::MatrixXd& X, double noise = 1e-6) {
   const TestKernel k(2.0, 1.0, noise);
   return k.gram(X);
-}
-
-double max_relative(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
 }
 
 TEST(ClassPosterior, MatchesTheDenseAlgebra) {

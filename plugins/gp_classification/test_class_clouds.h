@@ -3,6 +3,7 @@
 // against central differences and a saved model against the fit.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -73,6 +74,11 @@ inline void random_sites(const Eigen::VectorXi& y, Eigen::Index C, unsigned seed
 inline std::shared_ptr<likelihoods::MultinomialProbitLikelihood> probit_c() {
   return std::make_shared<likelihoods::MultinomialProbitLikelihood>(
       Params(likelihoods::MultinomialProbitLikelihood::schema(), {}));
+}
+
+// max |a - b| relative to max(1, max |b|).
+inline double max_relative(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
 }
 
 // The objective's gradient at TestKernel(theta) against central differences of its values
