@@ -55,11 +55,11 @@ MeanFieldFit solve_ep(const EpPrior& prior, const Eigen::VectorXd& t,
   // The last iterate whose sweep was sound, and its image: where a bad extrapolation returns.
   Eigen::VectorXd sound, sound_image;
   AndersonAccelerator mixing({o.acceleration_depth, 1e-10, o.damping, 1.0});
-  Precision precision = prior.first_precision;
+  SweepProgress progress(prior.first_precision);
   MeanFieldFit fit;
   bool converged = false;
-  double best = std::numeric_limits<double>::infinity(), previous = best;
-  int it = 0, since_best = 0, undone = 0;
+  double previous = std::numeric_limits<double>::infinity();
+  int it = 0, undone = 0;
   ConvergenceProgress bar(o.progress, o.tol);
   for (it = 1; it <= o.max_iterations; ++it) {
     match_sites(t, tilted, m, lambda, tau, nu);
@@ -67,7 +67,7 @@ MeanFieldFit solve_ep(const EpPrior& prior, const Eigen::VectorXd& t,
     bool factorized = tau.allFinite() && nu.allFinite();
     if (factorized) {
       try {
-        post = prior.marginals(tau, nu, precision);
+        post = prior.marginals(tau, nu, progress.precision());
       } catch (const NumericalError&) {
         factorized = false;  // not positive definite (single precision) or not finite
       }
@@ -88,8 +88,8 @@ MeanFieldFit solve_ep(const EpPrior& prior, const Eigen::VectorXd& t,
     // to the last sound iterate, half its plain step, a new history. In single precision a
     // failed factorization is first retried in double.
     if (!finite || (std::isfinite(previous) && change > 1e3 * previous)) {
-      if (!factorized && precision == Precision::single) {
-        precision = Precision::full;
+      if (!factorized && progress.precision() == Precision::single) {
+        progress.use_double();
         --it;
         continue;
       }
@@ -102,7 +102,8 @@ MeanFieldFit solve_ep(const EpPrior& prior, const Eigen::VectorXd& t,
       if (++undone > kGiveUpSweeps) {
         fit.status = {RunStatus::not_converged,
                       "EP sweeps failed or diverged " + std::to_string(undone) +
-                          " times in a row (last sound change " + format_number(best) + ")",
+                          " times in a row (last sound change " + format_number(progress.best()) +
+                          ")",
                       it};
         break;
       }
@@ -119,37 +120,25 @@ MeanFieldFit solve_ep(const EpPrior& prior, const Eigen::VectorXd& t,
     mean = post.mean;
     marginal_variance = post.lambda.cwiseProduct(post.b);
     previous = change;
-    if (change < best) {
-      best = change;
-      since_best = 0;
-    } else {
-      ++since_best;
-    }
-    const bool in_double = precision == Precision::full;  // this sweep's precision
-    // Double precision from here on (a new history) once close, or once single precision
-    // stops making progress (its rounding floor: ~1e-4 with a nearly singular noise-free C).
-    if (!in_double && leave_single_precision(change, since_best)) {
-      precision = Precision::full;
-      mixing.reset();
-      best = std::numeric_limits<double>::infinity();
-    }
+    // Double precision from here on (a new history) once close, or once single precision stops
+    // making progress (its rounding floor: ~1e-4 with a nearly singular noise-free C).
+    if (progress.record(change)) mixing.reset();
     // At the rounding floor the change stops decreasing: mu = C nu - C S B^{-1} S C nu cancels
     // when the site means are large (noise-free kernel: ~3e-13 at |nu| ~ 1e3). A fixed point
-    // stalled within 100 tol counts as converged, as in the TAP solver. A tolerance above
-    // single precision's floor may be met in single precision.
-    const bool stalled = since_best >= kStalledSweeps && best < 100 * o.tol;
-    if ((in_double || o.tol >= kSingleResidual) && (change < o.tol || stalled)) {
+    // stalled within 100 tol counts as converged, as in the TAP solver.
+    if (progress.converged(change, o.tol)) {
       m = m_new;
       lambda = post.lambda;
       converged = true;
       break;
     }
-    if (in_double && since_best >= kGiveUpSweeps) {
+    if (progress.stuck()) {
       // Stuck far above tol: rounding (ill-conditioned posterior: the TAP solver fails at such
       // hyperparameters too) or a cycle. A status at once rather than max_iterations sweeps.
       fit.status = {RunStatus::not_converged,
-                    "EP stalled at a change of " + format_number(best) + " per sweep (tol " +
-                        format_number(o.tol) + ") after " + std::to_string(it) + " sweeps",
+                    "EP stalled at a change of " + format_number(progress.best()) +
+                        " per sweep (tol " + format_number(o.tol) + ") after " +
+                        std::to_string(it) + " sweeps",
                     it};
       break;
     }

@@ -158,16 +158,16 @@ MulticlassFit solve_multiclass_ep(const ClassPrior& prior, const Eigen::VectorXi
   Eigen::MatrixXd previous_mean, previous_marginals, pi, h;
   Eigen::VectorXd x = pack(fit.sites), sound, sound_image;
   // Single precision while far from the fixed point (class_posterior), as parallel EP does.
-  Precision precision = o.first_precision;
+  SweepProgress progress(o.first_precision);
   const Eigen::VectorXd prior_variance = prior.variance().cwiseMax(1e-300);
   bool converged = false;
-  double best = std::numeric_limits<double>::infinity(), last = best;
-  int it = 0, since_best = 0, undone = 0;
+  double last = std::numeric_limits<double>::infinity();
+  int it = 0, undone = 0;
   for (it = 1; it <= o.max_iterations; ++it) {
     site_forms(y, fit.sites, pi, h);
     std::string failure;
     try {
-      fit.posterior = prior.posterior(pi, h, precision);
+      fit.posterior = prior.posterior(pi, h, progress.precision());
       if (!fit.posterior.mean.allFinite() || !fit.posterior.marginals.allFinite())
         failure = "non-finite posterior";
     } catch (const NumericalError& e) {
@@ -177,8 +177,8 @@ MulticlassFit solve_multiclass_ep(const ClassPrior& prior, const Eigen::VectorXi
                                                        previous_marginals, prior_variance)
                                           : std::numeric_limits<double>::infinity();
     if (!failure.empty() || (std::isfinite(last) && change > 1e3 * last)) {
-      if (!failure.empty() && precision == Precision::single) {  // retried in double
-        precision = Precision::full;
+      if (!failure.empty() && progress.precision() == Precision::single) {  // retried in double
+        progress.use_double();
         --it;
         continue;
       }
@@ -201,31 +201,18 @@ MulticlassFit solve_multiclass_ep(const ClassPrior& prior, const Eigen::VectorXi
     undone = 0;
     if (std::isfinite(change)) bar.report(change);
     last = change;
-    if (change < best) {
-      best = change;
-      since_best = 0;
-    } else if (std::isfinite(change)) {
-      ++since_best;
-    }
-    const bool in_double = precision == Precision::full;  // this sweep's precision
     // Double precision from here on (a new history) once close, or once single precision stops
-    // making progress (its rounding floor), as in ep.cpp.
-    if (!in_double && leave_single_precision(change, since_best)) {
-      precision = Precision::full;
-      mixing.reset();
-      best = std::numeric_limits<double>::infinity();
-      since_best = 0;
-    }
-    // At the rounding floor the change stops decreasing (large latents: |mu| ~ 1e2 leaves
-    // ~1e-12 relative); a fixed point stalled within 100 tol counts as converged, as in ep.
-    if ((in_double || o.tol >= kSingleResidual) &&
-        (change < o.tol || (since_best >= kStalledSweeps && best < 100 * o.tol))) {
+    // making progress (its rounding floor), as in ep.cpp. At the rounding floor the change stops
+    // decreasing (large latents: |mu| ~ 1e2 leaves ~1e-12 relative); a fixed point stalled
+    // within 100 tol counts as converged, as in ep.
+    if (progress.record(change)) mixing.reset();
+    if (progress.converged(change, o.tol)) {
       converged = true;
       break;
     }
-    if (since_best >= kGiveUpSweeps) {
+    if (progress.stuck()) {
       fit.status = {RunStatus::not_converged,
-                    "multiclass EP stalled at a change of " + format_number(best) +
+                    "multiclass EP stalled at a change of " + format_number(progress.best()) +
                         " per sweep (tol " + format_number(o.tol) + ") after " +
                         std::to_string(it) + " sweeps",
                     it};
