@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "quench/kernel_record.h"
 #include "quench/prediction_table.h"
 #include "quench/printable.h"
 #include "quench/registry.h"
@@ -18,16 +19,37 @@ FittedModel load(const std::string& model_file, const std::vector<std::string>& 
   return load_model(model_file, registry);
 }
 
-void print_record(const ComponentRecord& r) {
-  std::cout << "  " << to_string(r.family) << ": " << printable(r.plugin) << " " << r.version
-            << "\n";
+void print_values(const ComponentRecord& r, const std::string& indent) {
   for (const auto& [name, value] : r.params)
-    std::cout << "      " << printable(name) << " = " << printable(to_string(value), 200) << "\n";
+    std::cout << indent << printable(name) << " = " << printable(to_string(value), 200) << "\n";
   for (const auto& [block, value] : r.learned) {
-    std::cout << "      " << printable(block) << " (learned) =";
+    std::cout << indent << printable(block) << " (learned) =";
     for (Eigen::Index i = 0; i < value.size(); ++i) std::cout << " " << format_number(value(i));
     std::cout << "\n";
   }
+}
+
+// A composite kernel's plugin parts, each under its learn path ("1.0: periodic 0.1.0").
+void print_parts(const ComponentRecord& r, const std::string& path) {
+  if (r.combine.empty()) {
+    std::cout << "      " << path << ": " << printable(r.plugin) << " " << r.version << "\n";
+    print_values(r, "          ");
+  }
+  for (std::size_t i = 0; i < r.parts.size(); ++i)
+    print_parts(r.parts[i], (path.empty() ? "" : path + ".") + std::to_string(i));
+}
+
+void print_record(const ComponentRecord& r) {
+  if (!r.combine.empty()) {
+    std::cout << "  " << to_string(r.family) << ": " << printable(describe_kernel(r), 200) << "\n";
+    print_parts(r, "");
+    print_values(r, "      ");
+    return;
+  }
+  std::cout << "  " << to_string(r.family) << ": " << printable(r.plugin) << " " << r.version;
+  if (!r.columns.empty()) std::cout << " on " << printable(describe_kernel(r), 200);
+  std::cout << "\n";
+  print_values(r, "      ");
 }
 
 }  // namespace

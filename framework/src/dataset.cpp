@@ -638,12 +638,23 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
       standardize(train.file, input_names[static_cast<std::size_t>(j)], data.X_train.col(j),
                   data.X_test.col(j), data.input_mean(j), data.input_scale(j), problems);
   }
-  if (spec.standardize_target && spec.target_kind == TargetKind::classes) {
+  const char* target_transform = spec.standardize_target ? "standardize_target"
+                                 : spec.center_target       ? "center_target"
+                                                            : nullptr;
+  if (spec.standardize_target && spec.center_target) {
     problems.add(DataError(train.file, 0, printable(spec.target),
-                           "standardize_target does not apply to class labels"));
+                           "give standardize_target or center_target, not both"));
+  } else if (target_transform && spec.target_kind == TargetKind::classes) {
+    problems.add(DataError(train.file, 0, printable(spec.target),
+                           std::string(target_transform) + " does not apply to class labels"));
   } else if (spec.standardize_target) {
     standardize(train.file, spec.target, data.y_train, data.y_test, data.target_mean,
                 data.target_scale, problems);
+  } else if (spec.center_target && data.y_train.size() > 0) {
+    // A zero-mean prior on the deviations from the mean, in the target's units (R&W Sec. 5.4.3).
+    data.target_mean = data.y_train.mean();
+    data.y_train.array() -= data.target_mean;
+    data.y_test.array() -= data.target_mean;
   }
   return data;
 }

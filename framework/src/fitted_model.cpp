@@ -1,11 +1,13 @@
 #include "quench/fitted_model.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
 #include "quench/errors.h"
 #include "quench/inference_engine.h"
 #include "quench/kernel.h"
+#include "quench/kernel_record.h"
 #include "quench/likelihood.h"
 #include "quench/resampler.h"
 
@@ -13,8 +15,23 @@ namespace quench {
 namespace {
 
 // Archive entries of a component record under `prefix` ("components/kernel", "model/engine").
+// A composite kernel: "combine", its parts under prefix/parts/0, 1, ...; input columns under
+// prefix/columns (docs/models.md).
 void write_record(ModelArchive& a, const std::string& prefix, const ComponentRecord& r) {
   a.put(prefix + "/family", std::string(to_string(r.family)));
+  if (!r.columns.empty()) a.put(prefix + "/columns", r.columns);
+  // A composite's block "1.0.period" is the entry learned/1/0/period (names are paths).
+  for (const auto& [block, value] : r.learned) {
+    std::string path = block;
+    std::replace(path.begin(), path.end(), '.', '/');
+    a.put(prefix + "/learned/" + path, value);
+  }
+  if (!r.combine.empty()) {
+    a.put(prefix + "/combine", r.combine);
+    for (std::size_t i = 0; i < r.parts.size(); ++i)
+      write_record(a, prefix + "/parts/" + std::to_string(i), r.parts[i]);
+    return;
+  }
   a.put(prefix + "/plugin", r.plugin);
   a.put(prefix + "/version", r.version);
   for (const auto& [name, value] : r.params) {
@@ -32,7 +49,6 @@ void write_record(ModelArchive& a, const std::string& prefix, const ComponentRec
         },
         value);
   }
-  for (const auto& [block, value] : r.learned) a.put(prefix + "/learned/" + block, value);
 }
 
 ComponentRecord read_record(const ModelArchive& a, const std::string& prefix) {
@@ -41,9 +57,26 @@ ComponentRecord read_record(const ModelArchive& a, const std::string& prefix) {
   const auto f = family_from_string(family);
   if (!f) throw a.error("entry '" + prefix + "/family' names no plugin family: '" + family + "'");
   r.family = *f;
+  if (a.has(prefix + "/columns")) r.columns = a.texts(prefix + "/columns");
+  const std::string learned = prefix + "/learned/";
+  for (const std::string& name : a.names_under(prefix + "/learned")) {
+    std::string block = name.substr(learned.size());
+    std::replace(block.begin(), block.end(), '/', '.');
+    r.learned[block] = a.vector(name);
+  }
+  if (a.has(prefix + "/combine")) {
+    r.combine = a.text(prefix + "/combine");
+    if (r.family != Family::kernel || (r.combine != "sum" && r.combine != "product"))
+      throw a.error("entry '" + prefix + "/combine' must be sum or product of kernels, got " +
+                    to_string(r.family) + " '" + r.combine + "'");
+    for (std::size_t i = 0; a.has(prefix + "/parts/" + std::to_string(i) + "/family"); ++i)
+      r.parts.push_back(read_record(a, prefix + "/parts/" + std::to_string(i)));
+    if (r.parts.empty()) throw a.error("the " + r.combine + " '" + prefix + "' has no parts");
+    return r;
+  }
   r.plugin = a.text(prefix + "/plugin");
   r.version = a.text(prefix + "/version");
-  const std::string params = prefix + "/params/", learned = prefix + "/learned/";
+  const std::string params = prefix + "/params/";
   for (const std::string& name : a.names_under(prefix + "/params")) {
     const auto& entry = a.entries().at(name);
     const std::string key = name.substr(params.size());
@@ -58,8 +91,6 @@ ComponentRecord read_record(const ModelArchive& a, const std::string& prefix) {
     else
       throw a.error("entry '" + name + "' is not a parameter value");
   }
-  for (const std::string& name : a.names_under(prefix + "/learned"))
-    r.learned[name.substr(learned.size())] = a.vector(name);
   return r;
 }
 
@@ -150,12 +181,13 @@ FittedModel load_model(const std::string& path, const ComponentSource& source) {
   for (const std::string& name : a.names_under("provenance"))
     card.provenance[name.substr(11)] = a.text(name);
 
-  auto build = [&](const ComponentRecord& r) {
+  auto build = [&](const ComponentRecord& r) -> std::shared_ptr<Component> {
     try {
+      if (r.family == Family::kernel) return build_kernel(r, source, card.input_names);
       return source.create(r.family, r.plugin, r.version, r.params);
     } catch (const Error& e) {
       throw ModelFileError(path, std::string("cannot rebuild its ") + to_string(r.family) + " '" +
-                                     r.plugin + "': " + e.what());
+                                     describe_kernel(r) + "': " + e.what());
     }
   };
   ModelParts parts;
@@ -174,7 +206,8 @@ FittedModel load_model(const std::string& path, const ComponentSource& source) {
         parts.resampler = s;
       }
     } catch (const Error& e) {
-      throw ModelFileError(path, std::string("its ") + to_string(r.family) + " '" + r.plugin +
+      throw ModelFileError(path, std::string("its ") + to_string(r.family) + " '" +
+                                     describe_kernel(r) +
                                      "' does not take the stored values: " + e.what());
     }
   }

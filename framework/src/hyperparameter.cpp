@@ -76,18 +76,22 @@ Eigen::VectorXd Kernel::diagonal_derivative_contractions(const Eigen::MatrixXd& 
   return g;
 }
 
+Eigen::VectorXd Kernel::diagonal_noise_derivative() const {
+  const auto blocks = hyperparameters();
+  Eigen::VectorXd d = Eigen::VectorXd::Zero(flat_size(blocks));
+  if (const Eigen::Index noise = flat_offset(blocks, "noise"); noise >= 0) d(noise) = 1.0;
+  return d;
+}
+
 Eigen::MatrixXd Kernel::gram_derivative(const Eigen::MatrixXd& X, Eigen::Index j) const {
   Eigen::MatrixXd D = cross_derivative(X, X, j);
-  if (j == flat_offset(hyperparameters(), "noise")) D.diagonal().array() += 1.0;
+  D.diagonal().array() += diagonal_noise_derivative()(j);
   return D;
 }
 
 Eigen::VectorXd Kernel::gram_derivative_contractions(const Eigen::MatrixXd& X,
                                                      const Eigen::MatrixXd& W) const {
-  Eigen::VectorXd g = cross_derivative_contractions(X, X, W);
-  const Eigen::Index noise = flat_offset(hyperparameters(), "noise");
-  if (noise >= 0) g(noise) += W.trace();
-  return g;
+  return cross_derivative_contractions(X, X, W) + W.trace() * diagonal_noise_derivative();
 }
 
 void Likelihood::set_hyperparameter(const std::string& name, const Eigen::VectorXd& /*value*/) {

@@ -116,8 +116,11 @@ void Pipeline::validate(const Registry& registry) const {
     all = e.diagnostics();
   }
   auto data_problems = data_diagnostics(*spec_);
-  if (data_problems.empty() && spec_->inducing)
-    data_problems = inducing_diagnostics(*spec_, load_dataset(data_spec_for(*spec_)));
+  if (data_problems.empty() && (spec_->inducing || spec_->kernel_tree)) {
+    const Dataset data = load_dataset(data_spec_for(*spec_));
+    data_problems = kernel_diagnostics(*spec_, data);
+    for (Diagnostic& d : inducing_diagnostics(*spec_, data)) data_problems.push_back(std::move(d));
+  }
   // learn.parameters are checked against the kernel and likelihood prepared on the data.
   if (resolved && data_problems.empty() && spec_->learn) {
     try {

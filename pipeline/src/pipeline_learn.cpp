@@ -1,6 +1,7 @@
 // `learn:` in a pipeline run: the kernel and likelihood built once on the training rows, the
 // engine's objective maximized by the learner (quench/hyperparameter_learning.h), and the
 // learned values applied to the components of every run.
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -42,10 +43,15 @@ struct Components {
 
 Components build(const ResolvedPipeline& resolved, const Registry& registry, const Dataset& data) {
   Components c;
-  const auto& k = resolved.components.at(Family::kernel);
-  c.kernel = registry.create_as<Kernel>(Family::kernel, k.entry->info->name,
-                                        Params(k.entry->info->schema, k.fixed));
-  c.kernel->prepare(data.X_train);
+  if (resolved.kernel_tree) {
+    c.kernel = build_pipeline_kernel(kernel_tree_record(*resolved.kernel_tree, std::nullopt),
+                                     registry, data);
+  } else {
+    const auto& k = resolved.components.at(Family::kernel);
+    c.kernel = registry.create_as<Kernel>(Family::kernel, k.entry->info->name,
+                                          Params(k.entry->info->schema, k.fixed));
+    c.kernel->prepare(data.X_train);
+  }
   const auto& l = resolved.components.at(Family::likelihood);
   c.likelihood = registry.create_as<Likelihood>(Family::likelihood, l.entry->info->name,
                                                 Params(l.entry->info->schema, l.fixed));
@@ -60,6 +66,40 @@ LearningOptions options_for(const LearnSpec& l, std::uint64_t seed) {
   o.restart_spread = l.restart_spread;
   o.seed = seed;
   return o;
+}
+
+// For a path into a composite kernel ("kernel.2.amplitude") whose part does not exist: which
+// part is missing and the parts there are ("kernel.2 is not one of kernel.0, kernel.1");
+// empty when every part on the path exists.
+std::string missing_part(const std::string& key, const std::vector<std::string>& names) {
+  std::string prefix = "kernel";
+  for (std::size_t start = prefix.size() + 1; start < key.size();) {
+    const std::size_t dot = key.find('.', start);
+    if (dot == std::string::npos) return "";
+    const std::string index = key.substr(start, dot - start);
+    if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos) return "";
+    const std::string part = prefix + "." + index;
+    const auto under = [](const std::string& name, const std::string& p) {
+      return name.compare(0, p.size() + 1, p + ".") == 0;
+    };
+    if (std::none_of(names.begin(), names.end(), [&](const auto& n) { return under(n, part); })) {
+      std::vector<std::string> parts;
+      for (const std::string& n : names) {
+        if (!under(n, prefix)) continue;
+        const std::string sibling = n.substr(0, n.find('.', prefix.size() + 1));
+        if (sibling.find_first_not_of("0123456789", prefix.size() + 1) == std::string::npos &&
+            std::find(parts.begin(), parts.end(), sibling) == parts.end())
+          parts.push_back(sibling);
+      }
+      std::string list;
+      for (const std::string& p : parts) list += (list.empty() ? "" : ", ") + p;
+      return parts.empty() ? part + " is not a part (" + prefix + " is not a sum or product)"
+                           : part + " is not one of " + list;
+    }
+    prefix = part;
+    start = dot + 1;
+  }
+  return "";
 }
 
 // Each parameter checked on its own, so every problem is reported at its own entry.
@@ -79,8 +119,11 @@ std::vector<Diagnostic> check(const LearnSpec& l, const Components& c) {
         for (const auto& h : key.substr(0, dot) == "kernel" ? c.kernel->hyperparameters()
                                                             : c.likelihood->hyperparameters())
           names.push_back(key.substr(0, dot) + "." + h.name);
-        if (message.find("unknown hyperparameter") != std::string::npos)
-          message += suggestion(key, names);
+        if (message.find("unknown hyperparameter") != std::string::npos) {
+          const std::string part = missing_part(key, names);
+          message = part.empty() ? message + suggestion(key, names)
+                                 : "learn: '" + key + "' names no part of the kernel: " + part;
+        }
         const bool about_bounds =
             message.find("bounds") != std::string::npos && l.bounds_at.count(key) != 0;
         found.push_back({about_bounds ? l.bounds_at.at(key) : where, message});

@@ -14,6 +14,7 @@
 
 #include "load_yaml.h"
 #include "pipeline_spec.h"
+#include "quench/kernel_record.h"
 #include "quench/printable.h"
 
 namespace quench {
@@ -33,6 +34,7 @@ const std::vector<std::string> kLearnKeys = {"objective", "engine",         "par
                                              "restarts",  "restart_spread", "optimizer"};
 const std::vector<std::string> kDataKeys = {
     "file",   "test_file", "target", "inputs", "split", "standardize_inputs", "standardize_target",
+    "center_target",
     "missing"};
 const std::vector<std::string> kMissingRules = {"error", "drop_rows"};
 const std::vector<std::string> kSplitKeys = {"rule", "column", "count", "fraction"};
@@ -369,6 +371,8 @@ class Parser {
         if (auto b = bool_value(e, what)) d.standardize_inputs = *b;
       } else if (e.key == "standardize_target") {
         if (auto b = bool_value(e, what)) d.standardize_target = *b;
+      } else if (e.key == "center_target") {
+        if (auto b = bool_value(e, what)) d.center_target = *b;
       } else if (e.key == "missing") {
         parse_missing(e);
       }
@@ -471,9 +475,10 @@ class Parser {
 
   /// A component or engine block: a mapping with `plugin` (and for engines `name`), or just
   /// a plugin name. `what` names the block in messages ("components.kernel", "engine 2").
+  /// With kernel_columns, a `columns` key is the caller's (a kernel node on input columns).
   std::optional<PluginSpec> parse_block(const YAML::Node& block, const SourceLocation& block_at,
                                         const std::string& what, std::string* name,
-                                        SourceLocation* name_at) {
+                                        SourceLocation* name_at, bool kernel_columns = false) {
     PluginSpec spec;
     spec.at = block_at;
     if (block.IsScalar()) {
@@ -509,13 +514,118 @@ class Parser {
           *name = e.value.Scalar();
           *name_at = value_at(e);
         }
-      } else {
+      } else if (!(kernel_columns && e.key == "columns")) {
         spec.params[e.key] = RawParam{e.value, e.at};
       }
     }
-    if (!have_plugin) error(block_at, "missing 'plugin' in " + what);
+    if (!have_plugin)
+      error(block_at,
+            "missing 'plugin' in " + what +
+                (kernel_columns ? " (a kernel is a plugin, a 'sum' or a 'product')" : ""));
     if (!have_plugin || !ok) return std::nullopt;
     return spec;
+  }
+
+  /// A kernel block that is more than a plugin: `sum`, `product` or `columns` among its keys.
+  static bool is_kernel_tree(const YAML::Node& block) {
+    return block.IsMap() && (block["sum"] || block["product"] || block["columns"]);
+  }
+
+  /// A node of a composite kernel (docs/kernels.md): {plugin: name, ...parameters}, {sum:
+  /// [nodes]} or {product: [nodes]}, each with optional `columns: [input names]`. `path` is
+  /// its learn prefix ("kernel.1.0"). Every problem is reported and clears `whole`; the parts
+  /// that parsed are kept (a part that did not is left out).
+  std::optional<KernelNode> parse_kernel_node(const YAML::Node& node, const SourceLocation& node_at,
+                                              const std::string& path, int depth, bool& whole) {
+    const std::string what = "components." + path;
+    if (depth > kMaxKernelDepth) {
+      error(node_at, what + ": kernels nest deeper than " + std::to_string(kMaxKernelDepth) +
+                         " sums and products");
+      whole = false;
+      return std::nullopt;
+    }
+    KernelNode out;
+    out.at = node_at;
+    out.path = path;
+    if (!is_kernel_tree(node)) {
+      auto plugin = parse_block(node, node_at, what, nullptr, nullptr);
+      if (!plugin) whole = false;
+      if (!plugin) return std::nullopt;
+      out.plugin = std::move(*plugin);
+      return out;
+    }
+    bool ok = true;
+    std::vector<std::string> combines;
+    for (const auto& e : entries(node, {}, "")) {
+      if (e.key == "columns") {
+        ok = parse_columns(e, what, out.columns) && ok;
+      } else if (e.key == "sum" || e.key == "product") {
+        combines.push_back(e.key);
+        out.combine = e.key;
+        if (!e.value.IsSequence() || e.value.size() == 0) {
+          error(value_at(e),
+                "'" + e.key + "' in " + what + " expects a non-empty list of kernels, got " +
+                    (e.value.IsSequence() ? std::string("an empty list") : describe(e.value)));
+          ok = false;
+          continue;
+        }
+        std::size_t index = 0;
+        for (const auto& item : e.value) {
+          const std::string part_path = path + "." + std::to_string(index++);
+          const SourceLocation item_at = at(item).line ? at(item) : value_at(e);
+          if (auto part = parse_kernel_node(item, item_at, part_path, depth + 1, whole))
+            out.parts.push_back(std::move(*part));
+        }
+      }
+    }
+    if (combines.size() > 1) {
+      error(node_at, what + " has both 'sum' and 'product'; nest one inside the other");
+      whole = false;
+      return std::nullopt;
+    }
+    if (combines.empty()) {  // a plugin on some columns
+      auto plugin = parse_block(node, node_at, what, nullptr, nullptr, true);
+      if (!plugin) whole = false;
+      if (!plugin) return std::nullopt;
+      out.plugin = std::move(*plugin);
+    } else {
+      for (const auto& e : entries(node, {}, ""))
+        if (e.key != "columns" && e.key != out.combine) {
+          error(e.at, "unknown key '" + printable(e.key) + "' in the " + out.combine + " " + what +
+                          " (a " + out.combine + " takes its parts and 'columns')");
+          ok = false;
+        }
+    }
+    if (!ok) whole = false;
+    if (!ok || (!out.combine.empty() && out.parts.empty())) return std::nullopt;
+    return out;
+  }
+
+  /// `columns: [name, ...]`: distinct, non-empty input names.
+  bool parse_columns(const Entry& e, const std::string& what,
+                     std::vector<std::pair<std::string, SourceLocation>>& columns) {
+    if (!e.value.IsSequence() || e.value.size() == 0) {
+      error(value_at(e),
+            "'columns' in " + what + " expects a non-empty list of input column names, got " +
+                (e.value.IsSequence() ? std::string("an empty list") : describe(e.value)));
+      return false;
+    }
+    bool ok = true;
+    for (const auto& item : e.value) {
+      const SourceLocation item_at = at(item).line ? at(item) : value_at(e);
+      if (!item.IsScalar() || item.Scalar().empty()) {
+        error(item_at, "'columns' in " + what + " expects column names, got " + describe(item));
+        ok = false;
+      } else if (std::any_of(columns.begin(), columns.end(),
+                             [&](const auto& c) { return c.first == item.Scalar(); })) {
+        error(item_at,
+              "column '" + printable(item.Scalar()) + "' appears twice in " + what + ".columns");
+        ok = false;
+      } else {
+        columns.emplace_back(item.Scalar(), item_at);
+      }
+    }
+    return ok;
   }
 
   void parse_components(const Entry& components) {
@@ -535,10 +645,17 @@ class Parser {
         continue;
       }
       const SourceLocation block_at = e.value.IsMap() ? at(e.value) : value_at(e);
-      if (auto spec = parse_block(e.value, block_at, "components." + e.key, nullptr, nullptr))
+      if (*family == Family::kernel && is_kernel_tree(e.value)) {
+        // A broken tree keeps its good parts, so that resolution reports their problems too.
+        bool whole = true;
+        spec_.kernel_tree = parse_kernel_node(e.value, block_at, "kernel", 0, whole);
+        if (!whole) spec_.broken_components.push_back(*family);
+      } else if (auto spec =
+                     parse_block(e.value, block_at, "components." + e.key, nullptr, nullptr)) {
         spec_.components[*family] = std::move(*spec);
-      else
+      } else {
         spec_.broken_components.push_back(*family);
+      }
     }
   }
 

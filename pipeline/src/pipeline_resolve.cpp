@@ -14,7 +14,9 @@
 #include "load_yaml.h"
 #include "pipeline_spec.h"
 #include "quench/inference_engine.h"
+#include "quench/kernel_record.h"
 #include "quench/registry.h"
+#include "quench/registry_models.h"
 
 namespace quench {
 
@@ -88,6 +90,7 @@ class Resolver {
     for (const auto& [family, plugin] : spec_.components)
       if (auto r = resolve_plugin(family, plugin, to_string(family)))
         out.components[family] = std::move(*r);
+    if (spec_.kernel_tree) out.kernel_tree = resolve_kernel(*spec_.kernel_tree);
     for (const auto& engine : spec_.engines) {
       auto r = resolve_plugin(Family::engine, engine.spec, engine.name);
       if (!r) continue;
@@ -184,6 +187,49 @@ class Resolver {
         error(plugin.at, "missing required parameter '" + s.name + "' for " + label);
     if (diagnostics_.size() == errors_before_required && errors_before == diagnostics_.size())
       try_construct(family, out, plugin.at, label);
+    return out;
+  }
+
+  /// A composite kernel's node: its plugin parts resolved (not swept: learning and saved
+  /// models see one kernel), and each sum or product built once, so that what only the
+  /// parts know (e.g. noise in a product) is reported at the node.
+  std::optional<ResolvedKernel> resolve_kernel(const KernelNode& node) {
+    ResolvedKernel out;
+    for (const auto& [name, where] : node.columns) out.columns.push_back(name);
+    if (node.combine.empty()) {
+      auto r = resolve_plugin(Family::kernel, node.plugin, node.path);
+      if (!r) return std::nullopt;
+      for (const Sweep& s : r->sweeps)
+        error(node.plugin.params.at(s.param).at,
+              "parameter '" + s.param + "' of " + node.path + " (" + node.plugin.plugin +
+                  ") is a list of values, but parts of a composite kernel are not swept (learning "
+                  "and "
+                  "saved models see one kernel): give one value");
+      if (!r->sweeps.empty()) return std::nullopt;
+      out.plugin = std::move(*r);
+      return out;
+    }
+    out.combine = node.combine;
+    bool ok = true;
+    for (const KernelNode& part : node.parts) {
+      auto r = resolve_kernel(part);
+      ok = ok && r.has_value();
+      if (r) out.parts.push_back(std::move(*r));
+    }
+    if (!ok || std::ranges::count(spec_.broken_components, Family::kernel)) return std::nullopt;
+    // The columns are checked against the data once it is loaded (kernel_diagnostics).
+    ComponentRecord record = kernel_tree_record(out, std::nullopt);
+    const auto without_columns = [](auto& self, ComponentRecord& r) -> void {
+      r.columns.clear();
+      for (ComponentRecord& part : r.parts) self(self, part);
+    };
+    without_columns(without_columns, record);
+    try {
+      build_kernel(record, RegistryComponentSource(registry_), {});
+    } catch (const std::exception& e) {
+      error(node.at, "components." + node.path + ": " + e.what());
+      return std::nullopt;
+    }
     return out;
   }
 
@@ -323,7 +369,7 @@ class Resolver {
         needs.emplace_back(f, " (for " + param + " engine '" + inner->info->name + "')");
     std::vector<Family> reported;
     for (const auto& [family, why] : needs) {
-      if (spec_.components.count(family) || std::ranges::count(spec_.broken_components, family) ||
+      if (spec_.has(family) || std::ranges::count(spec_.broken_components, family) ||
           std::ranges::count(reported, family))
         continue;
       reported.push_back(family);
@@ -375,7 +421,7 @@ class Resolver {
         error(where, "learn.parameters: '" + key +
                          "' must name kernel.<parameter> or likelihood.<parameter>" +
                          suggestion(key, {"kernel." + key, "likelihood." + key}));
-      } else if (!spec_.components.count(*family)) {
+      } else if (!spec_.has(*family)) {
         error(where, "learn.parameters: '" + key + "' names the " + owner +
                          ", but the pipeline has no components." + owner);
       }
@@ -387,8 +433,7 @@ class Resolver {
         error(l.at, std::string("learn: the ") + to_string(f) + " has swept parameters ('" +
                         c->second.sweeps.front().key +
                         "'); learning runs once per pipeline run, so learn or sweep");
-      if (!spec_.components.count(f))
-        error(l.at, std::string("learn needs components.") + to_string(f));
+      if (!spec_.has(f)) error(l.at, std::string("learn needs components.") + to_string(f));
     }
     // The engine offering the objective.
     const auto offers = [&](const PluginEntry* entry,

@@ -125,6 +125,15 @@ PluginRecord plugin_record(const std::string& role, const PluginEntry& entry,
 }
 
 // Records a resolved plugin and the plugins its parameters name (built with their defaults).
+// A composite kernel's plugins, each under its learn path ("kernel.1.0").
+void record_kernel_tree(const ResolvedKernel& tree, const std::string& path,
+                        std::vector<PluginRecord>& records) {
+  if (tree.combine.empty())
+    records.push_back(plugin_record(path, *tree.plugin.entry, tree.plugin.fixed, {}));
+  for (std::size_t i = 0; i < tree.parts.size(); ++i)
+    record_kernel_tree(tree.parts[i], path + "." + std::to_string(i), records);
+}
+
 void record_plugin(const std::string& role, const ResolvedPlugin& plugin, const Registry& registry,
                    std::vector<PluginRecord>& records) {
   records.push_back(plugin_record(role, *plugin.entry, plugin.fixed, plugin.sweeps));
@@ -153,8 +162,9 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
   data_spec.train_table = options.train_table;
   data_spec.test_table = options.test_table;
   const Dataset data = load_dataset(data_spec);
-  if (auto problems = inducing_diagnostics(spec, data); !problems.empty())
-    throw ConfigError(std::move(problems));
+  auto problems = kernel_diagnostics(spec, data);
+  for (Diagnostic& d : inducing_diagnostics(spec, data)) problems.push_back(std::move(d));
+  if (!problems.empty()) throw ConfigError(std::move(problems));
   for (const auto& [key, note] : data.notes)
     if (options.report)
       std::fprintf(stderr, "note: %s: %s: %s\n", data.train_file.c_str(), key.c_str(),
@@ -162,6 +172,7 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
 
   for (const auto& [family, plugin] : resolved.components)
     record_plugin(to_string(family), plugin, registry, provenance.plugins);
+  if (resolved.kernel_tree) record_kernel_tree(*resolved.kernel_tree, "kernel", provenance.plugins);
   for (const auto& [engine_name, plugin] : resolved.engines)
     record_plugin(engine_name, plugin, registry, provenance.plugins);
   for (const auto& [file, table] : {std::pair{data_spec.train_file, data_spec.train_table},
@@ -270,6 +281,10 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
           case Family::engine:
             break;
         }
+      }
+      if (resolved.kernel_tree) {
+        s.model_components.push_back(kernel_tree_record(*resolved.kernel_tree, learned));
+        problem.kernel = build_pipeline_kernel(s.model_components.back(), registry, data);
       }
       // The inducing inputs with this point's kernel (learned or swept values).
       if (spec.inducing && problem.kernel) {

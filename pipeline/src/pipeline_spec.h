@@ -16,6 +16,7 @@
 #include "quench/component.h"
 #include "quench/dataset.h"
 #include "quench/errors.h"
+#include "quench/fitted_model.h"
 #include "quench/inducing_points.h"
 #include "quench/kernel.h"
 #include "quench/learning_report.h"
@@ -40,6 +41,17 @@ struct PluginSpec {
   std::string plugin;
   SourceLocation at;  ///< position of the plugin name (or of the block)
   std::map<std::string, RawParam> params;
+};
+
+/// components.kernel when it is more than one plugin (docs/kernels.md): a sum or product of
+/// nodes, or a node on named input columns. A plain plugin stays in PipelineSpec::components.
+struct KernelNode {
+  std::string combine;  ///< "sum" or "product"; empty: `plugin`
+  SourceLocation at;    ///< the node's mapping
+  std::string path;     ///< "kernel", "kernel.1.0": the prefix of its learn paths
+  PluginSpec plugin;
+  std::vector<KernelNode> parts;
+  std::vector<std::pair<std::string, SourceLocation>> columns;  ///< input names; empty: all
 };
 
 struct EngineSpec {
@@ -79,6 +91,7 @@ struct PipelineSpec {
   DataSpec data;                                  ///< paths resolved against base_dir
   std::map<std::string, SourceLocation> data_at;  ///< `data` ("data") and its keys, for messages
   std::map<Family, PluginSpec> components;        ///< kernel, likelihood, resampler, optimizer
+  std::optional<KernelNode> kernel_tree;  ///< a composite kernel (then no components.kernel)
   /// Families whose definition was present but broken (already reported): an engine needing
   /// one is not reported again as missing it.
   std::vector<Family> broken_components;
@@ -91,6 +104,11 @@ struct PipelineSpec {
   /// Problems found while parsing a spec that is still usable (parse_pipeline with
   /// keep_going); resolve_pipeline reports them together with its own.
   std::vector<Diagnostic> diagnostics;
+
+  /// Whether the pipeline defines a component of the family (a composite kernel counts).
+  bool has(Family family) const {
+    return components.count(family) != 0 || (family == Family::kernel && kernel_tree);
+  }
 };
 
 /// Parses YAML text. Collects every structural problem (YAML syntax, unknown top-level,
@@ -124,8 +142,18 @@ struct ResolvedLearning {
   const PluginEntry* optimizer = nullptr;
 };
 
+/// A composite kernel resolved: each plugin part with its fixed parameters (parts are not
+/// swept).
+struct ResolvedKernel {
+  std::string combine;  ///< "sum" or "product"; empty: `plugin`
+  ResolvedPlugin plugin;
+  std::vector<ResolvedKernel> parts;
+  std::vector<std::string> columns;
+};
+
 struct ResolvedPipeline {
   std::map<Family, ResolvedPlugin> components;
+  std::optional<ResolvedKernel> kernel_tree;                    ///< for PipelineSpec::kernel_tree
   std::vector<std::pair<std::string, ResolvedPlugin>> engines;  ///< (engine name, plugin)
   std::optional<ResolvedLearning> learning;
 };
@@ -162,6 +190,19 @@ LearningReport learn_for_pipeline(
 std::vector<Diagnostic> learning_diagnostics(const PipelineSpec& spec,
                                              const ResolvedPipeline& resolved,
                                              const Registry& registry, const Dataset& data);
+
+/// A composite kernel's columns that are not inputs of `data`, as diagnostics at each name.
+std::vector<Diagnostic> kernel_diagnostics(const PipelineSpec& spec, const Dataset& data);
+
+/// The record of a composite kernel: its parts' plugins and fixed parameters, and on the
+/// outermost record the learned kernel.* values.
+ComponentRecord kernel_tree_record(const ResolvedKernel& tree,
+                                   const std::optional<LearningReport>& learned);
+
+/// The kernel `record` describes (a plugin's or a composite) built from the registry's plugins
+/// for `data`'s inputs, prepared on its training rows, with the record's learned blocks set.
+std::shared_ptr<Kernel> build_pipeline_kernel(const ComponentRecord& record,
+                                              const Registry& registry, const Dataset& data);
 
 /// `inducing.count` above the training rows, as a diagnostic at the `inducing` key.
 std::vector<Diagnostic> inducing_diagnostics(const PipelineSpec& spec, const Dataset& data);

@@ -179,10 +179,9 @@ Eigen::VectorXd inducing_class_evidence_gradient(const Kernel& kernel, const Eig
     dD(i) = 0.5 * (b.row(i).squaredNorm() + sandwich.trace() - Pi.trace());
   }
 
-  Eigen::VectorXd gradient = low_rank_kernel_gradient(kernel, X, prior.low_rank(), dU, dD);
-  const Eigen::Index noise = flat_offset(kernel.hyperparameters(), "noise");
-  if (noise >= 0) gradient(noise) = dD.sum();  // D_i = Lambda_i + v2
-  return gradient;
+  // D_i = Lambda_i + v2: the noise entries (0 in low_rank_kernel_gradient) get sum_i d/dD_i.
+  return low_rank_kernel_gradient(kernel, X, prior.low_rank(), dU, dD) +
+         dD.sum() * kernel.diagonal_noise_derivative();
 }
 
 }  // namespace quench::gp_classification

@@ -320,12 +320,11 @@ ObjectiveValue SparseEvidenceObjective::evaluate(const Kernel& kernel,
     const LowRankEvidence e = low_rank_gaussian_evidence(kernel, X_, prior.low_rank(), y, phi, 0);
     v.value = e.value + site_terms(likelihood, t_, sites);
     fixed_point_.rate(v.value);
-    const auto blocks = kernel.hyperparameters();
     const Eigen::VectorXd gl = likelihood_gradient(likelihood, t_, fit);
     v.gradient.resize(e.kernel_gradient.size() + gl.size());
-    v.gradient << e.kernel_gradient, gl;
-    const Eigen::Index noise = flat_offset(blocks, "noise");
-    if (noise >= 0) v.gradient(noise) = e.noise_gradient.sum();  // d phi_i / d v2 = 1
+    // The noise entries (0 in kernel_gradient): d phi_i / d v2 = 1.
+    v.gradient << e.kernel_gradient + e.noise_gradient.sum() * kernel.diagonal_noise_derivative(),
+        gl;
   } catch (const NumericalError& error) {
     v.value = std::numeric_limits<double>::quiet_NaN();
     v.status = {RunStatus::failed, error.what(), 0};

@@ -28,12 +28,11 @@ class SparseEvidence final : public HyperparameterObjective {
       v.value = e.value;
       // sigma^2 enters through phi_i = sigma^2 and, for VFE, the trace weight 1/(2 sigma^2).
       const double by_noise = e.noise_gradient + t / s2 * e.residual_trace;
-      const auto kernel_blocks = kernel.hyperparameters();
       const auto lik_blocks = likelihood.hyperparameters();
       v.gradient = Eigen::VectorXd::Zero(e.kernel_gradient.size() + flat_size(lik_blocks));
-      v.gradient.head(e.kernel_gradient.size()) = e.kernel_gradient;
-      for (const Hyperparameter& h : kernel_blocks)
-        if (h.name == "noise") v.gradient(flat_offset(kernel_blocks, "noise")) = by_noise;
+      // The kernel's noise entries (0 in kernel_gradient) enter as sigma^2 does.
+      v.gradient.head(e.kernel_gradient.size()) =
+          e.kernel_gradient + by_noise * kernel.diagonal_noise_derivative();
       Eigen::Index offset = e.kernel_gradient.size();
       for (const Hyperparameter& h : lik_blocks) {
         if (h.name != "noise")

@@ -10,7 +10,10 @@ class CauchyKernel final : public StationaryKernel {
 
  private:
   // 001 App. B: v0 / (1 + sum_l w_l (x_l - x'_l)^2)^beta + v1, i.e. g(D) = (1 + D)^-beta,
-  // g'(D) = -beta g(D) / (1 + D).
+  // g'(D) = -beta g(D) / (1 + D). Kept, beta fixed, for the 001 papers' pipelines and saved
+  // models; rational_quadratic is the learnable-shape form (alpha learnable, the length scales
+  // keeping their meaning as alpha varies, alpha -> infinity the gaussian): alpha = beta with
+  // weights 2 beta w_l gives this kernel.
   void profile(Eigen::MatrixXd& G, Eigen::MatrixXd* slope) const override {
     G.array() += 1.0;  // 1 + D
     if (slope) *slope = G;

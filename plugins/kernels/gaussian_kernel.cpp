@@ -54,8 +54,7 @@ class GaussianKernel final : public StationaryKernel {
  private:
   // 001 App. B: v0 exp(-1/2 sum_l w_l (x_l - x'_l)^2) + v1, i.e. g(D) = exp(-D/2).
   void profile(Eigen::MatrixXd& G, Eigen::MatrixXd* slope) const override {
-    G.array() = (-0.5 * G.array()).exp();
-    if (slope) *slope = -0.5 * G;
+    gaussian_profile(G, slope);
   }
 
   void build_feature_map() {

@@ -1,12 +1,14 @@
 // Learnable hyperparameters of every kernel: analytic derivatives against finite differences,
 // the fast contractions against the definition, the set/get round trip, the random Fourier
 // features after a change, the matern closed forms, and the errors.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
 #include <random>
 #include <string>
+#include <variant>
 
 #include <gtest/gtest.h>
 #include <Eigen/Eigenvalues>
@@ -51,6 +53,10 @@ std::vector<Case> cases() {
       l2{{"l2", 3.0}, {"scaling", std::string("sqrt_variance")}};
   const std::vector<std::string> ls{"length_scales", "amplitude", "bias", "noise"},
       wd{"width", "amplitude", "bias", "noise"};
+  auto with_block = [](std::vector<std::string> blocks, const char* name) {
+    blocks.emplace_back(name);
+    return blocks;
+  };
   std::vector<Case> c{
       {"gaussian_ard", gaussian_schema(), make_gaussian, with(ard, scalars), ls},
       {"gaussian_width", gaussian_schema(), make_gaussian, with(width, scalars), wd},
@@ -71,7 +77,17 @@ std::vector<Case> cases() {
       {"infinite_net_width", infinite_net_schema(), make_infinite_net, with(width, scalars), wd},
       {"cauchy_ard", cauchy_schema(), make_cauchy, with(with(ard, scalars), {{"beta", 1.6}}), ls},
       {"cauchy_width", cauchy_schema(), make_cauchy, with(width, scalars), wd},
-      {"matern_width", matern_schema(), make_matern, with(width, scalars), wd}};
+      {"matern_width", matern_schema(), make_matern, with(width, scalars), wd},
+      {"periodic_ard", periodic_schema(), make_periodic,
+       with(with(ard, scalars), {{"period", 1.3}}), with_block(ls, "period")},
+      {"periodic_width", periodic_schema(), make_periodic,
+       with(with(width, scalars), {{"period", 2.2}}), with_block(wd, "period")},
+      {"rational_quadratic_ard", rational_quadratic_schema(), make_rational_quadratic,
+       with(with(ard, scalars), {{"alpha", 0.7}}), with_block(ls, "alpha")},
+      {"rational_quadratic_width", rational_quadratic_schema(), make_rational_quadratic,
+       with(with(width, scalars), {{"alpha", 3.5}}), with_block(wd, "alpha")},
+      {"constant", constant_schema(), make_constant, {{"value", 0.8}}, {"value"}},
+      {"white", white_schema(), make_white, {{"noise", 0.05}}, {"noise"}}};
   for (double nu : {0.5, 1.5, 2.5})
     c.push_back({"matern_ard_" + std::to_string(nu), matern_schema(), make_matern,
                  with(with(ard, scalars), {{"nu", nu}}), ls});
@@ -97,6 +113,12 @@ std::vector<std::pair<std::string, Eigen::Index>> entries(const Kernel& k) {
   return e;
 }
 
+bool has_block(const Case& c, const std::string& name) {
+  return std::find(c.blocks.begin(), c.blocks.end(), name) != c.blocks.end();
+}
+
+// Bounds: scales and shapes (length_scales, width, period, alpha; scikit-learn's) [1e-5, 1e5],
+// amplitude [1e-6, 1e6], the additive variances (bias, noise, constant value) [1e-10, 1e6].
 TEST(KernelGradients, BlocksFollowTheConventions) {
   for (const Case& c : cases()) {
     SCOPED_TRACE(c.name);
@@ -109,13 +131,21 @@ TEST(KernelGradients, BlocksFollowTheConventions) {
       EXPECT_TRUE(h.log_scale);
       EXPECT_EQ(h.is_list, h.name == "length_scales");
       EXPECT_EQ(h.value.size(), h.name == "length_scales" ? 3 : 1);
-      const double lower = h.name == "length_scales" || h.name == "width" ? 1e-5
-                           : h.name == "amplitude"                        ? 1e-6
-                                                                          : 1e-10;
+      const bool scale =
+          h.name == "length_scales" || h.name == "width" || h.name == "period" || h.name == "alpha";
+      const double lower = scale ? 1e-5 : h.name == "amplitude" ? 1e-6 : 1e-10;
       EXPECT_EQ(h.lower, lower);
-      EXPECT_EQ(h.upper, lower == 1e-5 ? 1e5 : 1e6);
+      EXPECT_EQ(h.upper, scale ? 1e5 : 1e6);
+      // A configured scalar is reported as given.
+      if (h.value.size() == 1 && c.values.count(h.name)) {
+        EXPECT_EQ(h.value(0), std::get<double>(c.values.at(h.name))) << h.name;
+      }
     }
-    EXPECT_EQ(find_hyperparameter(blocks, "noise")->value(0), 0.05);
+    // The noise, where there is one, is the configured 0.05; constant has none.
+    ASSERT_EQ(has_block(c, "noise"), c.name != "constant");
+    if (has_block(c, "noise")) {
+      EXPECT_EQ(find_hyperparameter(blocks, "noise")->value(0), 0.05);
+    }
   }
 }
 
@@ -175,7 +205,25 @@ TEST(KernelGradients, FastContractionsMatchTheDefinition) {
       definition(j) = S.cwiseProduct(k.gram_derivative(b.A, j)).sum();
     EXPECT_LE((gram - definition).cwiseAbs().maxCoeff(), 1e-12 * definition.cwiseAbs().maxCoeff());
     const Eigen::Index noise = flat_offset(k.hyperparameters(), "noise");
-    EXPECT_NEAR(gram(noise), S.trace(), 1e-12 * std::abs(S.trace()));
+    ASSERT_EQ(noise >= 0, has_block(c, "noise"));
+    if (noise >= 0) {
+      EXPECT_NEAR(gram(noise), S.trace(), 1e-12 * std::abs(S.trace()));
+    }
+  }
+}
+
+// |B| = 150: the fast contractions run over three blocks of columns (64, 64, 22), the shape
+// parameters' (period, alpha) included.
+TEST(KernelGradients, FastContractionsSpanColumnBlocks) {
+  const Eigen::MatrixXd B = random_matrix(150, 3, 24), W = random_matrix(7, 150, 25);
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const Built b = build(c);
+    const Kernel& k = *b.kernel;
+    const Eigen::VectorXd fast = k.cross_derivative_contractions(b.A, B, W);
+    const Eigen::VectorXd slow = k.Kernel::cross_derivative_contractions(b.A, B, W);
+    ASSERT_EQ(fast.size(), slow.size());
+    EXPECT_LE((fast - slow).cwiseAbs().maxCoeff(), 1e-12 * slow.cwiseAbs().maxCoeff());
   }
 }
 
@@ -213,13 +261,17 @@ TEST(KernelGradients, SetHyperparameterRoundTrips) {
     SCOPED_TRACE(c.name);
     Built b = build(c);
     Kernel& k = *b.kernel;
-    const Eigen::MatrixXd before = k.cross(b.A, b.B);
+    const Eigen::MatrixXd cross = k.cross(b.A, b.B), gram = k.gram(b.A);
     for (const Hyperparameter& h : k.hyperparameters()) {
       const Eigen::VectorXd value = (h.value.array() * 1.7 + 0.01).matrix();
       k.set_hyperparameter(h.name, value);
       EXPECT_EQ(find_hyperparameter(k.hyperparameters(), h.name)->value, value) << h.name;
     }
-    EXPECT_GT((k.cross(b.A, b.B) - before).cwiseAbs().maxCoeff(), 1e-3);
+    // The kernel moves: across, and on the Gram matrix (white only there, through its noise).
+    if (c.name != "white") {
+      EXPECT_GT((k.cross(b.A, b.B) - cross).cwiseAbs().maxCoeff(), 1e-3);
+    }
+    EXPECT_GT((k.gram(b.A) - gram).cwiseAbs().maxCoeff(), 1e-3);
     // A later prepare() keeps the learned values.
     const auto learned = k.hyperparameters();
     k.prepare(b.A);
@@ -352,6 +404,32 @@ TEST(KernelGradients, BadNamesSizesAndOrderAreRefused) {
       message_of([&] { linear->set_hyperparameter("amplitude", Eigen::VectorXd::Ones(1)); });
   EXPECT_NE(no_amplitude.find("width, bias, noise"), std::string::npos) << no_amplitude;
   EXPECT_THROW(linear->set_hyperparameter("width", Eigen::VectorXd::Ones(3)), ConfigError);
+}
+
+TEST(KernelGradients, ShapeParametersAndSingleBlocksRefuseBadValues) {
+  const Eigen::MatrixXd A = random_matrix(7, 3, 72);
+  auto periodic = make_periodic(Params(periodic_schema(), {{"width", 2.0}}));
+  periodic->prepare(A);
+  for (double bad : {0.0, -1.0, std::numeric_limits<double>::infinity()}) {
+    const std::string message = message_of(
+        [&] { periodic->set_hyperparameter("period", Eigen::VectorXd::Constant(1, bad)); });
+    EXPECT_NE(message.find("'period' must be finite and > 0"), std::string::npos) << message;
+  }
+  EXPECT_THROW(periodic->set_hyperparameter("period", Eigen::VectorXd::Ones(2)), ConfigError);
+  EXPECT_THROW(periodic->cross_derivative(A, A, 5), ConfigError);  // width .. period is 0 .. 4
+  const std::string unknown =
+      message_of([&] { periodic->set_hyperparameter("alpha", Eigen::VectorXd::Ones(1)); });
+  EXPECT_NE(unknown.find("width, amplitude, bias, noise, period"), std::string::npos) << unknown;
+
+  auto constant = make_constant(Params(constant_schema(), {}));
+  const std::string no_noise =
+      message_of([&] { constant->set_hyperparameter("noise", Eigen::VectorXd::Ones(1)); });
+  EXPECT_NE(no_noise.find("(it has: value)"), std::string::npos) << no_noise;
+  EXPECT_THROW(constant->set_hyperparameter("value", -Eigen::VectorXd::Ones(1)), ConfigError);
+  EXPECT_THROW(constant->cross_derivative(A, A, 1), ConfigError);
+  auto white = make_white(Params(white_schema(), {}));
+  EXPECT_THROW(white->set_hyperparameter("noise", Eigen::VectorXd::Ones(2)), ConfigError);
+  EXPECT_THROW(white->cross_derivative(A, A, -1), ConfigError);
 }
 
 }  // namespace

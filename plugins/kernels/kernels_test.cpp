@@ -1,6 +1,11 @@
-// Kernels against their scalar definitions (001 App. B, 003 eq 1, 000 Sec. 5).
+// Kernels against their scalar definitions (001 App. B, 003 eq 1, 000 Sec. 5, R&W Ch. 4,
+// scikit-learn) and their limits and special cases.
 #include <cmath>
+#include <functional>
+#include <map>
 #include <random>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <Eigen/Eigenvalues>
@@ -20,6 +25,7 @@ Eigen::MatrixXd random_inputs(int n, int d, unsigned seed) {
   return X;
 }
 
+using Values = std::map<std::string, ParamValue>;
 using Scalar = std::function<double(const Eigen::RowVectorXd&, const Eigen::RowVectorXd&)>;
 
 void expect_matches(const Kernel& k, const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
@@ -130,6 +136,130 @@ TEST(Kernels, CauchyMatchesRationalQuadratic) {
     const double s = (x(0) - y(0)) * (x(0) - y(0)) + 0.25 * (x(1) - y(1)) * (x(1) - y(1));
     return std::pow(1 + s, -2.0);
   });
+}
+
+// R&W eq 4.31 with ARD weights, per pair.
+TEST(Kernels, PeriodicMatchesExpSineSquared) {
+  const Eigen::MatrixXd A = random_inputs(6, 3, 11), B = random_inputs(4, 3, 12);
+  const std::vector<double> l{0.8, 1.7, 2.5};
+  auto k = make_periodic(
+      Params(periodic_schema(),
+             {{"length_scales", l}, {"period", 1.9}, {"amplitude", 1.3}, {"bias", 0.2}}));
+  k->prepare(A);
+  expect_matches(*k, A, B, [&](const Eigen::RowVectorXd& x, const Eigen::RowVectorXd& y) {
+    double s = 0;
+    for (int i = 0; i < 3; ++i) s += std::pow(std::sin(M_PI * (x(i) - y(i)) / 1.9) / l[i], 2);
+    return 1.3 * std::exp(-2 * s) + 0.2;
+  });
+}
+
+// One input: scikit-learn's ExpSineSquared(length_scale=l, periodicity=p), exp(-2 sin^2(pi d /
+// p) / l^2), times v0, plus v1; at d = p the covariance of a point with itself, v0 + v1, at d = p/2
+// the farthest, v0 exp(-2 / l^2) + v1.
+TEST(Kernels, PeriodicMatchesScikitLearnInOneDimension) {
+  const double l = 0.7, p = 1.9, v0 = 1.3, v1 = 0.2;
+  auto k = make_periodic(Params(
+      periodic_schema(),
+      {{"length_scales", std::vector<double>{l}}, {"period", p}, {"amplitude", v0}, {"bias", v1}}));
+  const Eigen::MatrixXd X = random_inputs(9, 1, 13);
+  k->prepare(X);
+  const Eigen::MatrixXd K = k->cross(X, X);
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 9; ++j) {
+      const double s = std::sin(M_PI * std::abs(X(i, 0) - X(j, 0)) / p);
+      EXPECT_NEAR(K(i, j), v0 * std::exp(-2 * s * s / (l * l)) + v1, 1e-14);
+    }
+  const Eigen::MatrixXd x = Eigen::MatrixXd::Constant(1, 1, 0.3);
+  EXPECT_NEAR(k->cross(x, x.array() + p)(0, 0), v0 + v1, 1e-14);
+  EXPECT_NEAR(k->cross(x, x.array() + p / 2)(0, 0), v0 * std::exp(-2 / (l * l)) + v1, 1e-14);
+}
+
+// k(x, x' + p e_l) = k(x, x') for a shift by the period in any dimension, or in all at once.
+TEST(Kernels, PeriodicRepeatsWithThePeriod) {
+  const double p = 1.3;
+  const Eigen::MatrixXd A = random_inputs(6, 3, 14), B = random_inputs(5, 3, 15);
+  auto k =
+      make_periodic(Params(periodic_schema(), {{"width", 0.4}, {"period", p}, {"amplitude", 1.3}}));
+  k->prepare(A);
+  const Eigen::MatrixXd K = k->cross(A, B);
+  for (int l = 0; l <= 3; ++l) {
+    Eigen::MatrixXd shifted = B;
+    if (l < 3)
+      shifted.col(l).array() += p;
+    else
+      shifted.array() -= p;
+    EXPECT_LE((k->cross(A, shifted) - K).cwiseAbs().maxCoeff(), 1e-14) << l;
+  }
+}
+
+// R&W eq 4.19 with ARD weights, per pair.
+TEST(Kernels, RationalQuadraticMatchesDefinition) {
+  const Eigen::MatrixXd A = random_inputs(6, 2, 16), B = random_inputs(3, 2, 17);
+  auto k = make_rational_quadratic(
+      Params(rational_quadratic_schema(),
+             {{"length_scales", std::vector<double>{1.5, 0.6}}, {"alpha", 0.7}, {"bias", 0.1}}));
+  k->prepare(A);
+  expect_matches(*k, A, B, [](const Eigen::RowVectorXd& x, const Eigen::RowVectorXd& y) {
+    const double D = std::pow((x(0) - y(0)) / 1.5, 2) + std::pow((x(1) - y(1)) / 0.6, 2);
+    return std::pow(1 + D / (2 * 0.7), -0.7) + 0.1;
+  });
+}
+
+// alpha -> infinity: (1 + D/(2 alpha))^-alpha = exp(-D/2 + D^2/(8 alpha) + ...), the gaussian to
+// D^2/(8 alpha) relative: below 1e-7 at alpha = 1e8 for the distances here (D < 8).
+TEST(Kernels, RationalQuadraticTendsToTheGaussian) {
+  const Eigen::MatrixXd A = random_inputs(8, 2, 18);
+  const Values common{{"length_scales", std::vector<double>{3.0, 5.0}}, {"amplitude", 1.3}};
+  Values rq = common;
+  rq.emplace("alpha", 1e8);
+  auto k = make_rational_quadratic(Params(rational_quadratic_schema(), rq));
+  auto g = make_gaussian(Params(gaussian_schema(), common));
+  k->prepare(A);
+  g->prepare(A);
+  const Eigen::MatrixXd G = g->cross(A, A);
+  ASSERT_GT(G.minCoeff(), 1.3 * std::exp(-4.0));  // D < 8
+  EXPECT_LE(((k->cross(A, A) - G).array() / G.array()).abs().maxCoeff(), 1e-7);
+}
+
+// alpha = beta and weights 2 alpha w_l give 001's cauchy (1 + sum_l w_l d_l^2)^-beta.
+TEST(Kernels, RationalQuadraticWithScaledWeightsIsCauchy) {
+  const Eigen::MatrixXd A = random_inputs(6, 3, 19), B = random_inputs(4, 3, 20);
+  const double beta = 1.6;
+  const std::vector<double> w{0.5, 0.2, 0.1};
+  std::vector<double> w_rq;
+  for (double x : w) w_rq.push_back(2 * beta * x);
+  auto rq = make_rational_quadratic(
+      Params(rational_quadratic_schema(), {{"weights", w_rq}, {"alpha", beta}, {"bias", 0.3}}));
+  auto cauchy =
+      make_cauchy(Params(cauchy_schema(), {{"weights", w}, {"beta", beta}, {"bias", 0.3}}));
+  rq->prepare(A);
+  cauchy->prepare(A);
+  EXPECT_LE((rq->cross(A, B) - cauchy->cross(A, B)).cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_LE((rq->gram(A) - cauchy->gram(A)).cwiseAbs().maxCoeff(), 1e-14);
+}
+
+TEST(Kernels, ConstantIsTheValueEverywhere) {
+  const Eigen::MatrixXd A = random_inputs(6, 3, 21), B = random_inputs(4, 3, 22);
+  auto k = make_constant(Params(constant_schema(), {{"value", 0.8}}));
+  k->prepare(A);
+  EXPECT_TRUE(k->cross(A, B) == Eigen::MatrixXd::Constant(6, 4, 0.8));
+  EXPECT_TRUE(k->gram(A) == Eigen::MatrixXd::Constant(6, 6, 0.8));
+  EXPECT_TRUE(k->diagonal(A) == Eigen::VectorXd::Constant(6, 0.8));
+  EXPECT_EQ(k->diagonal_noise(), 0.0);
+  EXPECT_EQ(make_constant(Params(constant_schema(), {}))->cross(A, B)(0, 0), 1.0);  // default
+}
+
+// Zero across every pair of row sets, the same rows included; noise I on the training Gram.
+TEST(Kernels, WhiteIsNoiseOnTheGramDiagonalOnly) {
+  const Eigen::MatrixXd A = random_inputs(6, 3, 23), B = random_inputs(4, 3, 24);
+  auto k = make_white(Params(white_schema(), {{"noise", 0.3}}));
+  k->prepare(A);
+  EXPECT_TRUE(k->cross(A, B) == Eigen::MatrixXd::Zero(6, 4));
+  EXPECT_TRUE(k->cross(A, A) == Eigen::MatrixXd::Zero(6, 6));
+  EXPECT_TRUE(k->diagonal(A) == Eigen::VectorXd::Zero(6));
+  EXPECT_EQ(k->diagonal_noise(), 0.3);
+  EXPECT_TRUE(k->gram(A) == 0.3 * Eigen::MatrixXd::Identity(6, 6));
+  EXPECT_EQ(make_white(Params(white_schema(), {}))->diagonal_noise(), 1.0);  // default
 }
 
 TEST(Kernels, ConflictingAndMismatchedWeightsAreRefused) {

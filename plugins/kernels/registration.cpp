@@ -34,7 +34,19 @@ const LibraryDescriptor* describe() {
        kernel("matern",
               "Matern v0 f_nu(r) + v1, nu = 0.5, 1.5, 2.5, r^2 = sum w_l (x_l - x'_l)^2 (R&W eq "
               "4.17)",
-              matern_schema(), make_matern)});
+              matern_schema(), make_matern),
+       kernel("periodic",
+              "exp-sine-squared v0 exp(-2 sum w_l sin^2(pi (x_l - x'_l) / p)) + v1 (R&W eq 4.31)",
+              periodic_schema(), make_periodic),
+       kernel("rational_quadratic",
+              "v0 (1 + sum w_l (x_l - x'_l)^2 / (2 alpha))^-alpha + v1, alpha learnable (R&W eq "
+              "4.19)",
+              rational_quadratic_schema(), make_rational_quadratic),
+       kernel("constant",
+              "c for every pair, a learnable scale or bias (scikit-learn's ConstantKernel)",
+              constant_schema(), make_constant),
+       kernel("white", "noise I on the training Gram matrix, 0 across (scikit-learn's WhiteKernel)",
+              white_schema(), make_white)});
   return &descriptor;
 }
 

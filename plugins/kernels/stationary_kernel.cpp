@@ -5,16 +5,29 @@
 namespace quench::kernels {
 namespace {
 
-Eigen::MatrixXd weighted_distances(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
-                                   const Eigen::VectorXd& w) {
-  return squared_distances(scale_inputs(A, w), scale_inputs(B, w));
+// The sums over the m coordinates of each dimension of a vector by the embedded columns
+// (dimension l at l, l + d, ..., l + (m - 1) d).
+Eigen::VectorXd per_dimension(const Eigen::VectorXd& v, Eigen::Index d) {
+  return v.reshaped(d, v.size() / d).rowwise().sum();
 }
 
 }  // namespace
 
+StationaryKernel::Embedded StationaryKernel::embedded(const Eigen::MatrixXd& A,
+                                                      const Eigen::MatrixXd& B,
+                                                      const Eigen::VectorXd& w) const {
+  Embedded e{embed(A), embed(B), {}};
+  e.w = w.replicate(e.A.cols() / w.size(), 1);
+  return e;
+}
+
+Eigen::MatrixXd StationaryKernel::distances(const Embedded& e) {
+  return squared_distances(scale_inputs(e.A, e.w), scale_inputs(e.B, e.w));
+}
+
 Eigen::MatrixXd StationaryKernel::shape(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B,
                                         const Eigen::VectorXd& w) const {
-  Eigen::MatrixXd G = weighted_distances(A, B, w);
+  Eigen::MatrixXd G = distances(embedded(A, B, w));
   profile(G, nullptr);
   return G;
 }
@@ -24,38 +37,63 @@ Eigen::VectorXd StationaryKernel::shape_diagonal(const Eigen::MatrixXd& X,
   return Eigen::VectorXd::Ones(X.rows());  // g(0) = 1
 }
 
-// sum_l c_l dK/dw_l = v0 g'(D) sum_l c_l (a_l - b_l)^2.
+// sum_l c_l dK/dw_l = v0 g'(D) sum_l c_l |u(a_l) - u(b_l)|^2.
 Eigen::MatrixXd StationaryKernel::weight_derivative(const Eigen::MatrixXd& A,
                                                     const Eigen::MatrixXd& B,
                                                     const Eigen::VectorXd& w,
                                                     const Eigen::VectorXd& c) const {
-  Eigen::MatrixXd G = weighted_distances(A, B, w), slope;
+  const Embedded e = embedded(A, B, w);
+  Eigen::MatrixXd G = distances(e), slope;
   profile(G, &slope);
-  slope.array() *= amplitude() * weighted_squared_differences(A, B, c).array();
+  slope.array() *=
+      amplitude() *
+      weighted_squared_differences(e.A, e.B, c.replicate(e.w.size() / c.size(), 1)).array();
   return slope;
 }
 
-// sum_ab W_ab dK_ab/dw_l = sum_ab M_ab (a_l - b_l)^2 with M = v0 W o g'(D), O(|A| |B| d), over
-// blocks of kBlock columns: no |A| x |B| temporaries, each block in cache.
+// sum_ab W_ab dK_ab/dw_l = sum_ab M_ab |u(a_l) - u(b_l)|^2 with M = v0 W o g'(D), and
+// sum_ab W_ab dK_ab/dtheta_k = v0 sum_ab W_ab dg_ab/dtheta_k, O(|A| |B| d), over blocks of kBlock
+// columns: no |A| x |B| temporaries, each block in cache.
 WeightedKernel::Contractions StationaryKernel::contractions(const Eigen::MatrixXd& A,
                                                             const Eigen::MatrixXd& B,
                                                             const Eigen::MatrixXd& W,
                                                             const Eigen::VectorXd& w) const {
   constexpr Eigen::Index kBlock = 64;
-  const Eigen::MatrixXd As = scale_inputs(A, w), Bs = scale_inputs(B, w);
-  SquaredDifferenceContractions weights(A, B);
+  const Embedded e = embedded(A, B, w);
+  const Eigen::MatrixXd As = scale_inputs(e.A, e.w), Bs = scale_inputs(e.B, e.w);
+  SquaredDifferenceContractions weights(e.A, e.B);
   double shape = 0.0;
-  Eigen::MatrixXd G, M;
+  Eigen::VectorXd parameters = Eigen::VectorXd::Zero(Eigen::Index(shape_parameter_count()));
+  Eigen::MatrixXd D, G, M;
   for (Eigen::Index first = 0; first < B.rows(); first += kBlock) {
     const Eigen::Index n = std::min(kBlock, B.rows() - first);
     G = squared_distances(As, Bs.middleRows(first, n));
+    if (parameters.size() > 0) D = G;
     profile(G, &M);
     const auto Wb = W.middleCols(first, n);
     shape += Wb.cwiseProduct(G).sum();
+    if (parameters.size() > 0) {
+      const Eigen::MatrixXd Bb = B.middleRows(first, n), EBb = e.B.middleRows(first, n);
+      const std::vector<Eigen::MatrixXd> dg =
+          profile_parameter_derivatives({A, Bb, e.A, EBb, D, G, M});
+      for (Eigen::Index k = 0; k < parameters.size(); ++k)
+        parameters(k) += Wb.cwiseProduct(dg[k]).sum();
+    }
     M.array() *= amplitude() * Wb.array();
     weights.add(first, M);
   }
-  return {weights.result(), shape};
+  return {per_dimension(weights.result(), A.cols()), shape, amplitude() * parameters};
+}
+
+std::vector<Eigen::MatrixXd> StationaryKernel::shape_parameter_derivatives(
+    const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, const Eigen::VectorXd& w) const {
+  const Embedded e = embedded(A, B, w);
+  const Eigen::MatrixXd D = distances(e);
+  Eigen::MatrixXd G = D, slope;
+  profile(G, &slope);
+  std::vector<Eigen::MatrixXd> dK = profile_parameter_derivatives({A, B, e.A, e.B, D, G, slope});
+  for (Eigen::MatrixXd& d : dK) d *= amplitude();
+  return dK;
 }
 
 Eigen::VectorXd StationaryKernel::diagonal_derivative_contractions(const Eigen::MatrixXd&,
@@ -66,6 +104,11 @@ Eigen::VectorXd StationaryKernel::diagonal_derivative_contractions(const Eigen::
   g(flat_offset(blocks, "amplitude")) = total;
   g(flat_offset(blocks, "bias")) = total;
   return g;
+}
+
+void gaussian_profile(Eigen::MatrixXd& G, Eigen::MatrixXd* slope) {
+  G.array() = (-0.5 * G.array()).exp();
+  if (slope) *slope = -0.5 * G;
 }
 
 }  // namespace quench::kernels

@@ -134,6 +134,21 @@ cat "$work/run.out"
 grep -q '"code": "ok"' "$work/run/results.json" || fail "the run is not ok"
 grep -q '"log_marginal_likelihood"' "$work/run/results.json" || fail "no log_marginal_likelihood"
 
+step "the third-party kernel inside a sum (docs/kernels.md)"
+# matern32(v = 0.25) + matern32(v = 0.75) is matern32(v = 1): the same evidence, to rounding.
+sed -e "s|^data:|plugin_paths: [plugin]\ndata:|" \
+  -e "s|file: ../data/boston.csv|file: $source/examples/data/boston.csv|" \
+  -e "s|kernel: {plugin: matern32, amplitude: 1.0, length_scale: 3.0}|kernel: {sum: [{plugin: matern32, amplitude: 0.25, length_scale: 3.0}, {plugin: matern32, amplitude: 0.75, length_scale: 3.0}]}|" \
+  "$source/examples/plugin_template/matern32_pipeline.yaml" >"$work/matern32_sum.yaml"
+grep -q "sum: \[{plugin: matern32" "$work/matern32_sum.yaml" || fail "the sum pipeline was not written"
+logged run-sum.out "$quench" run "$work/matern32_sum.yaml" --allow-pipeline-plugins \
+  --out "$work/run-sum" --threads 2 --no-progress
+lml() { sed -n 's/.*"log_marginal_likelihood": \([-0-9.eE+]*\).*/\1/p' "$1" | head -1; }
+one=$(lml "$work/run/results.json") sum=$(lml "$work/run-sum/results.json")
+awk -v a="$one" -v b="$sum" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-9 * (a < 0 ? -a : a)) }' ||
+  fail "a sum of matern32 kernels gives log marginal likelihood $sum, the single kernel $one"
+echo "  matern32 sum: log marginal likelihood $sum (single kernel $one)"
+
 # 7. The installed Python package (when the build has it) finds the installed plugins.
 if grep -q '^QUENCH_WITH_PYTHON:BOOL=ON' "$build/CMakeCache.txt"; then
   step "the installed Python package runs"

@@ -21,6 +21,10 @@ inline std::string read_text(const std::filesystem::path& path) {
   return text.str();
 }
 
+inline void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
 /// What a run of a binary produced.
 struct ProgramOutcome {
   int exit_code = -1;  ///< -1 when it did not exit normally (crash, signal, timeout)

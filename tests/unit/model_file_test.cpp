@@ -106,13 +106,15 @@ class ModelFileTest : public ::testing::Test {
   FittedModel toy() const {
     ModelCard card;
     card.kind = "toy";
-    card.engine = {
-        Family::engine, "toy_engine", "1", {{"flag", true}, {"count", std::int64_t{3}}}, {}};
-    ComponentRecord kernel{Family::kernel,
-                           "toy_kernel",
-                           "1",
-                           {{"length_scales", std::vector<double>{1.0, 2.0}}, {"amplitude", 1.5}},
-                           {{"length_scales", Eigen::Vector2d(0.7, 3.1)}}};
+    card.engine.family = Family::engine;
+    card.engine.plugin = "toy_engine";
+    card.engine.version = "1";
+    card.engine.params = {{"flag", true}, {"count", std::int64_t{3}}};
+    ComponentRecord kernel;
+    kernel.plugin = "toy_kernel";
+    kernel.version = "1";
+    kernel.params = {{"length_scales", std::vector<double>{1.0, 2.0}}, {"amplitude", 1.5}};
+    kernel.learned = {{"length_scales", Eigen::Vector2d(0.7, 3.1)}};
     card.components = {kernel};
     card.input_names = {"a", "b"};
     card.target_name = "y";

@@ -86,6 +86,7 @@ struct DataSpec {
   std::uint64_t seed = 0;           ///< for fraction
   bool standardize_inputs = false;  ///< zero mean, unit variance over the training rows
   bool standardize_target = false;
+  bool center_target = false;  ///< subtract the training rows' mean only (not with standardize)
   MissingRule missing = MissingRule::error;
   TargetKind target_kind = TargetKind::any;
   /// Tables already in memory (a host's arrays, e.g. Python), read instead of train_file and

@@ -21,12 +21,18 @@
 namespace quench {
 
 /// A component as the model used it: its plugin and version, its parameters as the pipeline
-/// resolved them, and the hyperparameter blocks set after prepare() (learned values).
+/// resolved them, and the hyperparameter blocks set after prepare() (learned values). A kernel
+/// may instead be a sum or product of parts (composite_kernel.h; plugin and version empty,
+/// the learned blocks on the outermost record) and may act on named input columns; build it
+/// with build_kernel (kernel_record.h).
 struct ComponentRecord {
   Family family = Family::kernel;
   std::string plugin, version;
   std::map<std::string, ParamValue> params;
   std::map<std::string, Eigen::VectorXd> learned;
+  std::string combine;  ///< "sum" or "product" of `parts`; empty for a plugin
+  std::vector<ComponentRecord> parts;
+  std::vector<std::string> columns;  ///< input names the kernel acts on; empty: all
 };
 
 struct ModelCard {

@@ -47,7 +47,7 @@ class QUENCH_API Kernel : public Component {
   // --- Learnable hyperparameters (valid after prepare()) ---
 
   /// The learnable hyperparameters at their current values, in flat-vector order. A block
-  /// named "noise" is diagonal_noise(). The default: none.
+  /// named "noise" is diagonal_noise() (see diagonal_noise_derivative()). The default: none.
   virtual std::vector<Hyperparameter> hyperparameters() const { return {}; }
   /// Sets the block `name` (natural scale, the size hyperparameters() reports); later
   /// evaluations, the feature map included, use it. Throws ConfigError for an unknown name or
@@ -70,9 +70,13 @@ class QUENCH_API Kernel : public Component {
   virtual Eigen::VectorXd diagonal_derivative_contractions(const Eigen::MatrixXd& X,
                                                            const Eigen::VectorXd& w) const;
 
-  /// d gram(X) / dtheta_j: cross_derivative(X, X, j) plus I for the "noise" entry.
+  /// d diagonal_noise() / dtheta_j for every entry j of the flat vector. The default: 1 at the
+  /// block "noise", 0 elsewhere; a composite kernel gathers its parts' (composite_kernel.h).
+  virtual Eigen::VectorXd diagonal_noise_derivative() const;
+
+  /// d gram(X) / dtheta_j: cross_derivative(X, X, j) plus diagonal_noise_derivative()_j I.
   Eigen::MatrixXd gram_derivative(const Eigen::MatrixXd& X, Eigen::Index j) const;
-  /// sum_ab W_ab d gram(X)_ab / dtheta_j for every j (the "noise" entry adds trace W).
+  /// sum_ab W_ab d gram(X)_ab / dtheta_j for every j (plus diagonal_noise_derivative() trace W).
   Eigen::VectorXd gram_derivative_contractions(const Eigen::MatrixXd& X,
                                                const Eigen::MatrixXd& W) const;
 };

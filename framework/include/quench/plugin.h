@@ -41,7 +41,9 @@ namespace quench {
 ///     Kernel::diagonal_derivative_contractions, ResampledModel::expansion_inputs).
 /// 11: multi-class likelihoods (Likelihood::classes, quench/class_likelihood.h) and retrains
 ///     (ResampledModel::classes).
-inline constexpr std::uint32_t kPluginApiVersion = 11;
+/// 12: composite kernels (Kernel::diagonal_noise_derivative, quench/composite_kernel.h;
+///     ComponentRecord's parts and columns).
+inline constexpr std::uint32_t kPluginApiVersion = 12;
 
 /// How an engine uses the pipeline's `inducing:` block (quench/low_rank_prior.h).
 enum class InducingUse {

@@ -1,0 +1,31 @@
+// A kernel from its record (ComponentRecord): a plugin's kernel, or the sum or product of
+// its parts' kernels (composite_kernel.h), each on its named input columns
+// (column_subset_kernel.h). Pipelines and saved models build kernels through this one path.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "quench/export.h"
+#include "quench/fitted_model.h"
+#include "quench/kernel.h"
+
+namespace quench {
+
+/// Nesting beyond this depth is refused (a YAML or model file that nests without end).
+inline constexpr int kMaxKernelDepth = 16;
+
+/// The kernel `record` describes, not yet prepared (learned blocks not applied). Plugins come
+/// from `source`; column names are looked up among `input_names`. Throws ConfigError for an
+/// unknown column, a composite without parts or nested deeper than kMaxKernelDepth, or a
+/// plugin that is not a kernel (and whatever source.create throws).
+QUENCH_API std::shared_ptr<Kernel> build_kernel(const ComponentRecord& record,
+                                                const ComponentSource& source,
+                                                const std::vector<std::string>& input_names);
+
+/// The record as a formula for messages and reports: "gaussian + gaussian * periodic",
+/// "(gaussian + linear) * constant", "gaussian[year]"; the plugin's name for other families.
+QUENCH_API std::string describe_kernel(const ComponentRecord& record);
+
+}  // namespace quench
