@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "quench/kernel_record.h"
 #include "quench/registry.h"
 
 namespace quench {
@@ -124,6 +125,18 @@ void describe_family(std::ostream& out, Family family,
   }
 }
 
+// How the kernels above combine in a pipeline (quench/composite_kernel.h, docs/kernels.md).
+void describe_kernel_combinations(std::ostream& out) {
+  out << "\nkernel combinations (of the kernels above, nested up to " << kMaxKernelDepth
+      << " deep; docs/kernels.md):\n";
+  print_table(out, "  ",
+              {{"sum", "{sum: [k0, k1, ...]}", "k0 + k1 + ...; learn paths kernel.0.<block>, ..."},
+               {"product", "{product: [k0, k1, ...]}",
+                "k0 * k1 * ... elementwise; its parts have no noise"},
+               {"columns", "{plugin: k, columns: [a, b]}",
+                "k on the named input columns only (any node, sums and products too)"}});
+}
+
 }  // namespace
 
 std::string describe_plugins(const Registry& registry) {
@@ -139,6 +152,7 @@ std::string describe_plugins(const Registry& registry) {
     while (end < plugins.size() && plugins[end]->info->family == family) ++end;
     if (begin > 0) out << '\n';
     describe_family(out, family, {plugins.begin() + begin, plugins.begin() + end});
+    if (family == Family::kernel) describe_kernel_combinations(out);
     begin = end;
   }
 

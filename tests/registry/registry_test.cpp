@@ -557,6 +557,9 @@ TEST(DescribePlugins, ListsPluginsParametersAndRefusedLibraries) {
   EXPECT_TRUE(contains(text, "kernel plugins:")) << text;
   EXPECT_TRUE(contains(text, "engine plugins:")) << text;
   EXPECT_TRUE(contains(text, "Constant covariance k(x, x') = value.")) << text;
+  // Below the kernels: how they combine.
+  EXPECT_TRUE(contains(text, "\nkernel combinations (of the kernels above")) << text;
+  EXPECT_TRUE(contains(text, "  product  {product: [k0, k1, ...]}")) << text;
   EXPECT_TRUE(contains(text, fixture("libgood.so") + " (fixture-good 2.3.4)")) << text;
   EXPECT_TRUE(contains(text, "needs       kernel")) << text;
 
