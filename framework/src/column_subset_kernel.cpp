@@ -49,7 +49,7 @@ void ColumnSubsetKernel::build_feature_map() {
   Eigen::MatrixXd omega = Eigen::MatrixXd::Zero(input_dimension_, map->frequencies().cols());
   omega(columns_, Eigen::all) = map->frequencies();
   features_ =
-      std::make_unique<CosineFeatures>(std::move(omega), map->phases(), map->scale(), map->bias());
+      std::make_unique<CosineFeatures>(std::move(omega), map->phases(), map->scales(), map->bias());
 }
 
 Eigen::MatrixXd ColumnSubsetKernel::cross(const Eigen::MatrixXd& X1,

@@ -127,6 +127,28 @@ Eigen::MatrixXd combined_cross(const std::vector<std::shared_ptr<Kernel>>& parts
 
 // --- Sum -------------------------------------------------------------------------------------
 
+KernelSum::~KernelSum() = default;
+
+void KernelSum::prepare(const Eigen::MatrixXd& X_train) {
+  CompositeKernel::prepare(X_train);
+  build_feature_map();
+}
+
+void KernelSum::set_hyperparameter(const std::string& name, const Eigen::VectorXd& value) {
+  CompositeKernel::set_hyperparameter(name, value);
+  build_feature_map();  // a part's features follow its values
+}
+
+void KernelSum::build_feature_map() {
+  std::vector<const CosineFeatures*> maps;
+  for (const auto& p : parts()) {
+    const auto* map = dynamic_cast<const CosineFeatures*>(p->feature_map());
+    if (!map) return features_.reset();
+    maps.push_back(map);
+  }
+  features_ = CosineFeatures::concatenate(maps);
+}
+
 Eigen::MatrixXd KernelSum::cross(const Eigen::MatrixXd& X1, const Eigen::MatrixXd& X2) const {
   return combined_cross(parts(), X1, X2,
                         [](Eigen::MatrixXd& K, const Eigen::MatrixXd& part) { K += part; });

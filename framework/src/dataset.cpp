@@ -639,8 +639,8 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
                   data.X_test.col(j), data.input_mean(j), data.input_scale(j), problems);
   }
   const char* target_transform = spec.standardize_target ? "standardize_target"
-                                 : spec.center_target       ? "center_target"
-                                                            : nullptr;
+                                 : spec.center_target    ? "center_target"
+                                                         : nullptr;
   if (spec.standardize_target && spec.center_target) {
     problems.add(DataError(train.file, 0, printable(spec.target),
                            "give standardize_target or center_target, not both"));

@@ -107,7 +107,8 @@ Results VBoot::run(const Problem& problem) const {
     if (!map)
       throw ConfigError({},
                         "vboot model 'rff' needs a kernel with random Fourier features (gaussian "
-                        "with random_features > 0)");
+                        "with random_features > 0, on any columns, or a sum of such kernels; a "
+                        "product of kernels has none)");
     const Eigen::MatrixXd Phi = map->features(data.X_train);
     const Eigen::Index D = Phi.cols();
     const auto t_features = Clock::now();

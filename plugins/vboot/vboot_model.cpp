@@ -103,13 +103,17 @@ std::unique_ptr<VbootModel> VbootModel::read(ModelArchive& archive) {
   if (form == "rff") {
     Eigen::MatrixXd omega = archive.take_matrix("posterior/frequencies");
     Eigen::RowVectorXd phases = archive.vector("posterior/phases", omega.cols()).transpose();
-    const double scale = archive.real("posterior/feature_scale"),
-                 bias = archive.real("posterior/feature_bias");
-    if (!std::isfinite(scale) || !std::isfinite(bias) || bias < 0)
+    // One scale for every feature (one kernel), or one per feature (a sum of kernels).
+    const Eigen::RowVectorXd scales =
+        archive.has("posterior/feature_scales")
+            ? Eigen::RowVectorXd(archive.vector("posterior/feature_scales", omega.cols()))
+            : Eigen::RowVectorXd::Constant(omega.cols(), archive.real("posterior/feature_scale"));
+    const double bias = archive.real("posterior/feature_bias");
+    if (!scales.allFinite() || !std::isfinite(bias) || bias < 0)
       throw archive.error(
-          "entries 'posterior/feature_scale' and 'posterior/feature_bias' must be finite, the "
+          "entries 'posterior/feature_scale(s)' and 'posterior/feature_bias' must be finite, the "
           "bias >= 0");
-    CosineFeatures features(std::move(omega), std::move(phases), scale, bias);
+    CosineFeatures features(std::move(omega), std::move(phases), scales, bias);
     Eigen::MatrixXd weights =
         archive.take_matrix("posterior/weights", features.dimension(), C * Eigen::Index(K));
     return std::make_unique<RffModel>(std::move(features), std::move(weights), std::move(values));
@@ -146,7 +150,11 @@ void RffModel::write_particles(ModelArchive& archive) const {
   archive.put("posterior/particle_model", std::string("rff"));
   archive.put("posterior/frequencies", features_.frequencies());
   archive.put("posterior/phases", Eigen::VectorXd(features_.phases().transpose()));
-  archive.put("posterior/feature_scale", features_.scale());
+  const Eigen::RowVectorXd& scales = features_.scales();
+  if (scales.size() > 0 && (scales.array() == scales(0)).all())
+    archive.put("posterior/feature_scale", scales(0));
+  else
+    archive.put("posterior/feature_scales", Eigen::VectorXd(scales.transpose()));
   archive.put("posterior/feature_bias", features_.bias());
   archive.put("posterior/weights", weights_);
 }

@@ -234,19 +234,52 @@ TEST_F(CompositeKernelCli, ColumnsAndLearnPathsAreCheckedAgainstTheData) {
             "kernel.1.period; did you mean 'kernel.0.length_scales'?\n");
 }
 
-// vboot's random-feature model needs random Fourier features, which a sum does not offer.
-TEST_F(CompositeKernelCli, VbootRefusesACompositeWithoutFeatures) {
+// vboot's random-feature model (002) on a sum of random-feature kernels: the parts' features
+// side by side, saved per-feature scales, the loaded model predicting the run's test rows; a
+// sum with a part without features is refused.
+TEST_F(CompositeKernelCli, VbootTakesASumOfRandomFeatureKernels) {
+  const std::string head = "data: {file: '" + kData +
+                           "/sonar.csv', target: y, split: {rule: column, column: train}, "
+                           "standardize_inputs: true}\n"
+                           "components:\n  kernel: ";
+  const std::string tail =
+      "\n  likelihood: {plugin: dirichlet, alpha_epsilon: 0.01}\n"
+      "  resampler: {plugin: perturbation}\n"
+      "engines: [{name: rff, plugin: vboot, model: rff, particles: 8}]\n"
+      "outputs: {models: true, plots: false}\n";
   write_text(work_ / "vboot.yaml",
-             "data: {file: '" + kData +
-                 "/sonar.csv', target: y, split: {rule: column, column: train}}\n"
-                 "components:\n"
-                 "  kernel: {sum: [{plugin: gaussian, random_features: 50}, linear]}\n"
-                 "  likelihood: {plugin: dirichlet}\n"
-                 "  resampler: {plugin: perturbation}\n"
-                 "engines: [{plugin: vboot, model: rff, particles: 4}]\n");
+             head +
+                 "{sum: [{plugin: gaussian, width: 0.2, amplitude: 4, random_features: 300}, "
+                 "{plugin: gaussian, width: 2, amplitude: 1, bias: 1, random_features: 200, "
+                 "feature_seed: 1}]}" +
+                 tail);
   const auto r = quench({"run", "vboot.yaml", "--out", "out", "--no-progress"});
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE((r.out + r.err).find("random Fourier features"), std::string::npos) << r.out << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json run = json::parse(read_text(work_ / "out" / "results.json"))["runs"][0];
+  EXPECT_EQ(run["status"]["code"], "ok");
+  fs::copy_file(kData + "/sonar.csv", work_ / "sonar.csv");
+  const auto q = quench(
+      {"predict", "out/models/rff.h5", "sonar.csv", "--out", "p.csv", "--ignore-extra-columns"});
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  std::istringstream rows(read_text(work_ / "p.csv")), data(read_text(work_ / "sonar.csv"));
+  std::string line, row;
+  std::getline(rows, line);
+  std::getline(data, row);
+  std::vector<std::string> labels;  // the loaded model's labels at the test rows
+  while (std::getline(rows, line) && std::getline(data, row))
+    if (row.substr(row.rfind(',', row.rfind(',') - 1) + 1, 1) == "0")  // train column is 0
+      labels.push_back(line.substr(line.rfind(',') + 1));
+  const json& predicted = run["vectors"]["predicted_class"];
+  ASSERT_EQ(labels.size(), predicted.size());
+  for (std::size_t t = 0; t < labels.size(); ++t)
+    EXPECT_EQ(labels[t], predicted[t].get<double>() == 1 ? "1" : "-1") << "test row " << t;
+
+  write_text(work_ / "linear.yaml",
+             head + "{sum: [{plugin: gaussian, random_features: 50}, linear]}" + tail);
+  const auto refused = quench({"run", "linear.yaml", "--out", "out2", "--no-progress"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE((refused.out + refused.err).find("or a sum of such kernels"), std::string::npos)
+      << refused.out << refused.err;
 }
 
 }  // namespace

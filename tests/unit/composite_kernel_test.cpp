@@ -200,6 +200,35 @@ TEST(ColumnSubsetKernel, RandomFeaturesActOnTheColumnsOnly) {
       1e-14);
 }
 
+// A sum's random Fourier features are its parts' side by side: the feature Gram matrix is the
+// sum of the parts' (to rounding), and follows a learned value of a part.
+TEST(KernelSum, RandomFeaturesOfASumAreThePartsSideBySide) {
+  const Eigen::MatrixXd X = random_inputs(6, 3, 51);
+  auto a = gaussian({{"width", 0.8}, {"amplitude", 2.0}, {"random_features", std::int64_t{40}}});
+  auto b = gaussian({{"width", 3.0},
+                     {"bias", 0.3},
+                     {"random_features", std::int64_t{30}},
+                     {"feature_seed", std::int64_t{7}}});
+  KernelSum sum({a, b});
+  sum.prepare(X);
+  ASSERT_NE(sum.feature_map(), nullptr);
+  EXPECT_EQ(sum.feature_map()->dimension(), 40 + 30 + 1);  // one constant feature for the biases
+  auto gram = [&](const FeatureMap& m) {
+    const Eigen::MatrixXd F = m.features(X);
+    return Eigen::MatrixXd(F * F.transpose());
+  };
+  EXPECT_LE(
+      max_relative(gram(*sum.feature_map()), gram(*a->feature_map()) + gram(*b->feature_map())),
+      1e-13);
+  sum.set_hyperparameter("0.amplitude", Eigen::VectorXd::Constant(1, 5.0));
+  EXPECT_LE(
+      max_relative(gram(*sum.feature_map()), gram(*a->feature_map()) + gram(*b->feature_map())),
+      1e-13);
+  KernelSum without({a, linear({})});
+  without.prepare(X);
+  EXPECT_EQ(without.feature_map(), nullptr);  // linear has no random features
+}
+
 // The kernels plugin's kernels by name, as the registry would give them.
 class PluginSource final : public ComponentSource {
  public:
