@@ -13,10 +13,21 @@ Eigen::VectorXd per_dimension(const Eigen::VectorXd& v, Eigen::Index d) {
 
 }  // namespace
 
+void StationaryKernel::prepare(const Eigen::MatrixXd& X) {
+  WeightedKernel::prepare(X);
+  origin_ =
+      X.rows() > 0 ? Eigen::RowVectorXd(X.colwise().mean()) : Eigen::RowVectorXd::Zero(X.cols());
+}
+
 StationaryKernel::Embedded StationaryKernel::embedded(const Eigen::MatrixXd& A,
                                                       const Eigen::MatrixXd& B,
                                                       const Eigen::VectorXd& w) const {
-  Embedded e{embed(A), embed(B), {}};
+  Embedded e;
+  // weights() has checked the dimension against prepare()'s, so origin_ fits.
+  e.inputs_A = A.rowwise() - origin_;
+  e.inputs_B = B.rowwise() - origin_;
+  e.A = embed(e.inputs_A);
+  e.B = embed(e.inputs_B);
   e.w = w.replicate(e.A.cols() / w.size(), 1);
   return e;
 }
@@ -73,9 +84,9 @@ WeightedKernel::Contractions StationaryKernel::contractions(const Eigen::MatrixX
     const auto Wb = W.middleCols(first, n);
     shape += Wb.cwiseProduct(G).sum();
     if (parameters.size() > 0) {
-      const Eigen::MatrixXd Bb = B.middleRows(first, n), EBb = e.B.middleRows(first, n);
+      const Eigen::MatrixXd Bb = e.inputs_B.middleRows(first, n), EBb = e.B.middleRows(first, n);
       const std::vector<Eigen::MatrixXd> dg =
-          profile_parameter_derivatives({A, Bb, e.A, EBb, D, G, M});
+          profile_parameter_derivatives({e.inputs_A, Bb, e.A, EBb, D, G, M});
       for (Eigen::Index k = 0; k < parameters.size(); ++k)
         parameters(k) += Wb.cwiseProduct(dg[k]).sum();
     }
@@ -91,7 +102,8 @@ std::vector<Eigen::MatrixXd> StationaryKernel::shape_parameter_derivatives(
   const Eigen::MatrixXd D = distances(e);
   Eigen::MatrixXd G = D, slope;
   profile(G, &slope);
-  std::vector<Eigen::MatrixXd> dK = profile_parameter_derivatives({A, B, e.A, e.B, D, G, slope});
+  std::vector<Eigen::MatrixXd> dK =
+      profile_parameter_derivatives({e.inputs_A, e.inputs_B, e.A, e.B, D, G, slope});
   for (Eigen::MatrixXd& d : dK) d *= amplitude();
   return dK;
 }
