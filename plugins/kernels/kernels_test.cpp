@@ -5,6 +5,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -260,6 +261,37 @@ TEST(Kernels, WhiteIsNoiseOnTheGramDiagonalOnly) {
   EXPECT_EQ(k->diagonal_noise(), 0.3);
   EXPECT_TRUE(k->gram(A) == 0.3 * Eigen::MatrixXd::Identity(6, 6));
   EXPECT_EQ(make_white(Params(white_schema(), {}))->diagonal_noise(), 1.0);  // default
+}
+
+// Stationary kernels depend on differences only, so inputs far from the origin (years near
+// 2000, a length scale of 0.137 as CO2's shortest) give the kernel of the same inputs shifted to
+// 0. The expansion ||a||^2 + ||b||^2 - 2 a.b about the origin loses ~1e-9 of each squared
+// distance there, 3.5e-8 of K (measured with the origin at 0); about the training mean only
+// the rounding of the inputs themselves is left (ulp(1990) = 2.3e-13 times |dK/dx| <= 4.4/l,
+// ~7e-12).
+TEST(Kernels, StationaryKernelsDoNotLoseDigitsFarFromTheOrigin) {
+  const Eigen::MatrixXd shifted = 0.3 * random_inputs(30, 1, 61);
+  const Eigen::MatrixXd years = shifted.array() + 1990.0;
+  using Factory = std::unique_ptr<Kernel> (*)(const Params&);
+  const std::vector<std::tuple<const char*, Factory, ParamSchema>> kernels{
+      {"gaussian", make_gaussian, gaussian_schema()},
+      {"rational_quadratic", make_rational_quadratic, rational_quadratic_schema()},
+      {"periodic", make_periodic, periodic_schema()}};
+  for (const auto& [name, make, schema] : kernels) {
+    SCOPED_TRACE(name);
+    const Params p(schema, {{"length_scales", std::vector<double>{0.137}}});
+    auto far = make(p), near = make(p);
+    far->prepare(years);
+    near->prepare(shifted);
+    const Eigen::MatrixXd K = far->cross(years, years), K0 = near->cross(shifted, shifted);
+    EXPECT_LE((K - K0).cwiseAbs().maxCoeff(), 1e-11);
+    const Eigen::MatrixXd W = K0;
+    EXPECT_LE((far->gram_derivative_contractions(years, W) -
+               near->gram_derivative_contractions(shifted, W))
+                  .cwiseAbs()
+                  .maxCoeff(),
+              1e-9 * near->gram_derivative_contractions(shifted, W).cwiseAbs().maxCoeff());
+  }
 }
 
 TEST(Kernels, ConflictingAndMismatchedWeightsAreRefused) {
