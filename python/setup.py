@@ -5,7 +5,8 @@
 runs the project's CMake (configuring <source>/build when it holds no build yet, or the
 directory named by QUENCH_BUILD_DIR), installs it into a staging prefix, and packages:
 
-    quench/__init__.py, estimators.py, _quench.<ext>   the module (RUNPATH $ORIGIN/_lib)
+    quench/__init__.py, estimators.py, kernels.py,
+    _quench.<ext>                                       the module (RUNPATH $ORIGIN/_lib)
     quench/_lib/libquench*.so.<major>                   the core, registry and pipeline libraries
     quench/_lib/quench/plugins/*.so                     the plugins (RUNPATH $ORIGIN/../..)
 

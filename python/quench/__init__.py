@@ -5,6 +5,7 @@ command line, results as NumPy arrays (docs/python.md).
     runs = quench.run("examples/pipelines/sonar_mean_field.yaml")   # a file, or YAML text
     runs[0]["scalars"]["loo_error"], runs[0]["vectors"]["alpha"]
     quench.plugins()                                                  # what was found
+    quench.GaussianProcessRegressor(kernel=quench.Gaussian() + quench.White(0.1))  # estimators
 
 Errors are Python exceptions with quench's messages: PipelineError (every problem of a
 pipeline at once, one "file:line:col: message" per line), DataError (file, row, column),
@@ -19,10 +20,14 @@ from ._quench import (DataError, Error, Model, ModelFileError, NumericalError, P
 from . import _quench
 from .estimators import (AdatapBootstrap, GaussianProcessClassifier, GaussianProcessRegressor,
                          MonteCarloBootstrap, VBootClassifier, WeightedBayesianBootstrap)
+from .kernels import (Cauchy, Constant, Gaussian, InfiniteNet, Kernel, Linear, Matern, Periodic,
+                      Product, RationalQuadratic, Sum, White)
 
 __all__ = ["run", "plugins", "load_model", "Model", "GaussianProcessClassifier",
            "GaussianProcessRegressor", "AdatapBootstrap", "MonteCarloBootstrap",
-           "WeightedBayesianBootstrap", "VBootClassifier", "Error", "PipelineError", "DataError",
+           "WeightedBayesianBootstrap", "VBootClassifier", "Kernel", "Gaussian", "Matern",
+           "RationalQuadratic", "Periodic", "Constant", "White", "Linear", "Cauchy",
+           "InfiniteNet", "Sum", "Product", "Error", "PipelineError", "DataError",
            "PluginError", "NumericalError", "ModelFileError", "__version__"]
 
 

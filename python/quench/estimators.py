@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from . import _quench
+from .kernels import Gaussian, Kernel, column_name
 
 
 class _Estimator:
@@ -74,7 +75,7 @@ class _Estimator:
         """The pipeline on the arrays; every run must end ok. Sets n_features_in_, model_ (of
         the first run), learned_ and learning_ (its learning report, None without learning:
         learned values, keys at a bound, iterations, evaluations); returns the runs."""
-        names = [f"x{j}" for j in range(X.shape[1])]
+        names = [column_name(j) for j in range(X.shape[1])]
         runs = _quench.run_arrays(yaml, "fit data", "", self.threads, [], names, "y", X, targets,
                                   None, [])
         for run in runs:
@@ -164,6 +165,51 @@ def _regression_data(estimator, X, y, fewest=1):
     return X, [repr(float(v)) for v in y]
 
 
+def _user_kernel(estimator):
+    """estimator.kernel: None (the estimator's default kernel) or a quench kernel."""
+    kernel = estimator.kernel
+    if kernel is not None and not isinstance(kernel, Kernel):
+        raise TypeError(f"kernel must be None or a quench kernel (quench.Gaussian(), "
+                        f"quench.Periodic() + quench.White(), ...), got {kernel!r}")
+    return kernel
+
+
+def _standardized(estimator, option):
+    """estimator's standardize_inputs or standardize_target: None means True for the default
+    kernel (its hyperparameters are in standardized units) and False for a given kernel (its
+    hyperparameters are in the data's units, as in scikit-learn)."""
+    value = getattr(estimator, option)
+    return _user_kernel(estimator) is None if value is None else value
+
+
+def _target_yaml(estimator):
+    """The data block's keys for estimator.standardize_target: True (centre and scale), "center"
+    (subtract the mean only) or False (the targets as given)."""
+    value = _standardized(estimator, "standardize_target")
+    if isinstance(value, str) and value == "center":
+        return "standardize_target: false, center_target: true"
+    if value not in (True, False):
+        raise ValueError(f"standardize_target must be None, True, False or 'center', got {value!r}")
+    return f"standardize_target: {str(bool(value)).lower()}"
+
+
+def _kernel_entry(kernel, n_features):
+    """The pipeline's `  kernel:` line(s) for a quench kernel on n_features input columns."""
+    node = kernel.to_yaml(n_features)
+    if "\n" not in node:
+        return f"  kernel: {node}\n"
+    return "  kernel:\n" + "".join(f"    {line}\n" for line in node.splitlines())
+
+
+def _learn_lists(parameters):
+    """`parameters: [...]` and, where some have their own bounds, `, bounds: {...}` of a learn
+    block, from {path: (low, high) or None}."""
+    bounds = ", ".join(f"{path}: [{float(low)!r}, {float(high)!r}]"
+                       for path, (low, high) in ((p, b) for p, b in parameters.items() if b))
+    return (f"parameters: [{', '.join(parameters)}]"
+            + (f", bounds: {{{bounds}}}" if bounds else ""))
+
+
 _INDUCING_FORMS = ("fitc", "vfe", "sor")
 
 
@@ -188,19 +234,34 @@ def _inducing_yaml(estimator, n_samples):
             f"form: {estimator.inducing_form}}}\n")
 
 
-def _regression_yaml(estimator, resampler, engine, n_samples):
-    """GP regression on standardized inputs and targets: a Gaussian ARD kernel, Gaussian noise,
-    the inducing-point prior when estimator.inducing_points, the hyperparameters learned by
-    the evidence when estimator.learn, then `engine`."""
-    learn = ("learn: {objective: evidence, parameters: [kernel.length_scales, kernel.amplitude,"
-             f" likelihood.noise], restarts: {int(estimator.restarts)}}}\n"
-             if estimator.learn else "")
+def _regression_yaml(estimator, resampler, engine, X):
+    """GP regression: estimator.kernel (default: a Gaussian ARD kernel on standardized inputs
+    and targets), Gaussian noise, the inducing-point prior when estimator.inducing_points, the
+    kernel's hyperparameters (and the noise unless learn_noise=False) learned by the evidence
+    when estimator.learn, then `engine`."""
+    kernel = _user_kernel(estimator)
+    if kernel is None:
+        entry = "  kernel: {plugin: gaussian}\n"
+        parameters = {"kernel.length_scales": None, "kernel.amplitude": None}
+    else:
+        entry = _kernel_entry(kernel, X.shape[1])
+        parameters = kernel.learned_hyperparameters()
+    if estimator.learn_noise:
+        parameters["likelihood.noise"] = None
+    learn = (f"learn: {{objective: evidence, {_learn_lists(parameters)}, "
+             f"restarts: {int(estimator.restarts)}}}\n" if estimator.learn and parameters else "")
+    inputs = str(bool(_standardized(estimator, "standardize_inputs"))).lower()
     return (f"name: estimator\nseed: {int(estimator.seed)}\n"
-            "data: {file: fit data, target: y, standardize_inputs: true, standardize_target: true}\n"
-            + _inducing_yaml(estimator, n_samples) +
-            "components:\n  kernel: {plugin: gaussian}\n"
+            f"data: {{file: fit data, target: y, standardize_inputs: {inputs}, "
+            f"{_target_yaml(estimator)}}}\n"
+            + _inducing_yaml(estimator, X.shape[0]) + "components:\n" + entry +
             f"  likelihood: {{plugin: gaussian, noise: {float(estimator.noise)!r}}}\n" + resampler +
             learn + f"engines:\n  - {engine}\noutputs: {{models: true}}\n")
+
+
+def _fitted_regression_kernel(estimator):
+    """kernel_: estimator.kernel (default: Gaussian()) with the values learned by the fit."""
+    return (_user_kernel(estimator) or Gaussian()).with_learned(estimator.learned_)
 
 
 _METHODS = {"tap": "tap", "ep": "ep", "naive": "naive_mean_field", "svm": "svm_limit"}
@@ -234,11 +295,19 @@ class GaussianProcessClassifier(_Estimator):
     width and noise, learned by the sum of their evidences (TAP's for "naive" and "svm"), and
     normalizes their probabilities; inducing_points needs two classes or the joint model.
 
+    `kernel` (a quench kernel, docs/python.md) replaces the Gaussian kernel of `width` and
+    `noise` (both then unused; latent noise is the kernel's: White(...) in a sum, or a part's
+    noise=), and learn=True learns its hyperparameters (all > 0 but its fixed ones). Inputs
+    are standardized (standardize_inputs: None = True for the default kernel, False for a
+    given one, whose length scales are then in X's units).
+
     Fitted attributes: classes_, n_classes_, loo_error_ (the built-in leave-one-out error: 001
     eq 32, App. D, eq 38), loo_proba_ (N x C: p(class | the other examples) at each training
     input, the left-out field Gaussian at the cavity; not for "svm"), log_evidence_ (tap, ep,
     joint; one-vs-rest: the sum over the classes), width_, noise_, amplitude_ (learned by the
-    joint model, else 1), model_ (a quench.Model)."""
+    joint model, else 1; None with a given kernel), kernel_ (the kernel with the learned
+    values; the default one as Gaussian(length_scales=sqrt(width_ d), amplitude_, noise_)),
+    model_ (a quench.Model)."""
 
     _estimator_type = "classifier"  # scikit-learn's is_classifier
 
@@ -249,7 +318,8 @@ class GaussianProcessClassifier(_Estimator):
                 or (self.method == "svm" and joint)}
 
     def __init__(self, method="tap", width=1.0, noise=0.01, learn=True, seed=0, threads=0,
-                 inducing_points=None, inducing_form="fitc", multi_class="joint"):
+                 inducing_points=None, inducing_form="fitc", multi_class="joint", kernel=None,
+                 standardize_inputs=None):
         self.method = method
         self.width = width
         self.noise = noise
@@ -259,6 +329,8 @@ class GaussianProcessClassifier(_Estimator):
         self.inducing_points = inducing_points
         self.inducing_form = inducing_form
         self.multi_class = multi_class
+        self.kernel = kernel
+        self.standardize_inputs = standardize_inputs
 
     def fit(self, X, y):
         if self.method not in _METHODS:
@@ -286,7 +358,7 @@ class GaussianProcessClassifier(_Estimator):
             targets = ["1" if label == classes[1] else "-1" for label in y]
         else:
             targets = [str(int(i)) for i in np.searchsorted(classes, y)]  # 0 .. C-1
-        run = self._fit_pipeline(self._yaml(X.shape[0], classes.size), X, targets)[0]
+        run = self._fit_pipeline(self._yaml(X, classes.size), X, targets)[0]
         assert run["engine"] == "gp"  # the fit (model_, learning_), before any other engine
         self.loo_error_ = run["scalars"]["loo_error"]
         if "loo_probability" in run["matrices"]:  # C > 2: N x C
@@ -297,20 +369,38 @@ class GaussianProcessClassifier(_Estimator):
         elif hasattr(self, "loo_proba_"):
             del self.loo_proba_  # from an earlier fit with another method
         self.log_evidence_ = run["scalars"].get("log_evidence")
+        if _user_kernel(self) is not None:
+            self.width_ = self.noise_ = self.amplitude_ = None
+            self.kernel_ = self.kernel.with_learned(self.learned_)
+            return self
         self.width_ = float(self.learned_.get("kernel.width", [self.width])[0])
         self.noise_ = float(self.learned_.get("kernel.noise", [self.noise])[0])
         self.amplitude_ = float(self.learned_.get("kernel.amplitude", [1.0])[0])
+        d = self.n_features_in_  # the default's w_l = 1/(width d) = 1/l_l^2
+        self.kernel_ = Gaussian(length_scales=[float(np.sqrt(self.width_ * d))] * d,
+                                amplitude=self.amplitude_, noise=self.noise_)
         return self
 
-    def _yaml(self, n_samples, n_classes):
+    def _yaml(self, X, n_classes):
         """The pipeline the estimator stands for on `n_classes` classes: its engine "gp" first
         (its run is the fit), with the learning it asks for."""
         engine = _METHODS[self.method]
         joint = n_classes > 2 and self.multi_class == "joint"
-        kernel = f"{{plugin: gaussian, width: {float(self.width)!r}"
-        if joint:
-            kernel += ", amplitude: 1.0"
-        kernel += (f", noise: {float(self.noise)!r}" if self.noise else "") + "}"
+        kernel = _user_kernel(self)
+        if kernel is None:
+            kernel_entry = f"  kernel: {{plugin: gaussian, width: {float(self.width)!r}"
+            if joint:
+                kernel_entry += ", amplitude: 1.0"
+            kernel_entry += (f", noise: {float(self.noise)!r}" if self.noise else "") + "}\n"
+            if joint:  # the noise only reparametrizes the amplitude there: not learned
+                parameters = {"kernel.width": None, "kernel.amplitude": _JOINT_AMPLITUDE}
+            else:
+                parameters = {"kernel.width": None}
+                if self.noise:
+                    parameters["kernel.noise"] = None
+        else:
+            kernel_entry = _kernel_entry(kernel, X.shape[1])
+            parameters = kernel.learned_hyperparameters()
         extra = ""  # a second engine whose objective the learning maximizes
         if n_classes == 2:
             likelihood, entry = "probit", f"{{name: gp, plugin: {engine}}}"
@@ -325,21 +415,16 @@ class GaussianProcessClassifier(_Estimator):
             if engine not in ("tap", "ep"):  # naive, svm: TAP's evidence, as for two classes
                 evidence = "tap_evidence"
                 extra = "  - {name: tap_evidence, plugin: one_vs_rest, inner: tap}\n"
-        bounds = ""
-        if joint:  # the noise only reparametrizes the amplitude there: not learned
-            learned = "kernel.width, kernel.amplitude"
-            low, high = _JOINT_AMPLITUDE
-            bounds = f", bounds: {{kernel.amplitude: [{low!r}, {high!r}]}}"
+        learn = ""
+        if self.learn and parameters:
+            learn = (f"learn: {{objective: evidence, engine: {evidence}, "
+                     f"{_learn_lists(parameters)}}}\n")
         else:
-            learned = "kernel.width" + (", kernel.noise" if self.noise else "")
-        learn = (f"learn: {{objective: evidence, engine: {evidence}, parameters: [{learned}]"
-                 f"{bounds}}}\n" if self.learn else "")
-        if not self.learn:
             extra = ""
+        inputs = ", standardize_inputs: true" if _standardized(self, "standardize_inputs") else ""
         return (f"name: estimator\nseed: {int(self.seed)}\n"
-                "data: {file: fit data, target: y, standardize_inputs: true}\n"
-                + _inducing_yaml(self, n_samples) +
-                f"components:\n  kernel: {kernel}\n"
+                f"data: {{file: fit data, target: y{inputs}}}\n"
+                + _inducing_yaml(self, X.shape[0]) + "components:\n" + kernel_entry +
                 f"  likelihood: {{plugin: {likelihood}}}\n" + learn +
                 f"engines:\n  - {entry}\n" + extra + "outputs: {models: true}\n")
 
@@ -393,18 +478,25 @@ class GaussianProcessClassifier(_Estimator):
 
 
 class GaussianProcessRegressor(_Estimator):
-    """GP regression with a Gaussian ARD kernel on standardized inputs and targets: exact, or
-    with inducing_points=M on the inducing-point prior of M inputs chosen by greedy conditional
+    """GP regression, by default with a Gaussian ARD kernel on standardized inputs and targets,
+    else with `kernel` (a quench kernel: Gaussian() + Periodic() * ..., docs/python.md) on the
+    inputs and targets as given (standardize_inputs / standardize_target: None = True for the
+    default kernel, False for a given one; standardize_target="center" subtracts the targets'
+    mean only; predictions are in the targets' units in every case). Exact, or with
+    inducing_points=M on the inducing-point prior of M inputs chosen by greedy conditional
     variance (inducing_form "vfe", Titsias' bound, by default; "fitc" or "sor"; O(N M^2),
-    docs/large_n.md). With learn=True (default) the length scales, amplitude and noise are
-    learned by the evidence (its VFE bound; `restarts` seeded restarts). Fitted attributes:
-    log_marginal_likelihood_ (the bound for VFE), learned_, model_. predict(X,
-    return_std=True) gives the predictive standard deviation (noise included)."""
+    docs/large_n.md). With learn=True (default) the kernel's hyperparameters (the default's
+    length scales and amplitude; a given kernel's all > 0 but its fixed ones) and, unless
+    learn_noise=False, the noise are learned by the evidence (its VFE bound; `restarts` seeded
+    restarts). Fitted attributes: log_marginal_likelihood_ (the bound for VFE), kernel_ (the
+    kernel with the learned values), learned_, model_. predict(X, return_std=True) gives the
+    predictive standard deviation (noise included)."""
 
     _estimator_type = "regressor"  # scikit-learn's is_regressor
 
     def __init__(self, noise=0.1, learn=True, restarts=0, seed=0, threads=0, inducing_points=None,
-                 inducing_form="vfe"):
+                 inducing_form="vfe", kernel=None, learn_noise=True, standardize_inputs=None,
+                 standardize_target=None):
         self.noise = noise
         self.learn = learn
         self.restarts = restarts
@@ -412,15 +504,20 @@ class GaussianProcessRegressor(_Estimator):
         self.threads = threads
         self.inducing_points = inducing_points
         self.inducing_form = inducing_form
+        self.kernel = kernel
+        self.learn_noise = learn_noise
+        self.standardize_inputs = standardize_inputs
+        self.standardize_target = standardize_target
 
     def fit(self, X, y):
         X, targets = _regression_data(self, X, y)
         engine = "exact_gp_regression" if self.inducing_points is None else "sparse_gp_regression"
         (run,) = self._fit_pipeline(
-            _regression_yaml(self, "", f"{{name: gp, plugin: {engine}}}", X.shape[0]), X, targets)
+            _regression_yaml(self, "", f"{{name: gp, plugin: {engine}}}", X), X, targets)
         scalars = run["scalars"]
         self.log_marginal_likelihood_ = scalars.get(
             "log_marginal_likelihood", scalars.get("log_marginal_likelihood_bound"))
+        self.kernel_ = _fitted_regression_kernel(self)
         return self
 
     def predict(self, X, return_std=False):
@@ -434,7 +531,8 @@ class GaussianProcessRegressor(_Estimator):
 class _BootstrapRegressor(_Estimator):
     """The bootstrap of GP regression (000) at resampling ratios S/N: the engine's test error per
     ratio and a model per ratio whose predict gives the bootstrap mean and variance of the
-    predictor at new inputs."""
+    predictor at new inputs. The GP is GaussianProcessRegressor's: `kernel`, learn,
+    learn_noise, standardize_inputs and standardize_target as there; kernel_ after fit."""
 
     _estimator_type = "regressor"  # scikit-learn's is_regressor
 
@@ -445,9 +543,11 @@ class _BootstrapRegressor(_Estimator):
         X, targets = _regression_data(self, X, y, fewest=2)
         resampler = f"  resampler: {{plugin: poisson_bootstrap, ratio: {ratios!r}}}\n"
         runs = self._fit_pipeline(
-            _regression_yaml(self, resampler, self._engine_entry(), X.shape[0]), X, targets)
+            _regression_yaml(self, resampler, self._engine_entry(), X), X, targets)
+        self.kernel_ = _fitted_regression_kernel(self)
         self.ratios_ = np.array([r["sweep"]["resampler.ratio"] for r in runs])
-        # 000 eq 21 with the square loss, in standardized target units (as in results.json).
+        # 000 eq 21 with the square loss, in the units the GP sees (standardized by default, as
+        # in results.json).
         self.test_error_ = np.array([r["scalars"]["test_error_square"] for r in runs])
         if "test_error_square_stderr" in runs[0]["scalars"]:  # Monte-Carlo: sd / sqrt(T)
             self.test_error_stderr_ = np.array(
@@ -477,7 +577,8 @@ class AdatapBootstrap(_BootstrapRegressor):
     (docs/large_n.md)."""
 
     def __init__(self, ratios=(1.0,), noise=0.1, learn=True, restarts=0, seed=0, threads=0,
-                 inducing_points=None, inducing_form="fitc"):
+                 inducing_points=None, inducing_form="fitc", kernel=None, learn_noise=True,
+                 standardize_inputs=None, standardize_target=None):
         self.ratios = ratios
         self.noise = noise
         self.learn = learn
@@ -486,6 +587,10 @@ class AdatapBootstrap(_BootstrapRegressor):
         self.threads = threads
         self.inducing_points = inducing_points
         self.inducing_form = inducing_form
+        self.kernel = kernel
+        self.learn_noise = learn_noise
+        self.standardize_inputs = standardize_inputs
+        self.standardize_target = standardize_target
 
     def _engine_entry(self):
         return "{name: adatap, plugin: adatap_bootstrap, density: false}"
@@ -499,7 +604,8 @@ class MonteCarloBootstrap(_BootstrapRegressor):
     O(|D| M^2) each (docs/large_n.md)."""
 
     def __init__(self, ratios=(1.0,), samples=1000, noise=0.1, learn=True, restarts=0, seed=0,
-                 threads=0, inducing_points=None, inducing_form="fitc"):
+                 threads=0, inducing_points=None, inducing_form="fitc", kernel=None,
+                 learn_noise=True, standardize_inputs=None, standardize_target=None):
         self.ratios = ratios
         self.samples = samples
         self.noise = noise
@@ -509,6 +615,10 @@ class MonteCarloBootstrap(_BootstrapRegressor):
         self.threads = threads
         self.inducing_points = inducing_points
         self.inducing_form = inducing_form
+        self.kernel = kernel
+        self.learn_noise = learn_noise
+        self.standardize_inputs = standardize_inputs
+        self.standardize_target = standardize_target
 
     def _engine_entry(self):
         inner = "exact_gp_regression" if self.inducing_points is None else "sparse_gp_regression"

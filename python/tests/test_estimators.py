@@ -144,8 +144,8 @@ def test_bad_input_is_a_value_error(sonar):
     c = quench.GaussianProcessClassifier(learn=False).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         c.predict(X[:, :5])
-    with pytest.raises(ValueError, match="no parameter 'kernel'"):
-        c.set_params(kernel="x")
+    with pytest.raises(ValueError, match="no parameter 'kernal'"):
+        c.set_params(kernal="x")
 
 
 @pytest.fixture(scope="module")
