@@ -84,10 +84,11 @@ int processes_of(const fs::path& out) {
 // for one process with 2 threads and 3 ranks x 1 thread: mc_bootstrap (two sweep points: the
 // runs are the units; with models kept: the samples are), WBB draws (blocks of 32), VBoot RFF
 // particles (per class and block), exact LOO folds, and the multi-class joint model's retrains
-// (exact LOO folds and bootstrap samples of multiclass_ep on glass).
+// (exact LOO folds and bootstrap samples of multiclass_ep on glass), and retrains with a
+// composite kernel (a sum holding a product, on named columns).
 TEST_F(MpiRun, ThreeRanksGiveTheResultsOfOneProcess) {
-  for (const char* name :
-       {"mc_bootstrap", "mc_bootstrap_models", "wbb", "vboot_rff", "exact_loo", "multiclass"}) {
+  for (const char* name : {"mc_bootstrap", "mc_bootstrap_models", "wbb", "vboot_rff", "exact_loo",
+                           "multiclass", "composite_kernel"}) {
     SCOPED_TRACE(name);
     const fs::path one = root_ / (std::string(name) + "_1"),
                    three = root_ / (std::string(name) + "_3");
