@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "quench/errors.h"
+#include "quench/printable.h"
 
 namespace quench {
 namespace {
@@ -202,7 +203,7 @@ KernelProduct::KernelProduct(std::vector<std::shared_ptr<Kernel>> parts)
       throw ConfigError({}, "part " + std::to_string(i) +
                                 " of a product of kernels has diagonal "
                                 "noise " +
-                                std::to_string(this->parts()[i]->diagonal_noise()) +
+                                format_number(this->parts()[i]->diagonal_noise()) +
                                 "; noise has no meaning in a product: add a white kernel (or the "
                                 "likelihood's noise) to a sum instead");
 }

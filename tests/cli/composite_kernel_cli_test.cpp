@@ -234,6 +234,24 @@ TEST_F(CompositeKernelCli, ColumnsAndLearnPathsAreCheckedAgainstTheData) {
             "kernel.1.period; did you mean 'kernel.0.length_scales'?\n");
 }
 
+// A part with noise in a product is refused where the product is written.
+TEST_F(CompositeKernelCli, NoiseInAProductIsRefused) {
+  write_text(work_ / "product.yaml", "data: {file: '" + kData + "/co2.csv', target: y}\n" +
+                                         "components:\n"
+                                         "  kernel:\n"
+                                         "    product:\n"
+                                         "      - {plugin: gaussian, noise: 0.1}\n"
+                                         "      - {plugin: periodic}\n"
+                                         "  likelihood: {plugin: gaussian, noise: 0.1}\n"
+                                         "engines: [exact_gp_regression]\n");
+  const auto r = quench({"validate", "product.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "product.yaml:4:5: components.kernel: part 0 of a product of kernels has diagonal "
+            "noise 0.1; noise has no meaning in a product: add a white kernel (or the "
+            "likelihood's noise) to a sum instead\n");
+}
+
 // vboot's random-feature model (002) on a sum of random-feature kernels: the parts' features
 // side by side, saved per-feature scales, the loaded model predicting the run's test rows; a
 // sum with a part without features is refused.
