@@ -101,6 +101,12 @@ class PluginKernel(Kernel):
     _options = ("columns", "fixed", "bounds")
     _absent_when_zero = ("bias", "noise")  # not written to the pipeline when 0
 
+    def _init(self, arguments):
+        """Sets the parameters of __init__ from its locals(), then the options."""
+        for name in self._parameter_names():
+            setattr(self, name, arguments[name])
+        self._init_options(arguments["columns"], arguments["fixed"], arguments["bounds"])
+
     def _init_options(self, columns, fixed, bounds):
         self.columns = columns
         self.fixed = (fixed,) if isinstance(fixed, str) else tuple(fixed)
@@ -195,11 +201,7 @@ class Gaussian(PluginKernel):
 
     def __init__(self, length_scales=1.0, amplitude=1.0, bias=0.0, noise=0.0, columns=None,
                  fixed=(), bounds=None):
-        self.length_scales = length_scales
-        self.amplitude = amplitude
-        self.bias = bias
-        self.noise = noise
-        self._init_options(columns, fixed, bounds)
+        self._init(locals())
 
 
 class Matern(PluginKernel):
@@ -214,12 +216,7 @@ class Matern(PluginKernel):
                  columns=None, fixed=(), bounds=None):
         if nu not in (0.5, 1.5, 2.5):
             raise ValueError(f"Matern: nu must be 0.5, 1.5 or 2.5, got {nu!r}")
-        self.length_scales = length_scales
-        self.nu = nu
-        self.amplitude = amplitude
-        self.bias = bias
-        self.noise = noise
-        self._init_options(columns, fixed, bounds)
+        self._init(locals())
 
 
 class RationalQuadratic(PluginKernel):
@@ -232,12 +229,7 @@ class RationalQuadratic(PluginKernel):
 
     def __init__(self, length_scales=1.0, alpha=1.0, amplitude=1.0, bias=0.0, noise=0.0,
                  columns=None, fixed=(), bounds=None):
-        self.length_scales = length_scales
-        self.alpha = alpha
-        self.amplitude = amplitude
-        self.bias = bias
-        self.noise = noise
-        self._init_options(columns, fixed, bounds)
+        self._init(locals())
 
 
 class Periodic(PluginKernel):
@@ -251,12 +243,7 @@ class Periodic(PluginKernel):
 
     def __init__(self, length_scales=1.0, period=1.0, amplitude=1.0, bias=0.0, noise=0.0,
                  columns=None, fixed=(), bounds=None):
-        self.length_scales = length_scales
-        self.period = period
-        self.amplitude = amplitude
-        self.bias = bias
-        self.noise = noise
-        self._init_options(columns, fixed, bounds)
+        self._init(locals())
 
 
 class Constant(PluginKernel):
@@ -267,8 +254,7 @@ class Constant(PluginKernel):
     learnable = ("value",)
 
     def __init__(self, value=1.0, columns=None, fixed=(), bounds=None):
-        self.value = value
-        self._init_options(columns, fixed, bounds)
+        self._init(locals())
 
 
 class White(PluginKernel):
@@ -280,8 +266,7 @@ class White(PluginKernel):
     _absent_when_zero = ()
 
     def __init__(self, noise=1.0, columns=None, fixed=(), bounds=None):
-        self.noise = noise
-        self._init_options(columns, fixed, bounds)
+        self._init(locals())
 
 
 class Linear(PluginKernel):
@@ -293,10 +278,7 @@ class Linear(PluginKernel):
 
     def __init__(self, length_scales=1.0, bias=0.0, noise=0.0, columns=None, fixed=(),
                  bounds=None):
-        self.length_scales = length_scales
-        self.bias = bias
-        self.noise = noise
-        self._init_options(columns, fixed, bounds)
+        self._init(locals())
 
 
 class Cauchy(PluginKernel):
@@ -308,12 +290,7 @@ class Cauchy(PluginKernel):
 
     def __init__(self, length_scales=1.0, beta=1.0, amplitude=1.0, bias=0.0, noise=0.0,
                  columns=None, fixed=(), bounds=None):
-        self.length_scales = length_scales
-        self.beta = beta
-        self.amplitude = amplitude
-        self.bias = bias
-        self.noise = noise
-        self._init_options(columns, fixed, bounds)
+        self._init(locals())
 
 
 class InfiniteNet(PluginKernel):
@@ -326,11 +303,7 @@ class InfiniteNet(PluginKernel):
 
     def __init__(self, length_scales=1.0, amplitude=1.0, bias=0.0, noise=0.0, columns=None,
                  fixed=(), bounds=None):
-        self.length_scales = length_scales
-        self.amplitude = amplitude
-        self.bias = bias
-        self.noise = noise
-        self._init_options(columns, fixed, bounds)
+        self._init(locals())
 
 
 class _Composite(Kernel):
