@@ -35,38 +35,36 @@ void CompositeKernel::prepare(const Eigen::MatrixXd& X_train) {
   for (const auto& p : parts_) p->prepare(X_train);
 }
 
-bool CompositeKernel::exposes(const Kernel&, const Hyperparameter&, Eigen::Index,
-                              const Eigen::VectorXd&) const {
+bool CompositeKernel::exposes(const Hyperparameter&, Eigen::Index, const Eigen::VectorXd&) const {
   return true;
 }
 
-std::vector<CompositeKernel::Entry> CompositeKernel::entries() const {
-  std::vector<Entry> out;
+std::vector<CompositeKernel::Block> CompositeKernel::blocks() const {
+  std::vector<Block> out;
   for (std::size_t i = 0; i < parts_.size(); ++i) {
     const Eigen::VectorXd noise = parts_[i]->diagonal_noise_derivative();
     Eigen::Index offset = 0;
-    for (const Hyperparameter& h : parts_[i]->hyperparameters()) {
-      if (exposes(*parts_[i], h, offset, noise))
-        for (Eigen::Index k = 0; k < h.value.size(); ++k) out.push_back({i, offset + k});
-      offset += h.value.size();
+    for (Hyperparameter& h : parts_[i]->hyperparameters()) {
+      const Eigen::Index size = h.value.size();
+      if (exposes(h, offset, noise)) out.push_back({i, offset, std::move(h)});
+      offset += size;
     }
   }
   return out;
 }
 
+std::vector<CompositeKernel::Entry> CompositeKernel::entries() const {
+  std::vector<Entry> out;
+  for (const Block& b : blocks())
+    for (Eigen::Index k = 0; k < b.block.value.size(); ++k) out.push_back({b.part, b.offset + k});
+  return out;
+}
+
 std::vector<Hyperparameter> CompositeKernel::hyperparameters() const {
   std::vector<Hyperparameter> out;
-  for (std::size_t i = 0; i < parts_.size(); ++i) {
-    const Eigen::VectorXd noise = parts_[i]->diagonal_noise_derivative();
-    Eigen::Index offset = 0;
-    for (Hyperparameter h : parts_[i]->hyperparameters()) {
-      const Eigen::Index size = h.value.size();
-      if (exposes(*parts_[i], h, offset, noise)) {
-        h.name = std::to_string(i) + "." + h.name;
-        out.push_back(std::move(h));
-      }
-      offset += size;
-    }
+  for (Block& b : blocks()) {
+    b.block.name = std::to_string(b.part) + "." + b.block.name;
+    out.push_back(std::move(b.block));
   }
   return out;
 }
@@ -208,7 +206,7 @@ KernelProduct::KernelProduct(std::vector<std::shared_ptr<Kernel>> parts)
                                 "likelihood's noise) to a sum instead");
 }
 
-bool KernelProduct::exposes(const Kernel&, const Hyperparameter& block, Eigen::Index offset,
+bool KernelProduct::exposes(const Hyperparameter& block, Eigen::Index offset,
                             const Eigen::VectorXd& noise_derivative) const {
   return noise_derivative.segment(offset, block.value.size()).isZero(0.0);
 }

@@ -1,6 +1,9 @@
-// A pipeline's kernel: a plugin's or a composite tree (components.kernel: {sum: [...]}), built
-// through build_kernel (quench/kernel_record.h) as a saved model rebuilds it.
+// What a run builds its components from: records of plugins and of a composite kernel tree
+// (components.kernel: {sum: [...]}), which a saved model keeps, and the kernel built from its
+// record through build_kernel (quench/kernel_record.h), as a saved model rebuilds it.
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "pipeline_spec.h"
 #include "quench/kernel_record.h"
@@ -27,23 +30,45 @@ std::vector<Diagnostic> kernel_diagnostics(const PipelineSpec& spec, const Datas
   return found;
 }
 
+namespace {
+
+// The learned values of `family`'s blocks, by block ("kernel.1.0.period" -> "1.0.period").
+std::map<std::string, Eigen::VectorXd> learned_blocks(
+    Family family, const std::optional<LearningReport>& learned) {
+  std::map<std::string, Eigen::VectorXd> blocks;
+  if (!learned) return blocks;
+  const std::string prefix = std::string(to_string(family)) + ".";
+  for (const LearnedValue& v : learned->learned)
+    if (v.key.compare(0, prefix.size(), prefix) == 0) blocks[v.key.substr(prefix.size())] = v.value;
+  return blocks;
+}
+
+}  // namespace
+
+ComponentRecord component_record(const PluginEntry& entry, const Params& params,
+                                 const std::optional<LearningReport>& learned) {
+  ComponentRecord r;
+  r.family = entry.info->family;
+  r.plugin = entry.info->name;
+  r.version = entry.info->version;
+  r.params = params.values();
+  r.learned = learned_blocks(r.family, learned);
+  return r;
+}
+
 ComponentRecord kernel_tree_record(const ResolvedKernel& tree,
                                    const std::optional<LearningReport>& learned) {
   ComponentRecord r;
   if (tree.combine.empty()) {
-    const PluginInfo& info = *tree.plugin.entry->info;
-    r.plugin = info.name;
-    r.version = info.version;
-    r.params = Params(info.schema, tree.plugin.fixed).values();
+    r = component_record(*tree.plugin.entry,
+                         Params(tree.plugin.entry->info->schema, tree.plugin.fixed), learned);
   } else {
     r.combine = tree.combine;
     for (const ResolvedKernel& part : tree.parts)
       r.parts.push_back(kernel_tree_record(part, std::nullopt));
+    r.learned = learned_blocks(Family::kernel, learned);
   }
   r.columns = tree.columns;
-  if (learned)
-    for (const LearnedValue& v : learned->learned)
-      if (v.key.rfind("kernel.", 0) == 0) r.learned[v.key.substr(7)] = v.value;
   return r;
 }
 

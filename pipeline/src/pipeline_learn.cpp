@@ -43,15 +43,14 @@ struct Components {
 
 Components build(const ResolvedPipeline& resolved, const Registry& registry, const Dataset& data) {
   Components c;
-  if (resolved.kernel_tree) {
-    c.kernel = build_pipeline_kernel(kernel_tree_record(*resolved.kernel_tree, std::nullopt),
-                                     registry, data);
-  } else {
-    const auto& k = resolved.components.at(Family::kernel);
-    c.kernel = registry.create_as<Kernel>(Family::kernel, k.entry->info->name,
-                                          Params(k.entry->info->schema, k.fixed));
-    c.kernel->prepare(data.X_train);
-  }
+  const auto plain = resolved.components.find(Family::kernel);
+  c.kernel = build_pipeline_kernel(
+      resolved.kernel_tree
+          ? kernel_tree_record(*resolved.kernel_tree, std::nullopt)
+          : component_record(*plain->second.entry,
+                             Params(plain->second.entry->info->schema, plain->second.fixed),
+                             std::nullopt),
+      registry, data);
   const auto& l = resolved.components.at(Family::likelihood);
   c.likelihood = registry.create_as<Likelihood>(Family::likelihood, l.entry->info->name,
                                                 Params(l.entry->info->schema, l.fixed));
@@ -176,15 +175,6 @@ LearningReport learn_for_pipeline(const PipelineSpec& spec, const ResolvedPipeli
   report.engine = how.engine_name;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
-}
-
-void apply_learned(const LearningReport& report, Kernel* kernel, Likelihood* likelihood) {
-  for (const LearnedValue& v : report.learned) {
-    const auto dot = v.key.find('.');
-    const std::string owner = v.key.substr(0, dot), name = v.key.substr(dot + 1);
-    if (owner == "kernel" && kernel) kernel->set_hyperparameter(name, v.value);
-    if (owner == "likelihood" && likelihood) likelihood->set_hyperparameter(name, v.value);
-  }
 }
 
 }  // namespace quench

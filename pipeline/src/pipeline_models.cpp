@@ -21,22 +21,6 @@ std::vector<std::string> numeric_class_names(const Dataset& data) {
 
 }  // namespace
 
-ComponentRecord component_record(const PluginEntry& entry, const Params& params,
-                                 const std::optional<LearningReport>& learned) {
-  ComponentRecord r;
-  r.family = entry.info->family;
-  r.plugin = entry.info->name;
-  r.version = entry.info->version;
-  r.params = params.values();
-  if (learned) {
-    const std::string prefix = std::string(to_string(r.family)) + ".";
-    for (const LearnedValue& v : learned->learned)
-      if (v.key.compare(0, prefix.size(), prefix) == 0)
-        r.learned[v.key.substr(prefix.size())] = v.value;
-  }
-  return r;
-}
-
 std::shared_ptr<const FittedModel> fitted_model(std::shared_ptr<const Model> model,
                                                 ComponentRecord engine,
                                                 std::vector<ComponentRecord> components,

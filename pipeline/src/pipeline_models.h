@@ -16,11 +16,6 @@
 
 namespace quench {
 
-/// A component as built for a run: plugin, version, parameters, and the learned blocks of
-/// `learned` that belong to its family ("kernel.length_scales" -> kernel's "length_scales").
-ComponentRecord component_record(const PluginEntry& entry, const Params& params,
-                                 const std::optional<LearningReport>& learned);
-
 /// The engine's model with its card: the components, the data transform and class names,
 /// the training inputs and the provenance of the run (pipeline, data files, seed, sweep).
 std::shared_ptr<const FittedModel> fitted_model(std::shared_ptr<const Model> model,

@@ -32,10 +32,15 @@ const std::vector<std::string> kInducingMethods = {"greedy_variance", "kmeans", 
 const std::vector<std::string> kLowRankForms = {"fitc", "vfe", "sor"};
 const std::vector<std::string> kLearnKeys = {"objective", "engine",         "parameters", "bounds",
                                              "restarts",  "restart_spread", "optimizer"};
-const std::vector<std::string> kDataKeys = {
-    "file",   "test_file", "target", "inputs", "split", "standardize_inputs", "standardize_target",
-    "center_target",
-    "missing"};
+const std::vector<std::string> kDataKeys = {"file",
+                                            "test_file",
+                                            "target",
+                                            "inputs",
+                                            "split",
+                                            "standardize_inputs",
+                                            "standardize_target",
+                                            "center_target",
+                                            "missing"};
 const std::vector<std::string> kMissingRules = {"error", "drop_rows"};
 const std::vector<std::string> kSplitKeys = {"rule", "column", "count", "fraction"};
 const std::vector<std::string> kSplitRules = {"none", "column", "first_train", "first_test",

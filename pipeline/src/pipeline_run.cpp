@@ -256,16 +256,13 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
             component_families[c] == Family::resampler)
           s.model_components.push_back(component_record(*plugin.entry, params, learned));
         switch (component_families[c]) {
-          case Family::kernel: {
-            auto k = registry.create_as<Kernel>(Family::kernel, name, params);
-            k->prepare(data.X_train);
-            if (learned) apply_learned(*learned, k.get(), nullptr);
-            problem.kernel = k;
+          case Family::kernel:  // as a saved model rebuilds it, from its record
+            problem.kernel = build_pipeline_kernel(s.model_components.back(), registry, data);
             break;
-          }
           case Family::likelihood: {
             auto l = registry.create_as<Likelihood>(Family::likelihood, name, params);
-            if (learned) apply_learned(*learned, nullptr, l.get());
+            for (const auto& [block, value] : s.model_components.back().learned)
+              l->set_hyperparameter(block, value);
             problem.likelihood = l;
             break;
           }

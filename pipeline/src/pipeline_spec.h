@@ -194,6 +194,11 @@ std::vector<Diagnostic> learning_diagnostics(const PipelineSpec& spec,
 /// A composite kernel's columns that are not inputs of `data`, as diagnostics at each name.
 std::vector<Diagnostic> kernel_diagnostics(const PipelineSpec& spec, const Dataset& data);
 
+/// A component as built for a run: plugin, version, parameters, and the learned blocks of
+/// `learned` that belong to its family ("kernel.length_scales" -> kernel's "length_scales").
+ComponentRecord component_record(const PluginEntry& entry, const Params& params,
+                                 const std::optional<LearningReport>& learned);
+
 /// The record of a composite kernel: its parts' plugins and fixed parameters, and on the
 /// outermost record the learned kernel.* values.
 ComponentRecord kernel_tree_record(const ResolvedKernel& tree,
@@ -215,10 +220,6 @@ std::shared_ptr<const InducingInputs> choose_inducing(const PipelineSpec& spec,
 
 /// One line for reports: "1000 inputs by greedy_variance among 10000 training rows, fitc prior".
 std::string describe_inducing(const InducingInputs& inducing);
-
-/// Sets the learned kernel.* values in `kernel` and likelihood.* values in `likelihood`
-/// (either may be null), which must be prepared.
-void apply_learned(const LearningReport& report, Kernel* kernel, Likelihood* likelihood);
 
 /// Orders diagnostics by line, then column (stable), keeping one of exact repeats (a node
 /// shared through YAML aliases is checked at each place that uses it).

@@ -47,11 +47,20 @@ class QUENCH_API CompositeKernel : public Kernel {
   };
   /// The flat vector's entries in order (after prepare()).
   std::vector<Entry> entries() const;
-  /// Whether part i's block `block` is a hyperparameter of this kernel (all, in a sum).
-  virtual bool exposes(const Kernel& part, const Hyperparameter& block, Eigen::Index offset,
+  /// Whether a part's `block` (at `offset` of its flat vector, whose diagonal-noise derivative
+  /// is `noise_derivative`) is a hyperparameter of this kernel: all are, in a sum.
+  virtual bool exposes(const Hyperparameter& block, Eigen::Index offset,
                        const Eigen::VectorXd& noise_derivative) const;
 
  private:
+  /// A block a part exposes, as the part names it, at `offset` of the part's flat vector.
+  struct Block {
+    std::size_t part;
+    Eigen::Index offset;
+    Hyperparameter block;
+  };
+  std::vector<Block> blocks() const;
+
   std::vector<std::shared_ptr<Kernel>> parts_;
 };
 
@@ -98,7 +107,7 @@ class QUENCH_API KernelProduct final : public CompositeKernel {
                                                    const Eigen::VectorXd& w) const override;
 
  private:
-  bool exposes(const Kernel& part, const Hyperparameter& block, Eigen::Index offset,
+  bool exposes(const Hyperparameter& block, Eigen::Index offset,
                const Eigen::VectorXd& noise_derivative) const override;
 };
 
