@@ -184,7 +184,7 @@ static int main_body(int argc, char** argv) {
           quench::gp_classification::posterior_covariance(C, f.tau).sigma.diagonal();
       Eigen::VectorXd p(n);
       for (int i = 0; i < n; ++i)
-        p(i) = std::exp(lik.tilted_moments(1.0, f.mean_field(i), s(i)).log_z);
+        p(i) = std::exp(lik.tilted_moments({1.0}, f.mean_field(i), s(i)).log_z);
       return p;
     };
     const double dp = ep_too ? (probabilities(tap) - probabilities(ep)).cwiseAbs().maxCoeff() : 0;

@@ -29,12 +29,19 @@ using quench::TiltedMoments;
 class Generic final : public Likelihood {
  public:
   explicit Generic(const Likelihood& l) : l_(l) {}
-  double log_likelihood(double y, double f) const override { return l_.log_likelihood(y, f); }
-  double d_log_likelihood(double y, double f) const override { return l_.d_log_likelihood(y, f); }
-  double d2_log_likelihood(double y, double f) const override { return l_.d2_log_likelihood(y, f); }
-  TiltedMoments tilted_moments(double y, double m, double v) const override {
+  double log_likelihood(const quench::Observation& y, double f) const override {
+    return l_.log_likelihood(y, f);
+  }
+  double d_log_likelihood(const quench::Observation& y, double f) const override {
+    return l_.d_log_likelihood(y, f);
+  }
+  double d2_log_likelihood(const quench::Observation& y, double f) const override {
+    return l_.d2_log_likelihood(y, f);
+  }
+  TiltedMoments tilted_moments(const quench::Observation& y, double m, double v) const override {
     return l_.tilted_moments(y, m, v);
   }
+  bool log_concave() const override { return l_.log_concave(); }
 
  private:
   const Likelihood& l_;
@@ -79,7 +86,7 @@ int run(bool quick) {
     double sink = 0;
     auto pass = [&](const Likelihood& l) {
       return quench::bench::best_of(5, [&] {
-        for (const Cavity& c : cavities) sink += l.tilted_moments_power(c.y, c.m, c.v, k).mean;
+        for (const Cavity& c : cavities) sink += l.tilted_moments_power({c.y}, c.m, c.v, k).mean;
       });
     };
     const double fast = pass(probit), slow = pass(generic);
@@ -87,8 +94,8 @@ int run(bool quick) {
     for (std::size_t i = 0; i < checked; ++i) {
       const Cavity& c = cavities[i];
       const auto ref = quench::likelihoods::power_reference::dense_probit(c.y * c.m, c.v, k, 1.0);
-      fast_err.add(probit.tilted_moments_power(c.y, c.m, c.v, k), ref, c.y);
-      slow_err.add(generic.tilted_moments_power(c.y, c.m, c.v, k), ref, c.y);
+      fast_err.add(probit.tilted_moments_power({c.y}, c.m, c.v, k), ref, c.y);
+      slow_err.add(generic.tilted_moments_power({c.y}, c.m, c.v, k), ref, c.y);
     }
     const double per = 1e9 / static_cast<double>(cavities.size());
     std::printf("%4d %12.0f %12.0f %8.2f %14.1e %14.1e%s\n", k, fast * per, slow * per, slow / fast,

@@ -379,6 +379,67 @@ void standardize(const std::string& file, const std::string& column,
   }
 }
 
+/// Whether the kind reads its target as numbers only (text is refused).
+bool numbers_only(TargetKind kind) {
+  return kind == TargetKind::real || kind == TargetKind::count || kind == TargetKind::successes;
+}
+
+/// The values of the used column at position `at` for `rows`.
+Eigen::VectorXd column_values(const UsedColumns& used, const std::vector<Index>& rows,
+                              std::size_t at) {
+  Eigen::VectorXd v(static_cast<Index>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    v(static_cast<Index>(i)) = used.cells[at][static_cast<std::size_t>(rows[i])].value;
+  return v;
+}
+
+/// The targets of a count or successes kind and the size column (at position `size_at` of
+/// the used columns, 0 when there is none): counts non-negative integers, exposures positive,
+/// trials positive integers, successes integers from 0 to their trials. One problem per
+/// column at most, at its first row.
+void check_observations(const DataSpec& spec, const UsedColumns& used,
+                        const std::vector<Index>& rows, std::size_t size_at, std::size_t target_at,
+                        Problems& problems) {
+  const TargetKind kind = spec.target_kind;
+  const bool whole = kind == TargetKind::count || kind == TargetKind::successes;
+  bool target_bad = false, size_bad = false;
+  const auto integer = [](double x) { return x == std::floor(x); };
+  for (const Index i : rows) {
+    const auto r = static_cast<std::size_t>(i);
+    const int line = used.table->rows[r];
+    const double y = used.cells[target_at][r].value;
+    const double n = size_at ? used.cells[size_at][r].value : 1.0;
+    if (size_at && !size_bad) {
+      const bool trials = kind == TargetKind::successes;
+      if (!(n > 0) || (trials && !integer(n))) {
+        size_bad = true;
+        problems.add(
+            DataError(used.table->file, line, printable(spec.size_column),
+                      spec.target_reader + " needs " +
+                          (trials ? "positive whole numbers of trials" : "a positive exposure") +
+                          ", got " + format_number(n)));
+      }
+    }
+    if (!whole || target_bad) continue;
+    if (!(y >= 0) || !integer(y)) {
+      target_bad = true;
+      problems.add(DataError(used.table->file, line, printable(spec.target),
+                             spec.target_reader + " needs " +
+                                 (kind == TargetKind::count ? "counts (non-negative integers)"
+                                                            : "successes (non-negative integers)") +
+                                 ", got " + format_number(y)));
+    } else if (kind == TargetKind::successes && y > n) {
+      target_bad = true;
+      problems.add(DataError(used.table->file, line, printable(spec.target),
+                             spec.target_reader +
+                                 " needs successes between 0 and the trials, got " +
+                                 format_number(y) + " successes of " + format_number(n) +
+                                 (size_at ? " trials (column '" + printable(spec.size_column) + "')"
+                                          : " trial (no trials column: Bernoulli)")));
+    }
+  }
+}
+
 Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>* columns) {
   if (!spec.test_file.empty() && spec.split != SplitRule::none) {
     throw DataError(
@@ -398,11 +459,22 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
                              "the target cannot also be the split column"));
     }
   }
+  Index size_col = -1;
+  if (!spec.size_column.empty()) {
+    size_col = find_column(train, spec.size_column, size_meaning(spec.target_kind), problems);
+    if (size_col >= 0 && (size_col == target || size_col == split_col)) {
+      problems.add(DataError(train.file, 1, printable(spec.size_column),
+                             std::string("the ") + size_meaning(spec.target_kind) +
+                                 " column cannot also be the " +
+                                 (size_col == target ? "target" : "split column")));
+      size_col = -1;
+    }
+  }
   std::vector<Index> inputs;
   std::vector<std::string> input_names;
   if (spec.inputs.empty()) {
     for (Index k = 0; k < static_cast<Index>(train.columns.size()); ++k) {
-      if (k == target || k == split_col) continue;
+      if (k == target || k == split_col || k == size_col) continue;
       inputs.push_back(k);
       input_names.push_back(train.columns[static_cast<std::size_t>(k)]);
     }
@@ -415,6 +487,10 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
         problems.add(DataError(train.file, 1, shown, "the target cannot be an input"));
       } else if (k == split_col) {
         problems.add(DataError(train.file, 1, shown, "the split column cannot be an input"));
+      } else if (k == size_col) {
+        problems.add(DataError(
+            train.file, 1, shown,
+            std::string("the ") + size_meaning(spec.target_kind) + " column cannot be an input"));
       } else if (std::find(inputs.begin(), inputs.end(), k) != inputs.end()) {
         problems.add(DataError(train.file, 1, shown, "input column listed twice"));
       } else {
@@ -435,6 +511,9 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
   std::vector<Index> used = inputs;
   used.push_back(target);
   if (split_col >= 0) used.push_back(split_col);
+  // The position of the size column among the used ones (after the split column).
+  const std::size_t size_at = p + (split_col >= 0 ? 2 : 1);
+  if (size_col >= 0) used.push_back(size_col);
   const UsedColumns train_cells = read_columns(train, used, target, spec.missing, problems);
   std::vector<Index> rows = kept_rows(train_cells);
   std::unique_ptr<CsvTable> test;
@@ -447,8 +526,11 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
     for (const auto& name : input_names)
       test_used.push_back(find_column(*test, name, "input", problems));
     test_used.push_back(find_column(*test, spec.target, "target", problems));
+    if (size_col >= 0)
+      test_used.push_back(
+          find_column(*test, spec.size_column, size_meaning(spec.target_kind), problems));
     problems.checkpoint();
-    test_cells = read_columns(*test, test_used, test_used.back(), spec.missing, problems);
+    test_cells = read_columns(*test, test_used, test_used[p], spec.missing, problems);
   }
   problems.checkpoint();
 
@@ -483,10 +565,10 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
       const Cell& cell = u.cells[p][static_cast<std::size_t>(i)];
       if (cell.kind == CellKind::text) {
         labels.add(u.table->cell(i, u.columns[p]));
-        if (numeric_target && spec.target_kind == TargetKind::numeric) {
+        if (numeric_target && numbers_only(spec.target_kind)) {
           problems.add(DataError(u.table->file, u.table->rows[static_cast<std::size_t>(i)],
                                  printable(spec.target),
-                                 "the likelihood needs a numeric target, got '" +
+                                 spec.target_reader + " needs a numeric target, got '" +
                                      printable(u.table->cell(i, u.columns[p]), 40) + "'"));
         }
         numeric_target = false;
@@ -509,7 +591,7 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
       data.notes["data.label_mapping"] = labels.mapping();
       data.class_names = labels.names();
     }
-  } else if (spec.target_kind == TargetKind::two_classes) {
+  } else if (spec.target_kind == TargetKind::binary) {
     const bool plus_minus =
         std::all_of(numbers.begin(), numbers.end(), [](double v) { return v == -1.0 || v == 1.0; });
     const bool zero_one =
@@ -528,6 +610,14 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
                              "strings), found " +
                                  std::to_string(numbers.size()) + " distinct values: " + found));
     }
+  }
+  if (numeric_target) {
+    // Counts and successes: integers in their range; sizes: positive (integer trials).
+    const std::size_t test_size_at = p + 1;  // a test file holds no split column
+    check_observations(spec, train_cells, rows, size_col >= 0 ? size_at : 0, p, problems);
+    if (test)
+      check_observations(spec, test_cells, kept_rows(test_cells), size_col >= 0 ? test_size_at : 0,
+                         p, problems);
   }
   // (A classes target indexes every label, so check_dataset goes on to its checks after the
   // split.)
@@ -621,6 +711,12 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
          data.train_rows);
   gather(test_source, test_selected, p, labels, class_map, data.X_test, data.y_test,
          data.test_rows);
+  data.target_kind = spec.target_kind;
+  if (size_col >= 0) {
+    data.size_name = spec.size_column;
+    data.size_train = column_values(train_cells, train_selected, size_at);
+    data.size_test = column_values(test_source, test_selected, test ? p + 1 : size_at);
+  }
   if (train.row_names || (test && test->row_names)) {
     data.notes["data.row_names"] = "the unnamed first column holds row names and is ignored";
   }
@@ -647,6 +743,12 @@ Dataset load(const DataSpec& spec, Problems& problems, std::vector<std::string>*
   } else if (target_transform && spec.target_kind == TargetKind::classes) {
     problems.add(DataError(train.file, 0, printable(spec.target),
                            std::string(target_transform) + " does not apply to class labels"));
+  } else if (target_transform && spec.target_kind != TargetKind::any &&
+             spec.target_kind != TargetKind::real) {
+    problems.add(DataError(train.file, 0, printable(spec.target),
+                           std::string(target_transform) + " applies to real targets only; " +
+                               spec.target_reader + " reads a " + to_string(spec.target_kind) +
+                               " target"));
   } else if (spec.standardize_target) {
     standardize(train.file, spec.target, data.y_train, data.y_test, data.target_mean,
                 data.target_scale, problems);
@@ -687,6 +789,15 @@ Eigen::VectorXd class_labels(const Dataset& data, DataPart part, const char* eng
       throw target_error(data, part, i, std::string(engine) + " needs class labels -1/+1 or 0/1");
   }
   return t;
+}
+
+Observations observations(const Dataset& data, DataPart part, TargetKind kind, const char* engine) {
+  const bool train = part == DataPart::train;
+  Observations o;
+  o.y = kind == TargetKind::binary ? class_labels(data, part, engine)
+                                   : (train ? data.y_train : data.y_test);
+  o.sizes = train ? data.size_train : data.size_test;
+  return o;
 }
 
 Eigen::VectorXi class_indices(const Dataset& data, DataPart part, const char* engine) {

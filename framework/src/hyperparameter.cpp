@@ -99,11 +99,6 @@ void Likelihood::set_hyperparameter(const std::string& name, const Eigen::Vector
                             "' (it has: " + names_of(hyperparameters()) + ")");
 }
 
-Eigen::VectorXd Likelihood::d_log_tilted_normalizer(double /*y*/, double /*m*/,
-                                                    double /*v*/) const {
-  throw ConfigError({}, "this likelihood has no learnable hyperparameters");
-}
-
 HyperparameterObjective::~HyperparameterObjective() = default;
 
 std::unique_ptr<HyperparameterObjective> InferenceEngine::hyperparameter_objective(

@@ -1,20 +1,16 @@
 // Out-of-line destructors (the key functions that anchor the interfaces' type information in
 // the framework library, so dynamic_cast works across plugin boundaries) and the default
 // implementations of the interfaces.
-#include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "quench/component.h"
 #include "quench/errors.h"
-#include "quench/gauss_hermite.h"
 #include "quench/inference_engine.h"
 #include "quench/kernel.h"
 #include "quench/likelihood.h"
 #include "quench/optimizer.h"
 #include "quench/resampler.h"
-#include "quench/tilted_power_moments.h"
 
 namespace quench {
 
@@ -130,56 +126,6 @@ Eigen::MatrixXd Kernel::gram(const Eigen::MatrixXd& X) const {
   Eigen::MatrixXd K = cross(X, X);
   K.diagonal().array() += diagonal_noise();
   return K;
-}
-
-// Tilted moments by quadrature in the variable f = m + sqrt(v) z, with the likelihood taken
-// in log space relative to its maximum over the nodes so that tiny likelihoods do not
-// underflow.
-TiltedMoments Likelihood::tilted_moments(double y, double m, double v) const {
-  const auto& rule = gauss_hermite(64);
-  const double s = std::sqrt(v);
-  const std::size_t n = rule.nodes.size();
-  std::vector<double> logp(n);
-  double max_logp = -std::numeric_limits<double>::infinity();
-  for (std::size_t k = 0; k < n; ++k) {
-    logp[k] = log_likelihood(y, m + s * rule.nodes[k]);
-    max_logp = std::max(max_logp, logp[k]);
-  }
-  double z = 0, first = 0, second = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const double w = rule.weights[k] * std::exp(logp[k] - max_logp);
-    z += w;
-    first += w * rule.nodes[k];
-    second += w * rule.nodes[k] * rule.nodes[k];
-  }
-  const double ez = first / z;
-  TiltedMoments out;
-  out.log_z = std::log(z) + max_logp;
-  out.mean = m + s * ez;
-  out.variance = v * std::max(second / z - ez * ez, 0.0);
-  return out;
-}
-
-TiltedMoments Likelihood::tilted_moments_power(double y, double m, double v, int k) const {
-  check_tilted_power_arguments(m, v, k);
-  if (k == 0) return {0.0, m, v};
-  if (k == 1) return tilted_moments(y, m, v);
-  // The site through the virtual log-likelihood and its derivatives, one node at a time.
-  class Site final : public TiltedPowerSite {
-   public:
-    Site(const Likelihood& l, double y) : l_(l), y_(y) {}
-    Slope slope(double f) const override {
-      return {l_.d_log_likelihood(y_, f), l_.d2_log_likelihood(y_, f)};
-    }
-    void values(const double* f, double* out, std::size_t n) const override {
-      for (std::size_t i = 0; i < n; ++i) out[i] = l_.log_likelihood(y_, f[i]);
-    }
-
-   private:
-    const Likelihood& l_;
-    double y_;
-  };
-  return tilted_power_moments(Site(*this, y), m, v, k);
 }
 
 std::unique_ptr<ResampledModel> InferenceEngine::prepare_resampling(const Problem&) const {

@@ -49,35 +49,30 @@ const PipelineSpec& Pipeline::spec() const { return *spec_; }
 
 namespace {
 
-/// What the target must hold, from the likelihood plugin (probit: two classes, gaussian:
-/// numbers, multinomial_probit: C >= 2 classes) and the engines: a multi-class engine
-/// (one_vs_rest, multiclass_ep) needs C >= 2 classes whatever the likelihood says.
-TargetKind target_kind_for(const PipelineSpec& spec) {
-  for (const EngineSpec& engine : spec.engines)
-    if (engine.spec.plugin == "one_vs_rest" || engine.spec.plugin == "multiclass_ep")
-      return TargetKind::classes;
-  const auto likelihood = spec.components.find(Family::likelihood);
-  if (likelihood == spec.components.end()) return spec.data.target_kind;
-  const std::string& plugin = likelihood->second.plugin;
-  if (plugin == "multinomial_probit") return TargetKind::classes;
-  if (plugin == "probit") return TargetKind::two_classes;
-  if (plugin == "gaussian") return TargetKind::numeric;
-  return spec.data.target_kind;
+/// Where the likelihood names its size column: the parameter whose value it is, else the
+/// likelihood's `plugin` key.
+SourceLocation size_column_at(const PipelineSpec& spec, const std::string& column) {
+  const PluginSpec& likelihood = spec.components.at(Family::likelihood);
+  for (const auto& [name, raw] : likelihood.params)
+    if (raw.node.IsScalar() && raw.node.Scalar() == column) return raw.at;
+  return likelihood.at;
 }
 
 }  // namespace
 
-DataSpec data_spec_for(const PipelineSpec& spec) {
+DataSpec data_spec_for(const PipelineSpec& spec, const ResolvedTarget& target) {
   DataSpec data = spec.data;
   if (data.seed == 0) data.seed = spec.seed;
-  data.target_kind = target_kind_for(spec);
+  data.target_kind = target.kind;
+  data.target_reader = target.reader;
+  data.size_column = target.size_column;
   return data;
 }
 
-std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec) {
+std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec, const ResolvedTarget& target) {
   std::vector<Diagnostic> found;
   if (spec.data.train_file.empty()) return found;
-  const DataSpec data = data_spec_for(spec);
+  const DataSpec data = data_spec_for(spec, target);
   const auto key_at = [&](const std::string& key) {
     const auto it = spec.data_at.find(key);
     if (it != spec.data_at.end()) return it->second;
@@ -96,13 +91,15 @@ std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec) {
       }
     };
     check(data.target, "target");
+    if (!data.size_column.empty()) check(data.size_column, "likelihood");
     for (const auto& input : data.inputs) check(input, "inputs");
     if (data.split == SplitRule::column) check(data.split_column, "split");
     std::string message = e.what();
     const std::string list = "; available columns: ";
     const auto at = message.find(list);
     if (!name.empty() && at != std::string::npos) message.insert(at, suggestion(name, columns));
-    found.push_back({key_at(key), message});
+    found.push_back(
+        {key == "likelihood" ? size_column_at(spec, data.size_column) : key_at(key), message});
   }
   return found;
 }
@@ -110,22 +107,23 @@ std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec) {
 void Pipeline::validate(const Registry& registry) const {
   std::vector<Diagnostic> all;
   std::optional<ResolvedPipeline> resolved;
+  ResolvedTarget target;  // as far as it was resolved
   try {
-    resolved = resolve_pipeline(*spec_, registry);
+    resolved = resolve_pipeline(*spec_, registry, &target);
   } catch (const ConfigError& e) {
     all = e.diagnostics();
   }
-  auto data_problems = data_diagnostics(*spec_);
+  auto data_problems = data_diagnostics(*spec_, target);
   if (data_problems.empty() && (spec_->inducing || spec_->kernel_tree)) {
-    const Dataset data = load_dataset(data_spec_for(*spec_));
+    const Dataset data = load_dataset(data_spec_for(*spec_, target));
     data_problems = kernel_diagnostics(*spec_, data);
     for (Diagnostic& d : inducing_diagnostics(*spec_, data)) data_problems.push_back(std::move(d));
   }
   // learn.parameters are checked against the kernel and likelihood prepared on the data.
   if (resolved && data_problems.empty() && spec_->learn) {
     try {
-      data_problems =
-          learning_diagnostics(*spec_, *resolved, registry, load_dataset(data_spec_for(*spec_)));
+      data_problems = learning_diagnostics(*spec_, *resolved, registry,
+                                           load_dataset(data_spec_for(*spec_, target)));
     } catch (const ConfigError& e) {
       data_problems = e.diagnostics();
     } catch (const Error& e) {

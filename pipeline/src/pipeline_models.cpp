@@ -42,7 +42,7 @@ std::shared_ptr<const FittedModel> fitted_model(std::shared_ptr<const Model> mod
   // class index c is the name class_names[c]); a numeric two-class target: its raw values.
   if (!data.class_names.empty() || data_spec.target_kind == TargetKind::classes)
     card.class_names = data.class_names;
-  else if (data_spec.target_kind == TargetKind::two_classes)
+  else if (data_spec.target_kind == TargetKind::binary)
     card.class_names = numeric_class_names(data);
   card.provenance["pipeline"] = pipeline_name;
   for (std::size_t i = 0; i < provenance.data_files.size(); ++i) {

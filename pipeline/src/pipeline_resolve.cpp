@@ -85,20 +85,24 @@ class Resolver {
   Resolver(const PipelineSpec& spec, const Registry& registry)
       : spec_(spec), registry_(registry), diagnostics_(spec.diagnostics) {}
 
-  ResolvedPipeline resolve() {
+  ResolvedPipeline resolve(ResolvedTarget* target) {
     ResolvedPipeline out;
     for (const auto& [family, plugin] : spec_.components)
       if (auto r = resolve_plugin(family, plugin, to_string(family)))
         out.components[family] = std::move(*r);
     if (spec_.kernel_tree) out.kernel_tree = resolve_kernel(*spec_.kernel_tree);
+    std::vector<const EngineSpec*> engine_specs;
     for (const auto& engine : spec_.engines) {
       auto r = resolve_plugin(Family::engine, engine.spec, engine.name);
       if (!r) continue;
       check_needs(engine, *r);
       check_inducing(engine, *r);
       out.engines.emplace_back(engine.name, std::move(*r));
+      engine_specs.push_back(&engine);
     }
-    if (spec_.learn) out.learning = resolve_learning(*spec_.learn, out);
+    out.target = resolve_target(out, engine_specs);
+    if (target) *target = out.target;
+    if (spec_.learn) out.learning = resolve_learning(*spec_.learn, out, engine_specs);
     if (!diagnostics_.empty()) {
       sort_diagnostics(diagnostics_);
       throw ConfigError(std::move(diagnostics_));
@@ -404,13 +408,119 @@ class Resolver {
     }
   }
 
+  /// The likelihood as the pipeline builds it (each swept parameter at its first value), or
+  /// null when there is none or it cannot be built (reported where it is resolved).
+  std::shared_ptr<const Likelihood> likelihood_of(const ResolvedPipeline& out) const {
+    const auto c = out.components.find(Family::likelihood);
+    if (c == out.components.end()) return nullptr;
+    std::map<std::string, ParamValue> values = c->second.fixed;
+    for (const Sweep& s : c->second.sweeps) values[s.param] = s.values.front();
+    try {
+      return registry_.create_as<Likelihood>(Family::likelihood, c->second.entry->info->name,
+                                             Params(c->second.entry->info->schema, values));
+    } catch (const std::exception&) {
+      return nullptr;
+    }
+  }
+
+  /// The engine plugins that fit a likelihood of `kind` (for messages).
+  std::string engines_serving(TargetKind kind, const Likelihood& likelihood) const {
+    std::string names;
+    for (const PluginEntry* entry : registry_.plugins()) {
+      const TargetUse& use = entry->info->targets;
+      if (entry->info->family != Family::engine || !std::ranges::count(use.likelihood, kind) ||
+          (use.closed_form_gaussian && !likelihood.gaussian_noise_variance()))
+        continue;
+      names += (names.empty() ? "" : ", ") + entry->info->name;
+    }
+    return names.empty() ? "none is loaded" : "engines that do: " + names;
+  }
+
+  static std::string kinds_text(const std::vector<TargetKind>& kinds) {
+    std::string text;
+    for (std::size_t i = 0; i < kinds.size(); ++i)
+      text += std::string(i == 0                  ? ""
+                          : i + 1 == kinds.size() ? " and "
+                                                  : ", ") +
+              to_string(kinds[i]);
+    return text;
+  }
+
+  /// How the data's target is read (ResolvedTarget), and what does not fit: a likelihood that
+  /// declares no kind, an engine (or one it names) that cannot fit the likelihood, engines that
+  /// read the target as different kinds.
+  ResolvedTarget resolve_target(const ResolvedPipeline& out,
+                                const std::vector<const EngineSpec*>& engine_specs) {
+    ResolvedTarget target;
+    const std::shared_ptr<const Likelihood> likelihood = likelihood_of(out);
+    std::optional<TargetKind> kind;
+    std::string likelihood_name;
+    if (likelihood) {
+      const PluginSpec& spec = spec_.components.at(Family::likelihood);
+      likelihood_name = "likelihood '" + spec.plugin + "'";
+      kind = likelihood->target_kind();
+      if (!kind)
+        error(spec.at, "likelihood plugin '" + spec.plugin +
+                           "' declares no target kind (Likelihood::target_kind: real, count, "
+                           "binary, successes or classes), so no engine can read the data for it");
+    }
+    std::optional<std::pair<TargetKind, std::string>> reading;  // the first engine's, and whose
+    for (std::size_t e = 0; e < out.engines.size(); ++e) {
+      const auto& [name, resolved] = out.engines[e];
+      const EngineSpec& engine = *engine_specs[e];
+      std::vector<std::pair<const PluginEntry*, std::string>> all = {{resolved.entry, ""}};
+      for (const auto& inner : inner_engines(engine, resolved)) all.push_back(inner);
+      // An engine that reads the target itself hands its own data to the engines it names.
+      const bool own_data = resolved.entry->info->targets.data.has_value();
+      for (const auto& [entry, param] : all) {
+        const PluginInfo& info = *entry->info;
+        const TargetUse& use = info.targets;
+        const std::string which =
+            param.empty() ? "engine '" + name + "' (" + info.name + ")"
+                          : "engine '" + name + "': its " + param + " engine '" + info.name + "'";
+        const SourceLocation where = param.empty() || !engine.spec.params.count(param)
+                                         ? engine.spec.at
+                                         : engine.spec.params.at(param).at;
+        if (kind && !use.likelihood.empty() && !std::ranges::count(use.likelihood, *kind))
+          error(where, which + " cannot fit the " + to_string(*kind) + " target of " +
+                           likelihood_name + "; it fits " + kinds_text(use.likelihood) +
+                           " targets (" + engines_serving(*kind, *likelihood) + ")");
+        else if (kind && use.closed_form_gaussian && !likelihood->gaussian_noise_variance())
+          error(where, which + " needs a Gaussian likelihood (its algebra is in closed form); " +
+                           likelihood_name + " is not one (" + engines_serving(*kind, *likelihood) +
+                           ")");
+        const bool reads_likelihood = kind && !use.likelihood.empty();
+        const std::optional<TargetKind> reads = use.data           ? use.data
+                                                : reads_likelihood ? kind
+                                                                   : std::nullopt;
+        if (!reads || (own_data && !param.empty())) continue;
+        const std::string who = use.data ? which : likelihood_name;
+        if (!reading) {
+          reading.emplace(*reads, who);
+        } else if (reading->first != *reads) {
+          error(where, which + " reads the target as " + to_string(*reads) + " but " +
+                           reading->second + " as " + to_string(reading->first) +
+                           "; run them in separate pipelines");
+        }
+      }
+    }
+    if (reading) {
+      target.kind = reading->first;
+      target.reader = reading->second;
+      if (kind && *kind == target.kind) target.size_column = likelihood->size_column();
+    }
+    return target;
+  }
+
   /// `learn:`: the optimizer plugin, the engine offering the objective (a pipeline engine by
-  /// name, else an engine plugin; by default the first pipeline engine offering it, else
-  /// exact_gp_regression for a Gaussian likelihood and ep otherwise), the objective among
+  /// name, else an engine plugin; by default the first pipeline engine offering it, else an
+  /// engine a pipeline engine names, else a loaded engine that fits the likelihood, those with
+  /// closed-form Gaussian algebra first), the objective among
   /// those it offers, and the owners of the parameters. Names of kernel and likelihood
   /// hyperparameters are checked against the prepared components when the data is loaded.
-  std::optional<ResolvedLearning> resolve_learning(const LearnSpec& l,
-                                                   const ResolvedPipeline& out) {
+  std::optional<ResolvedLearning> resolve_learning(
+      const LearnSpec& l, const ResolvedPipeline& out,
+      const std::vector<const EngineSpec*>& engine_specs) {
     ResolvedLearning learning;
     learning.optimizer = find(Family::optimizer, l.optimizer, l.optimizer_at, " (learn.optimizer)");
     for (const auto& [key, where] : l.parameters) {
@@ -480,15 +590,42 @@ class Resolver {
         if (learning.engine.entry) break;
       }
       if (!learning.engine.entry) {
-        const auto lik = spec_.components.find(Family::likelihood);
-        const std::string fallback =
-            lik != spec_.components.end() && lik->second.plugin == "gaussian"
-                ? (spec_.inducing ? "sparse_gp_regression" : "exact_gp_regression")
-                : "ep";
-        learning.engine.entry = find(Family::engine, fallback, l.at, " (learn's default engine)");
-        if (!learning.engine.entry) return std::nullopt;
-        learning.engine_name = fallback;
-        offered = offers(learning.engine.entry, {});
+        // An engine a pipeline engine names (mc_bootstrap's inner), else a loaded engine that
+        // fits the likelihood on the pipeline's prior, closed-form Gaussian algebra first.
+        std::vector<const PluginEntry*> candidates;
+        for (std::size_t e = 0; e < out.engines.size(); ++e)
+          for (const auto& inner : inner_engines(*engine_specs[e], out.engines[e].second))
+            candidates.push_back(inner.first);
+        const std::shared_ptr<const Likelihood> likelihood = likelihood_of(out);
+        const std::optional<TargetKind> kind =
+            likelihood ? likelihood->target_kind() : std::nullopt;
+        for (const bool closed_form : {true, false})
+          for (const PluginEntry* entry : registry_.plugins()) {
+            const PluginInfo& info = *entry->info;
+            if (info.family != Family::engine || !kind ||
+                !std::ranges::count(info.targets.likelihood, *kind) ||
+                info.targets.closed_form_gaussian != closed_form ||
+                (closed_form && !likelihood->gaussian_noise_variance()) ||
+                info.inducing == (spec_.inducing ? InducingUse::none : InducingUse::required))
+              continue;
+            candidates.push_back(entry);
+          }
+        for (const PluginEntry* entry : candidates) {
+          offered = offers(entry, {});
+          if (!std::count(offered.begin(), offered.end(), l.objective)) continue;
+          learning.engine.entry = entry;
+          learning.engine_name = entry->info->name;
+          break;
+        }
+        if (!learning.engine.entry) {
+          error(l.at,
+                "learn: no engine of the pipeline, nor any loaded engine that fits its "
+                "likelihood, offers the objective '" +
+                    l.objective +
+                    "'; name one in "
+                    "learn.engine");
+          return std::nullopt;
+        }
       }
     }
     if (learning.engine.entry && !learning.engine.sweeps.empty())
@@ -519,8 +656,9 @@ class Resolver {
 
 }  // namespace
 
-ResolvedPipeline resolve_pipeline(const PipelineSpec& spec, const Registry& registry) {
-  return Resolver(spec, registry).resolve();
+ResolvedPipeline resolve_pipeline(const PipelineSpec& spec, const Registry& registry,
+                                  ResolvedTarget* target) {
+  return Resolver(spec, registry).resolve(target);
 }
 
 }  // namespace quench

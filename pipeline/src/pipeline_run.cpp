@@ -158,7 +158,7 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
                                    Provenance& provenance) const {
   const PipelineSpec& spec = *spec_;
   const ResolvedPipeline resolved = resolve_pipeline(spec, registry);
-  DataSpec data_spec = data_spec_for(spec);
+  DataSpec data_spec = data_spec_for(spec, resolved.target);
   data_spec.train_table = options.train_table;
   data_spec.test_table = options.test_table;
   const Dataset data = load_dataset(data_spec);

@@ -151,8 +151,17 @@ struct ResolvedKernel {
   std::vector<std::string> columns;
 };
 
+/// How the data's target is read: as the likelihood declares it (Likelihood::target_kind), or
+/// as an engine that reads it itself declares (PluginInfo::targets).
+struct ResolvedTarget {
+  TargetKind kind = TargetKind::any;
+  std::string reader = "the likelihood";  ///< who reads it, for the loader's messages
+  std::string size_column;  ///< the likelihood's size column, when its reading is the data's
+};
+
 struct ResolvedPipeline {
   std::map<Family, ResolvedPlugin> components;
+  ResolvedTarget target;
   std::optional<ResolvedKernel> kernel_tree;                    ///< for PipelineSpec::kernel_tree
   std::vector<std::pair<std::string, ResolvedPlugin>> engines;  ///< (engine name, plugin)
   std::optional<ResolvedLearning> learning;
@@ -161,19 +170,23 @@ struct ResolvedPipeline {
 /// Checks the spec against the registry: unknown plugins (with did-you-mean among that
 /// family's names), unknown parameters (did-you-mean among the schema's names), wrong types,
 /// out-of-range values and choices, missing required parameters, plugin-valued parameters
-/// naming unknown plugins, and components an engine needs (PluginInfo::needs) that the
-/// pipeline does not define. Throws one ConfigError with every diagnostic, in file order.
-ResolvedPipeline resolve_pipeline(const PipelineSpec& spec, const Registry& registry);
+/// naming unknown plugins, components an engine needs (PluginInfo::needs) that the pipeline
+/// does not define, and the target: a likelihood that declares no kind, an engine (or an
+/// engine it names) that cannot fit the likelihood's kind (PluginInfo::targets), engines that
+/// read the target as different kinds. Throws one ConfigError with every diagnostic, in file
+/// order.
+/// `target`, when given, receives the target as far as it was resolved, also when a
+/// ConfigError is thrown (so that validation checks the data against it).
+ResolvedPipeline resolve_pipeline(const PipelineSpec& spec, const Registry& registry,
+                                  ResolvedTarget* target = nullptr);
 
-/// The data spec as loaded: the pipeline's seed for a fraction split, and what the target must
-/// hold for the likelihood (probit: two classes; gaussian: numbers; multinomial_probit: C >= 2
-/// classes) and the engines (one_vs_rest, multiclass_ep: C >= 2 classes, whatever the
-/// likelihood).
-DataSpec data_spec_for(const PipelineSpec& spec);
+/// The data spec as loaded: the pipeline's seed for a fraction split, and how the target is
+/// read (ResolvedTarget).
+DataSpec data_spec_for(const PipelineSpec& spec, const ResolvedTarget& target);
 
 /// Data problems (check_dataset) as diagnostics at the YAML key naming the file or column,
 /// the data file, row and column in the message.
-std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec);
+std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec, const ResolvedTarget& target);
 
 /// Learns the hyperparameters `learn:` asks for on the training rows of `data` (kernel and
 /// likelihood built from their fixed parameters and prepared on the training inputs).

@@ -82,7 +82,7 @@ Predictions classifier_predictions(const Likelihood& likelihood, const Eigen::Ve
   Eigen::VectorXd probability(m);
   for (Eigen::Index i = 0; i < m; ++i)  // eq 21: the predictive integral under the replica
     probability(i) = std::exp(
-        likelihood.tilted_moments(1.0, mean(i), within(i) + std::max(variance(i), 0.0)).log_z);
+        likelihood.tilted_moments({1.0}, mean(i), within(i) + std::max(variance(i), 0.0)).log_z);
   Predictions p;
   p.add("bootstrap_mean", mean);
   p.add("bootstrap_variance", variance);

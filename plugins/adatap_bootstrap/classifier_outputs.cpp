@@ -36,7 +36,7 @@ Results classifier_results(const Problem& problem, const Eigen::VectorXd& y,
     left_out_error(i) = gaussian_error(y(i), mean, sd);
     if (classifier)
       left_out_probability(i) =
-          std::exp(problem.likelihood->tilted_moments(y(i), mean, v + sd * sd).log_z);
+          std::exp(problem.likelihood->tilted_moments({y(i)}, mean, v + sd * sd).log_z);
   }
   r.scalars["bootstrap_error"] = left_out_error.mean();
   r.vectors["left_out_error"] = left_out_error;

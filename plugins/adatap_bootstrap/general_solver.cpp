@@ -54,10 +54,10 @@ AveragedSite averaged_site(const Likelihood& likelihood, double y, double delta_
       const double w = pmf(k) * (nodes > 1 ? rule.weights[j] : 1.0);
       const double mu = nodes > 1 ? mean_mu + rule.nodes[j] * sd_mu : mean_mu;
       const TiltedMoments t =
-          likelihood.tilted_moments_power(y, mu, v, static_cast<int>(k));  // 000 eq 43
-      s.mean += w * t.mean;                                                // eq 44
-      s.variance += w * t.variance;                                        // eq 45 - eq 46
-      s.second_moment += w * t.mean * t.mean;                              // eq 46
+          likelihood.tilted_moments_power({y}, mu, v, static_cast<int>(k));  // 000 eq 43
+      s.mean += w * t.mean;                                                  // eq 44
+      s.variance += w * t.variance;                                          // eq 45 - eq 46
+      s.second_moment += w * t.mean * t.mean;                                // eq 46
     }
   }
   return s;

@@ -75,7 +75,7 @@ TEST(GeneralAdatap, OneTrainingPointIsExact) {
   ASSERT_TRUE(s.converged) << s.message;
   double mean = 0, second = 0, within = 0;
   for (int k = 0; k < occ.pmf.size(); ++k) {
-    const TiltedMoments t = probit.tilted_moments_power(-1.0, 0.0, 1.7, k);
+    const TiltedMoments t = probit.tilted_moments_power({-1.0}, 0.0, 1.7, k);
     mean += occ.pmf(k) * t.mean;
     second += occ.pmf(k) * t.mean * t.mean;
     within += occ.pmf(k) * t.variance;
@@ -109,7 +109,7 @@ void ep_with_counts(const MatrixXd& K, const VectorXd& y, const Likelihood& lik,
     for (Eigen::Index i = 0; i < n; ++i) {
       const double cav_tau = 1.0 / variance(i) - tau(i);
       const double cav_nu = mean(i) / variance(i) - nu(i);
-      const TiltedMoments t = lik.tilted_moments_power(y(i), cav_nu / cav_tau, 1.0 / cav_tau, k);
+      const TiltedMoments t = lik.tilted_moments_power({y(i)}, cav_nu / cav_tau, 1.0 / cav_tau, k);
       tau_new(i) = std::max(1.0 / t.variance - cav_tau, 0.0);
       nu_new(i) = t.mean / t.variance - cav_nu;
       change = std::max({change, std::abs(t.mean - mean(i)), std::abs(t.variance - variance(i))});
@@ -188,14 +188,15 @@ TEST(GeneralAdatap, CoarseStageAndLongStepsReachTheFixedPointOfTheDefinition) {
 class GaussianSites final : public Likelihood {
  public:
   explicit GaussianSites(double s2) : s2_(s2) {}
-  double log_likelihood(double y, double f) const override {
-    return -0.5 * (std::log(2 * M_PI * s2_) + (y - f) * (y - f) / s2_);
+  double log_likelihood(const Observation& y, double f) const override {
+    return -0.5 * (std::log(2 * M_PI * s2_) + (y.y - f) * (y.y - f) / s2_);
   }
-  double d_log_likelihood(double y, double f) const override { return (y - f) / s2_; }
-  double d2_log_likelihood(double, double) const override { return -1.0 / s2_; }
-  TiltedMoments tilted_moments_power(double y, double m, double v, int k) const override {
+  double d_log_likelihood(const Observation& y, double f) const override { return (y.y - f) / s2_; }
+  double d2_log_likelihood(const Observation&, double) const override { return -1.0 / s2_; }
+  TiltedMoments tilted_moments_power(const Observation& y, double m, double v,
+                                     int k) const override {
     const double precision = 1.0 / v + k / s2_;
-    return {0.0, (m / v + k * y / s2_) / precision, 1.0 / precision};
+    return {0.0, (m / v + k * y.y / s2_) / precision, 1.0 / precision};
   }
 
  private:

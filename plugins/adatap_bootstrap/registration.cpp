@@ -8,17 +8,18 @@ namespace quench::adatap {
 const LibraryDescriptor* describe() {
   static const auto descriptor = make_library(
       "quench_adatap_bootstrap", "0.1.0",
-      {make_plugin<AdatapBootstrap>(Family::engine, "adatap_bootstrap", "0.1.0",
-                                    "analytical (ADATAP) bootstrap of GP regression (000 eqs "
-                                    "53-67, App. A) and GP classifiers "
-                                    "(docs/adatap_classification.md)",
-                                    AdatapBootstrap::schema(),
-                                    {Family::kernel, Family::likelihood, Family::resampler},
-                                    InducingUse::optional),
+      {make_plugin<AdatapBootstrap>(
+           Family::engine, "adatap_bootstrap", "0.1.0",
+           "analytical (ADATAP) bootstrap of GP regression (000 eqs "
+           "53-67, App. A) and GP classifiers "
+           "(docs/adatap_classification.md)",
+           AdatapBootstrap::schema(), {Family::kernel, Family::likelihood, Family::resampler},
+           InducingUse::optional, TargetUse{{TargetKind::real, TargetKind::binary}}),
        make_plugin<AdatapSvm>(Family::engine, "adatap_svm", "0.1.0",
                               "analytical (ADATAP) bootstrap of the hard-margin SVM without bias, "
                               "the SVM limit (docs/adatap_classification.md eq 23)",
-                              AdatapSvm::schema(), {Family::kernel, Family::resampler})});
+                              AdatapSvm::schema(), {Family::kernel, Family::resampler},
+                              InducingUse::none, TargetUse{{}, false, TargetKind::binary})});
   return &descriptor;
 }
 

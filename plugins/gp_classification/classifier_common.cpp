@@ -190,7 +190,7 @@ PosteriorCovariance cavity_variances(const Eigen::MatrixXd& C, const Eigen::Vect
 }
 
 SiteMoments site_moments(const Likelihood& lik, double t, double m, double lambda) {
-  return site_moments(lik.tilted_moments(t, m, lambda), t, m, lambda);
+  return site_moments(lik.tilted_moments({t}, m, lambda), t, m, lambda);
 }
 
 SiteMoments site_moments(const TiltedMoments& tm, double t, double m, double lambda) {
@@ -210,7 +210,7 @@ SiteDerivatives site_derivatives(const Likelihood& lik, const Eigen::VectorXd& t
     const double l = lambda(i), h = 3e-3 * std::sqrt(l);
     double f = 0.0;
     auto k_at = [&](double mm, double* fout) {
-      const TiltedMoments tm = lik.tilted_moments(t(i), mm, l);
+      const TiltedMoments tm = lik.tilted_moments({t(i)}, mm, l);
       if (fout) *fout = (tm.mean - mm) / l;
       return (tm.variance - l) / (l * l);
     };
@@ -286,7 +286,7 @@ Eigen::VectorXd positive_probability(const Likelihood& lik, const Eigen::VectorX
                                      const Eigen::VectorXd& variance) {
   Eigen::VectorXd p(mean.size());
   for (Eigen::Index j = 0; j < mean.size(); ++j)
-    p(j) = std::exp(lik.tilted_moments(1.0, mean(j), variance(j)).log_z);
+    p(j) = std::exp(lik.tilted_moments({1.0}, mean(j), variance(j)).log_z);
   return p;
 }
 
@@ -295,7 +295,7 @@ void add_loo_predictive(Results& r, const Likelihood& lik, const Eigen::VectorXd
   const Eigen::Index n = t.size();
   double log_predictive = 0.0;
   for (Eigen::Index i = 0; i < n; ++i)
-    log_predictive += lik.tilted_moments(t(i), m(i), v(i)).log_z;  // no log(1 - p) cancellation
+    log_predictive += lik.tilted_moments({t(i)}, m(i), v(i)).log_z;  // no log(1 - p) cancellation
   r.vectors["loo_probability"] = positive_probability(lik, m, v);
   if (n > 0) r.scalars["loo_log_predictive"] = log_predictive / static_cast<double>(n);
 }

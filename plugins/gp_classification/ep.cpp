@@ -187,7 +187,7 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
 MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
                       const EpOptions& options, const MeanFieldFit* warm_start) {
   const SiteTiltedMoments tilted = [&](Eigen::Index i, double m, double v) {
-    return lik.tilted_moments(t(i), m, v);
+    return lik.tilted_moments({t(i)}, m, v);
   };
   if (!options.newton) return solve_ep(C, t, tilted, options, warm_start);
   EpOptions sweeps = options;
@@ -222,7 +222,7 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const 
 SiteTiltedMoments counted_tilted_moments(const Likelihood& lik, const Eigen::VectorXd& t,
                                          const Eigen::VectorXi& counts) {
   return [&lik, &t, &counts](Eigen::Index i, double m, double v) {
-    return lik.tilted_moments_power(t(i), m, v, counts(i));  // 000 eq 43
+    return lik.tilted_moments_power({t(i)}, m, v, counts(i));  // 000 eq 43
   };
 }
 

@@ -33,7 +33,8 @@ std::shared_ptr<InferenceEngine> make_classifier(const std::string& name) {
 
 ParamSchema ExactLooEngine::schema() {
   ParamSchema s;
-  s.string("inner", "classifier engine to retrain (default parameters)", std::string("tap"));
+  s.plugin("inner", "engine", "classifier engine to retrain (default parameters)",
+           std::string("tap"));
   return s;
 }
 

@@ -54,10 +54,10 @@ SiteJacobian site_jacobian(const Likelihood& lik, double t, double m, double l, 
   SiteJacobian s;
   for (int j = 0; j < 5; ++j) {
     const double mm = m + (j - 2) * h;
-    const TiltedMoments tm = lik.tilted_moments(t, mm, l);
+    const TiltedMoments tm = lik.tilted_moments({t}, mm, l);
     k5[j] = (tm.variance - l) / (l * l);
     if (j == 2) s.f = (tm.mean - m) / l;
-    if (with_lik) g5[j] = lik.d_log_tilted_normalizer(t, mm, l);
+    if (with_lik) g5[j] = lik.d_log_tilted_normalizer({t}, mm, l);
   }
   s.k = k5[2];
   const auto [k1, k2] = stencil(k5, h);
@@ -83,7 +83,7 @@ Eigen::VectorXd likelihood_gradient(const Likelihood& lik, const Eigen::VectorXd
   Eigen::VectorXd g = Eigen::VectorXd::Zero(flat_size(lik.hyperparameters()));
   if (g.size() == 0) return g;
   for (Eigen::Index i = 0; i < t.size(); ++i)
-    g += lik.d_log_tilted_normalizer(t(i), fit.cavity_mean(i), fit.cavity_variance(i));
+    g += lik.d_log_tilted_normalizer({t(i)}, fit.cavity_mean(i), fit.cavity_variance(i));
   return g;
 }
 
@@ -167,7 +167,7 @@ ObjectiveValue LooObjective::evaluate(const Kernel& kernel, const Likelihood& li
   std::vector<SiteJacobian> sites;
   for (Eigen::Index i = 0; i < n; ++i) {
     sites.push_back(site_jacobian(likelihood, t_(i), m(i), lam(i), pl > 0));
-    v.value += inv_n * likelihood.tilted_moments(t_(i), m(i), lam(i)).log_z;
+    v.value += inv_n * likelihood.tilted_moments({t_(i)}, m(i), lam(i)).log_z;
   }
   v.status.iterations = fit.status.iterations;
   if (!std::isfinite(v.value))

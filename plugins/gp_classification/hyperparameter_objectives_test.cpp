@@ -79,7 +79,7 @@ double dense_log_evidence(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
     const double log_c = -0.5 * std::log1p(lam * tau(i)) +
                          std::pow(nu(i) + m / lam, 2) / (2.0 * (tau(i) + 1.0 / lam)) -
                          m * m / (2.0 * lam);
-    lz += lik.tilted_moments(t(i), m, lam).log_z - log_c;
+    lz += lik.tilted_moments({t(i)}, m, lam).log_z - log_c;
   }
   return lz;
 }
@@ -199,7 +199,7 @@ TEST(LooObjective, ValueEqualsTheDenseCavityPredictive) {
       for (Eigen::Index i = 0; i < 24; ++i) {
         const double lam = 1.0 / (1.0 / Sigma(i, i) - fit.tau(i));
         const double m = lam * (mu(i) / Sigma(i, i) - nu(i));
-        ref += lik.tilted_moments(d.y_train(i), m, lam).log_z / 24.0;
+        ref += lik.tilted_moments({d.y_train(i)}, m, lam).log_z / 24.0;
       }
       EXPECT_NEAR(v.value, ref, 1e-9 * std::fabs(ref)) << name << " kappa " << kappa;
       if (kappa > 0.0) {

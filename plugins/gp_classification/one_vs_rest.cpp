@@ -61,7 +61,7 @@ Dataset one_class_against_rest(const Dataset& data, Eigen::Index c) {
 
 ParamSchema OneVsRestEngine::schema() {
   ParamSchema s;
-  s.string("inner", "binary classifier engine trained per class (default parameters)",
+  s.plugin("inner", "engine", "binary classifier engine trained per class (default parameters)",
            std::string("ep"));
   return s;
 }

@@ -134,8 +134,9 @@ MeanFieldFit solve_sparse_ep(const SparseSitePrior& prior, const Eigen::VectorXd
                              const Likelihood& lik, const EpOptions& options,
                              const MeanFieldFit* warm_start) {
   return sweep_with_smaller_steps(
-      prior, t, [&](Eigen::Index i, double m, double v) { return lik.tilted_moments(t(i), m, v); },
-      options, warm_start);
+      prior, t,
+      [&](Eigen::Index i, double m, double v) { return lik.tilted_moments({t(i)}, m, v); }, options,
+      warm_start);
 }
 
 MeanFieldFit solve_sparse_ep(const SparseSitePrior& prior, const Eigen::VectorXd& t,

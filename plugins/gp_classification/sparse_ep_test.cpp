@@ -87,7 +87,7 @@ DenseReference dense_reference(const Problem& p, const SparseSitePrior& prior) {
   ref.test_probability.resize(d.X_test.rows());
   for (Eigen::Index j = 0; j < d.X_test.rows(); ++j)
     ref.test_probability(j) =
-        std::exp(p.likelihood->tilted_moments(1.0, ref.test_mean(j), ref.test_variance(j)).log_z);
+        std::exp(p.likelihood->tilted_moments({1.0}, ref.test_mean(j), ref.test_variance(j)).log_z);
   return ref;
 }
 
@@ -333,7 +333,7 @@ TEST(SparseEp, SitesOfEitherSignDoNotCrash) {
   const MeanFieldFit stalled = solve_ep(
       hard_prior.ep_prior(), hard.y_train,
       [&](Eigen::Index i, double m, double v) {
-        return q.likelihood->tilted_moments(hard.y_train(i), m, v);
+        return q.likelihood->tilted_moments({hard.y_train(i)}, m, v);
       },
       undamped);
   EXPECT_EQ(stalled.status.code, RunStatus::not_converged);
@@ -431,7 +431,7 @@ TEST(SparseEpRefits, MatchDenseCountedEpOnTheRestrictedPrior) {
     Eigen::VectorXd probability(30);
     for (Eigen::Index j = 0; j < 30; ++j)
       probability(j) =
-          std::exp(p.likelihood->tilted_moments(1.0, test_mean(j), test_variance(j)).log_z);
+          std::exp(p.likelihood->tilted_moments({1.0}, test_mean(j), test_variance(j)).log_z);
     // Both solvers sweep the same counted sites on the same C~_DD (cond ~1e3 with v2 = 0.1) to a
     // change of 1e-13 per sweep, so their fixed points agree to ~1e-13 |C~_DD^-1| ~ 1e-10 at
     // worst, as for the plain fit (MatchesDenseEpOnTheSamePrior); measured <= 2.6e-12

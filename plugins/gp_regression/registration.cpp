@@ -11,13 +11,14 @@ const LibraryDescriptor* describe() {
                    {make_plugin<ExactGpRegression>(
                         Family::engine, "exact_gp_regression", "0.1.0",
                         "exact GP regression: posterior mean/variance, log marginal likelihood",
-                        ExactGpRegression::schema(), {Family::kernel, Family::likelihood}),
+                        ExactGpRegression::schema(), {Family::kernel, Family::likelihood},
+                        InducingUse::none, TargetUse{{TargetKind::real}, true}),
                     make_plugin<SparseGpRegression>(
                         Family::engine, "sparse_gp_regression", "0.1.0",
                         "inducing-point GP regression (FITC, VFE, SoR): posterior mean/variance, "
                         "log evidence or its VFE bound, O(N M^2)",
                         SparseGpRegression::schema(), {Family::kernel, Family::likelihood},
-                        InducingUse::required)});
+                        InducingUse::required, TargetUse{{TargetKind::real}, true})});
   return &descriptor;
 }
 

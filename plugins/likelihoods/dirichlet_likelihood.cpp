@@ -30,15 +30,18 @@ DirichletTarget DirichletLikelihood::target_of(double y) const {
   return dirichlet_target(y == 1.0 ? 1.0 + alpha_eps_ : alpha_eps_);
 }
 
-double DirichletLikelihood::log_likelihood(double y, double f) const {
+double DirichletLikelihood::log_likelihood(const Observation& o, double f) const {
+  const double y = o.y;
   const auto t = target_of(y);
   return -0.5 * (kLog2Pi + std::log(t.variance) + (t.mean - f) * (t.mean - f) / t.variance);
 }
-double DirichletLikelihood::d_log_likelihood(double y, double f) const {
+double DirichletLikelihood::d_log_likelihood(const Observation& o, double f) const {
+  const double y = o.y;
   const auto t = target_of(y);
   return (t.mean - f) / t.variance;
 }
-double DirichletLikelihood::d2_log_likelihood(double y, double /*f*/) const {
+double DirichletLikelihood::d2_log_likelihood(const Observation& o, double /*f*/) const {
+  const double y = o.y;
   return -1.0 / target_of(y).variance;
 }
 

@@ -24,9 +24,11 @@ class DirichletLikelihood final : public Likelihood {
 
   /// Binary view for the scalar interface: y = +1 (or 1) is the class whose latent is f,
   /// anything else the other class; log N(y^; f, sigma^2) of that class's eq 11 target.
-  double log_likelihood(double y, double f) const override;
-  double d_log_likelihood(double y, double f) const override;
-  double d2_log_likelihood(double y, double f) const override;
+  /// Class labels (vboot reads the labels itself, TargetUse::data).
+  std::optional<TargetKind> target_kind() const override { return TargetKind::classes; }
+  double log_likelihood(const Observation& y, double f) const override;
+  double d_log_likelihood(const Observation& y, double f) const override;
+  double d2_log_likelihood(const Observation& y, double f) const override;
   /// Labels 0..classes-1; for two classes also -1/+1 (-1 = class 0).
   std::optional<RegressionTargets> regression_targets(const Eigen::VectorXd& labels,
                                                       Eigen::Index classes) const override;

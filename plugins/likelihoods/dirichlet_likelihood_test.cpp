@@ -41,10 +41,10 @@ TEST(DirichletLikelihood, ScalarViewAndBadLabels) {
   const auto on = dirichlet_target(1.1);
   const double f = 0.3;
   EXPECT_NEAR(
-      l.log_likelihood(1, f),
+      l.log_likelihood({1}, f),
       -0.5 * std::log(2 * M_PI * on.variance) - 0.5 * (on.mean - f) * (on.mean - f) / on.variance,
       1e-12);
-  EXPECT_NEAR(l.d2_log_likelihood(-1, f), -1.0 / dirichlet_target(0.1).variance, 1e-12);
+  EXPECT_NEAR(l.d2_log_likelihood({-1}, f), -1.0 / dirichlet_target(0.1).variance, 1e-12);
   EXPECT_THROW(l.regression_targets((Eigen::VectorXd(2) << 0, 3).finished(), 3), DataError);
   // -1/+1 binary labels: -1 is class 0.
   const auto pm = l.regression_targets((Eigen::VectorXd(2) << -1, 1).finished(), 2);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "quench/errors.h"
+#include "quench/normal.h"
 
 namespace quench::likelihoods {
 
@@ -14,15 +15,21 @@ ParamSchema GaussianLikelihood::schema() {
 
 GaussianLikelihood::GaussianLikelihood(const Params& params) : noise_(params.real("noise")) {}
 
-double GaussianLikelihood::log_likelihood(double y, double f) const {
+double GaussianLikelihood::log_likelihood(const Observation& o, double f) const {
+  const double y = o.y;
   return -0.5 * (std::log(2 * M_PI * noise_) + (y - f) * (y - f) / noise_);
 }
 
-double GaussianLikelihood::d_log_likelihood(double y, double f) const { return (y - f) / noise_; }
+double GaussianLikelihood::d_log_likelihood(const Observation& y, double f) const {
+  return (y.y - f) / noise_;
+}
 
-double GaussianLikelihood::d2_log_likelihood(double, double) const { return -1.0 / noise_; }
+double GaussianLikelihood::d2_log_likelihood(const Observation&, double) const {
+  return -1.0 / noise_;
+}
 
-TiltedMoments GaussianLikelihood::tilted_moments(double y, double m, double v) const {
+TiltedMoments GaussianLikelihood::tilted_moments(const Observation& o, double m, double v) const {
+  const double y = o.y;
   const double s = v + noise_;
   TiltedMoments t;
   t.log_z = -0.5 * (std::log(2 * M_PI * s) + (y - m) * (y - m) / s);
@@ -47,9 +54,27 @@ void GaussianLikelihood::set_hyperparameter(const std::string& name, const Eigen
   noise_ = value(0);
 }
 
-Eigen::VectorXd GaussianLikelihood::d_log_tilted_normalizer(double y, double m, double v) const {
+Eigen::VectorXd GaussianLikelihood::d_log_tilted_normalizer(const Observation& o, double m,
+                                                            double v) const {
+  const double y = o.y;
   const double s = v + noise_;
   return Eigen::VectorXd::Constant(1, 0.5 * ((y - m) * (y - m) / s - 1.0) / s);
+}
+
+Eigen::VectorXd GaussianLikelihood::d_log_likelihood_hyperparameters(const Observation& y,
+                                                                     double f) const {
+  const double r = y.y - f;
+  return Eigen::VectorXd::Constant(1, 0.5 * (r * r / noise_ - 1.0) / noise_);
+}
+
+TargetMoments GaussianLikelihood::target_moments(double f, double) const { return {f, noise_}; }
+
+double GaussianLikelihood::target_cdf(const Observation& y, double f) const {
+  return normal_cdf((y.y - f) / std::sqrt(noise_));
+}
+
+TargetMoments GaussianLikelihood::predictive_moments(double m, double v, double) const {
+  return {m, v + noise_};
 }
 
 }  // namespace quench::likelihoods

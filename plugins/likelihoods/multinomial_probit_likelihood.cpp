@@ -207,13 +207,21 @@ ParamSchema MultinomialProbitLikelihood::schema() { return ParamSchema(); }
 
 MultinomialProbitLikelihood::MultinomialProbitLikelihood(const Params&) {}
 
-double MultinomialProbitLikelihood::log_likelihood(double, double) const { scalar_refused(); }
-double MultinomialProbitLikelihood::d_log_likelihood(double, double) const { scalar_refused(); }
-double MultinomialProbitLikelihood::d2_log_likelihood(double, double) const { scalar_refused(); }
-TiltedMoments MultinomialProbitLikelihood::tilted_moments(double, double, double) const {
+double MultinomialProbitLikelihood::log_likelihood(const Observation&, double) const {
   scalar_refused();
 }
-TiltedMoments MultinomialProbitLikelihood::tilted_moments_power(double, double, double, int) const {
+double MultinomialProbitLikelihood::d_log_likelihood(const Observation&, double) const {
+  scalar_refused();
+}
+double MultinomialProbitLikelihood::d2_log_likelihood(const Observation&, double) const {
+  scalar_refused();
+}
+TiltedMoments MultinomialProbitLikelihood::tilted_moments(const Observation&, double,
+                                                          double) const {
+  scalar_refused();
+}
+TiltedMoments MultinomialProbitLikelihood::tilted_moments_power(const Observation&, double, double,
+                                                                int) const {
   scalar_refused();
 }
 

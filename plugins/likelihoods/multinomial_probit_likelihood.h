@@ -19,11 +19,14 @@ class MultinomialProbitLikelihood final : public Likelihood, public ClassLikelih
   explicit MultinomialProbitLikelihood(const Params& params);
 
   /// All throw ConfigError: C latent values per point do not fit the scalar interface.
-  double log_likelihood(double y, double f) const override;
-  double d_log_likelihood(double y, double f) const override;
-  double d2_log_likelihood(double y, double f) const override;
-  TiltedMoments tilted_moments(double y, double m, double v) const override;
-  TiltedMoments tilted_moments_power(double y, double m, double v, int k) const override;
+  /// One of C classes.
+  std::optional<TargetKind> target_kind() const override { return TargetKind::classes; }
+  double log_likelihood(const Observation& y, double f) const override;
+  double d_log_likelihood(const Observation& y, double f) const override;
+  double d2_log_likelihood(const Observation& y, double f) const override;
+  TiltedMoments tilted_moments(const Observation& y, double m, double v) const override;
+  TiltedMoments tilted_moments_power(const Observation& y, double m, double v,
+                                     int k) const override;
 
   const ClassLikelihood* classes() const override { return this; }
 

@@ -328,11 +328,11 @@ TEST(MultinomialProbit, WarmStartedSingleSweepsConverge) {
 TEST(MultinomialProbit, ScalarInterfaceRefusedAndBadCavitiesThrow) {
   const auto l = make();
   EXPECT_EQ(l.classes(), &l);
-  EXPECT_THROW(l.log_likelihood(1, 0.0), ConfigError);
-  EXPECT_THROW(l.d_log_likelihood(1, 0.0), ConfigError);
-  EXPECT_THROW(l.d2_log_likelihood(1, 0.0), ConfigError);
-  EXPECT_THROW(l.tilted_moments(1, 0.0, 1.0), ConfigError);
-  EXPECT_THROW(l.tilted_moments_power(1, 0.0, 1.0, 2), ConfigError);
+  EXPECT_THROW(l.log_likelihood({1}, 0.0), ConfigError);
+  EXPECT_THROW(l.d_log_likelihood({1}, 0.0), ConfigError);
+  EXPECT_THROW(l.d2_log_likelihood({1}, 0.0), ConfigError);
+  EXPECT_THROW(l.tilted_moments({1}, 0.0, 1.0), ConfigError);
+  EXPECT_THROW(l.tilted_moments_power({1}, 0.0, 1.0, 2), ConfigError);
 
   ClassSite site = ClassSite::zero(3);
   const VectorXd m = VectorXd::Zero(3);

@@ -117,7 +117,8 @@ ProbitLikelihood::ProbitLikelihood(double noise, double kappa)
     throw ConfigError({}, "probit: need noise >= 0 and 0 <= kappa < 0.5");
 }
 
-double ProbitLikelihood::log_likelihood(double y, double f) const {
+double ProbitLikelihood::log_likelihood(const Observation& o, double f) const {
+  const double y = o.y;
   if (noise_ == 0.0) {
     const double p = y * f > 0 ? 1.0 - kappa_ : (y * f < 0 ? kappa_ : 0.5);
     return p > 0 ? std::log(p) : -std::numeric_limits<double>::infinity();
@@ -125,13 +126,15 @@ double ProbitLikelihood::log_likelihood(double y, double f) const {
   return probit_site(y * f / std::sqrt(noise_), kappa_).log_z;
 }
 
-double ProbitLikelihood::d_log_likelihood(double y, double f) const {
+double ProbitLikelihood::d_log_likelihood(const Observation& o, double f) const {
+  const double y = o.y;
   if (noise_ == 0.0) return 0.0;
   const double s = std::sqrt(noise_);
   return y * probit_site(y * f / s, kappa_).a / s;
 }
 
-double ProbitLikelihood::d2_log_likelihood(double y, double f) const {
+double ProbitLikelihood::d2_log_likelihood(const Observation& o, double f) const {
+  const double y = o.y;
   if (noise_ == 0.0) return 0.0;
   const double s = std::sqrt(noise_);
   const double z = y * f / s;
@@ -139,13 +142,15 @@ double ProbitLikelihood::d2_log_likelihood(double y, double f) const {
   return (p.factor - 1.0) / noise_;  // -a (z + a) / sigma^2
 }
 
-TiltedMoments ProbitLikelihood::tilted_moments(double y, double m, double v) const {
-  return probit_tilted(y, m, v, noise_, kappa_);
+TiltedMoments ProbitLikelihood::tilted_moments(const Observation& y, double m, double v) const {
+  return probit_tilted(y.y, m, v, noise_, kappa_);
 }
 
-TiltedMoments ProbitLikelihood::tilted_moments_power(double y, double m, double v, int k) const {
+TiltedMoments ProbitLikelihood::tilted_moments_power(const Observation& o, double m, double v,
+                                                     int k) const {
+  const double y = o.y;
   check_tilted_power_arguments(m, v, k);
-  if (k == 1) return tilted_moments(y, m, v);
+  if (k == 1) return tilted_moments(o, m, v);
   if (k == 0 || kappa_ == 0.0) return noiseless_label_power(y, m, v, k, noise_);
   // (kappa + (1 - 2 kappa) Phi)^k = sum_j C(k, j) kappa^(k-j) (1 - 2 kappa)^j Phi^j: a mixture
   // of the kappa = 0 tilted distributions of every power j <= k with positive weights
@@ -200,9 +205,11 @@ void ProbitLikelihood::set_hyperparameter(const std::string& name, const Eigen::
   (noise ? noise_ : kappa_) = value(0);
 }
 
-Eigen::VectorXd ProbitLikelihood::d_log_tilted_normalizer(double y, double m, double v) const {
+Eigen::VectorXd ProbitLikelihood::d_log_tilted_normalizer(const Observation& o, double m,
+                                                          double v) const {
+  const double y = o.y;
   const auto blocks = hyperparameters();
-  if (blocks.empty()) Likelihood::d_log_tilted_normalizer(y, m, v);  // throws
+  if (blocks.empty()) Likelihood::d_log_tilted_normalizer(o, m, v);  // throws
   const double s2 = v + noise_;
   const double z = y * m / std::sqrt(s2);
   const ProbitSite p = probit_site(z, kappa_);

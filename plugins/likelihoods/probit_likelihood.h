@@ -16,19 +16,24 @@ class ProbitLikelihood final : public Likelihood {
   explicit ProbitLikelihood(const Params& params);
   ProbitLikelihood(double noise, double kappa);
 
-  double log_likelihood(double y, double f) const override;
+  /// Binary targets: y = -1 or +1.
+  std::optional<TargetKind> target_kind() const override { return TargetKind::binary; }
+  double log_likelihood(const Observation& y, double f) const override;
   /// Derivatives in f; for noise = 0 (a step) they are 0 almost everywhere.
-  double d_log_likelihood(double y, double f) const override;
-  double d2_log_likelihood(double y, double f) const override;
+  double d_log_likelihood(const Observation& y, double f) const override;
+  double d2_log_likelihood(const Observation& y, double f) const override;
+  /// log Phi is concave; label noise kappa > 0 makes the likelihood bounded below, not concave.
+  bool log_concave() const override { return kappa_ == 0.0; }
   /// Closed form (001 eq 23, 003): Z = kappa + (1 - 2 kappa) Phi(z), z = y m / sqrt(v + sigma^2),
   /// with the D/Phi ratios taken in log space / continued fractions (quench/normal.h).
-  TiltedMoments tilted_moments(double y, double m, double v) const override;
+  TiltedMoments tilted_moments(const Observation& y, double m, double v) const override;
   /// k = 0 the Gaussian, k = 1 tilted_moments. k >= 2 at kappa = 0: the step (noise = 0,
   /// Theta^k = Theta) in closed form, else the mode-centred quadrature of
   /// quench/tilted_power_moments.h on log Phi and its ratios (quench/normal.h). kappa > 0, k >= 2
   /// (not log-concave): exactly, as the binomial mixture over j <= k of the kappa = 0 tilted
   /// distributions Phi^j N with weights C(k, j) kappa^(k-j) (1 - 2 kappa)^j Z_j (k quadratures).
-  TiltedMoments tilted_moments_power(double y, double m, double v, int k) const override;
+  TiltedMoments tilted_moments_power(const Observation& y, double m, double v,
+                                     int k) const override;
 
   double noise() const { return noise_; }
   double kappa() const { return kappa_; }
@@ -43,7 +48,7 @@ class ProbitLikelihood final : public Likelihood {
   /// D(z) / Z: d log Z / dsigma^2 = -a z / (2 s^2) and d log Z / dkappa = (1 - 2 Phi(z)) / Z =
   /// -erf(z / sqrt 2) exp(-log Z), both finite for every z (Z >= kappa > 0, a from the stable
   /// ratios of quench/normal.h).
-  Eigen::VectorXd d_log_tilted_normalizer(double y, double m, double v) const override;
+  Eigen::VectorXd d_log_tilted_normalizer(const Observation& y, double m, double v) const override;
 
  private:
   double noise_;

@@ -82,7 +82,7 @@ TEST(ProbitLikelihood, TiltedMomentsMatchQuadrature) {
         const double v = 2.5;
         const double m = y * z * std::sqrt(v);  // so that y m / sqrt(v) = z
         const ProbitLikelihood l(0.0, kappa);
-        const TiltedMoments t = l.tilted_moments(y, m, v);
+        const TiltedMoments t = l.tilted_moments({y}, m, v);
         EXPECT_NEAR(t.log_z, static_cast<double>(ref.log_z),
                     1e-10 * std::max(1.0, std::fabs(static_cast<double>(ref.log_z))))
             << kappa << " " << z;
@@ -103,26 +103,30 @@ TEST(ProbitLikelihood, InputNoiseEqualsWiderCavity) {
   struct Quad final : Likelihood {
     const Likelihood& l;
     explicit Quad(const Likelihood& x) : l(x) {}
-    double log_likelihood(double y, double f) const override { return l.log_likelihood(y, f); }
-    double d_log_likelihood(double y, double f) const override { return l.d_log_likelihood(y, f); }
-    double d2_log_likelihood(double y, double f) const override {
+    double log_likelihood(const Observation& y, double f) const override {
+      return l.log_likelihood(y, f);
+    }
+    double d_log_likelihood(const Observation& y, double f) const override {
+      return l.d_log_likelihood(y, f);
+    }
+    double d2_log_likelihood(const Observation& y, double f) const override {
       return l.d2_log_likelihood(y, f);
     }
   } q(l);
   for (double m : {-1.0, 0.0, 0.8})
     for (double v : {0.2, 0.5}) {
       // v < sigma^2: the integrand is smooth on the Hermite scale; 1e-7 is the rule's accuracy.
-      const TiltedMoments a = l.tilted_moments(1.0, m, v), b = q.tilted_moments(1.0, m, v);
+      const TiltedMoments a = l.tilted_moments({1.0}, m, v), b = q.tilted_moments({1.0}, m, v);
       EXPECT_NEAR(a.log_z, b.log_z, 1e-7);
       EXPECT_NEAR(a.mean, b.mean, 1e-7);
       EXPECT_NEAR(a.variance, b.variance, 1e-7);
     }
   // Derivatives by finite differences.
   const double h = 1e-5, f = -0.4;
-  EXPECT_NEAR(l.d_log_likelihood(-1, f),
-              (l.log_likelihood(-1, f + h) - l.log_likelihood(-1, f - h)) / (2 * h), 1e-7);
-  EXPECT_NEAR(l.d2_log_likelihood(-1, f),
-              (l.d_log_likelihood(-1, f + h) - l.d_log_likelihood(-1, f - h)) / (2 * h), 1e-6);
+  EXPECT_NEAR(l.d_log_likelihood({-1}, f),
+              (l.log_likelihood({-1}, f + h) - l.log_likelihood({-1}, f - h)) / (2 * h), 1e-7);
+  EXPECT_NEAR(l.d2_log_likelihood({-1}, f),
+              (l.d_log_likelihood({-1}, f + h) - l.d_log_likelihood({-1}, f - h)) / (2 * h), 1e-6);
 }
 
 // Central differences of log Z in sigma^2 (step 1e-5 relative) and kappa (step min(1e-3 kappa,
@@ -137,10 +141,10 @@ TEST(ProbitLikelihood, HyperparameterDerivativesMatchFiniteDifferences) {
           const double v = 1.3;
           const double m = y * z * std::sqrt(v + noise);  // y m / s = z
           const ProbitLikelihood l(noise, kappa);
-          const Eigen::VectorXd g = l.d_log_tilted_normalizer(y, m, v);
+          const Eigen::VectorXd g = l.d_log_tilted_normalizer({y}, m, v);
           ASSERT_EQ(g.size(), 2);
           auto log_z = [&](double n, double k) {
-            return ProbitLikelihood(n, k).tilted_moments(y, m, v).log_z;
+            return ProbitLikelihood(n, k).tilted_moments({y}, m, v).log_z;
           };
           const double hn = 1e-5 * noise, hk = std::min(1e-3 * kappa, 1e-5);
           const double fd_noise = (log_z(noise + hn, kappa) - log_z(noise - hn, kappa)) / (2 * hn);
@@ -170,7 +174,7 @@ TEST(ProbitLikelihood, BlocksExistOnlyForPositiveStartValues) {
   EXPECT_EQ(n.hyperparameters()[0].name, "noise");
   n.set_hyperparameter("noise", Eigen::VectorXd::Constant(1, 2.0));
   EXPECT_EQ(n.noise(), 2.0);
-  EXPECT_EQ(n.d_log_tilted_normalizer(1.0, 0.3, 1.0).size(), 1);
+  EXPECT_EQ(n.d_log_tilted_normalizer({1.0}, 0.3, 1.0).size(), 1);
 }
 
 }  // namespace

@@ -46,12 +46,19 @@ std::string describe(const Case& c) {
 class Generic final : public Likelihood {
  public:
   explicit Generic(const Likelihood& l) : l_(l) {}
-  double log_likelihood(double y, double f) const override { return l_.log_likelihood(y, f); }
-  double d_log_likelihood(double y, double f) const override { return l_.d_log_likelihood(y, f); }
-  double d2_log_likelihood(double y, double f) const override { return l_.d2_log_likelihood(y, f); }
-  TiltedMoments tilted_moments(double y, double m, double v) const override {
+  double log_likelihood(const Observation& y, double f) const override {
+    return l_.log_likelihood(y, f);
+  }
+  double d_log_likelihood(const Observation& y, double f) const override {
+    return l_.d_log_likelihood(y, f);
+  }
+  double d2_log_likelihood(const Observation& y, double f) const override {
+    return l_.d2_log_likelihood(y, f);
+  }
+  TiltedMoments tilted_moments(const Observation& y, double m, double v) const override {
     return l_.tilted_moments(y, m, v);
   }
+  bool log_concave() const override { return l_.log_concave(); }
 
  private:
   const Likelihood& l_;
@@ -81,7 +88,7 @@ TEST(ProbitPower, GridMatchesDenseQuadrature) {
         for (double z : {-30.0, -10.0, -3.0, -1.0, 0.0, 1.0, 3.0, 10.0}) {
           const Case c = make_case(++i % 2 ? 1.0 : -1.0, z, w, sigma2, k);
           const ProbitLikelihood l(sigma2, 0.0);
-          expect_close(l.tilted_moments_power(c.y, c.m, c.v, c.k),
+          expect_close(l.tilted_moments_power({c.y}, c.m, c.v, c.k),
                        dense_probit(c.y * c.m, c.v, c.k, c.sigma), c.y, 1e-8, describe(c));
         }
 }
@@ -94,7 +101,7 @@ TEST(ProbitPower, RandomCavitiesMatchDenseQuadrature) {
     const Case c = make_case(u(rng) < 0.5 ? 1.0 : -1.0, -30 + 40 * u(rng), w, sigma2,
                              2 + static_cast<int>(19 * u(rng)));
     const ProbitLikelihood l(sigma2, 0.0);
-    expect_close(l.tilted_moments_power(c.y, c.m, c.v, c.k),
+    expect_close(l.tilted_moments_power({c.y}, c.m, c.v, c.k),
                  dense_probit(c.y * c.m, c.v, c.k, c.sigma), c.y, 1e-8, describe(c));
   }
 }
@@ -105,12 +112,12 @@ TEST(ProbitPower, LowPowersAreTheGaussianAndTheClosedForm) {
       for (double m : {-40.0, -1.0, 0.3, 5.0})
         for (double y : {1.0, -1.0}) {
           const ProbitLikelihood l(noise, kappa);
-          const TiltedMoments g = l.tilted_moments_power(y, m, 2.0, 0);
+          const TiltedMoments g = l.tilted_moments_power({y}, m, 2.0, 0);
           EXPECT_EQ(g.log_z, 0.0);
           EXPECT_EQ(g.mean, m);
           EXPECT_EQ(g.variance, 2.0);
-          const TiltedMoments a = l.tilted_moments_power(y, m, 2.0, 1);
-          const TiltedMoments b = l.tilted_moments(y, m, 2.0);
+          const TiltedMoments a = l.tilted_moments_power({y}, m, 2.0, 1);
+          const TiltedMoments b = l.tilted_moments({y}, m, 2.0);
           EXPECT_EQ(a.log_z, b.log_z);
           EXPECT_EQ(a.mean, b.mean);
           EXPECT_EQ(a.variance, b.variance);
@@ -119,10 +126,10 @@ TEST(ProbitPower, LowPowersAreTheGaussianAndTheClosedForm) {
   const Generic generic(l);
   for (const Likelihood* x :
        {static_cast<const Likelihood*>(&l), static_cast<const Likelihood*>(&generic)}) {
-    EXPECT_THROW(x->tilted_moments_power(1.0, 0.0, 1.0, -1), std::invalid_argument);
-    EXPECT_THROW(x->tilted_moments_power(1.0, 0.0, 0.0, 2), std::invalid_argument);
-    EXPECT_THROW(x->tilted_moments_power(1.0, 0.0, -1.0, 0), std::invalid_argument);
-    EXPECT_THROW(x->tilted_moments_power(1.0, 0.0, std::nan(""), 3), std::invalid_argument);
+    EXPECT_THROW(x->tilted_moments_power({1.0}, 0.0, 1.0, -1), std::invalid_argument);
+    EXPECT_THROW(x->tilted_moments_power({1.0}, 0.0, 0.0, 2), std::invalid_argument);
+    EXPECT_THROW(x->tilted_moments_power({1.0}, 0.0, -1.0, 0), std::invalid_argument);
+    EXPECT_THROW(x->tilted_moments_power({1.0}, 0.0, std::nan(""), 3), std::invalid_argument);
   }
 }
 
@@ -137,8 +144,8 @@ TEST(ProbitPower, GenericDefaultEqualsFastPath) {
     const Case c = make_case(u(rng) < 0.5 ? 1.0 : -1.0, -30 + 40 * u(rng), w, sigma2,
                              2 + static_cast<int>(29 * u(rng)));
     const ProbitLikelihood l(sigma2, 0.0);
-    const TiltedMoments a = l.tilted_moments_power(c.y, c.m, c.v, c.k);
-    const TiltedMoments b = Generic(l).tilted_moments_power(c.y, c.m, c.v, c.k);
+    const TiltedMoments a = l.tilted_moments_power({c.y}, c.m, c.v, c.k);
+    const TiltedMoments b = Generic(l).tilted_moments_power({c.y}, c.m, c.v, c.k);
     EXPECT_NEAR(a.log_z, b.log_z, 1e-8) << describe(c);
     EXPECT_NEAR(a.mean, b.mean, 1e-8 * std::max(std::fabs(a.mean), std::sqrt(a.variance)))
         << describe(c);
@@ -169,8 +176,8 @@ TEST(ProbitPower, StepLikelihoodMatchesDenseQuadrature) {
           const double y = k % 2 ? -1.0 : 1.0, m = y * z * std::sqrt(v);
           const ProbitLikelihood l(0.0, kappa);
           // tanh-sinh with a single peak width per half-line: 1e-10 (8192 steps).
-          expect_close(l.tilted_moments_power(y, m, v, k), dense_step(y * m, v, k, kappa), y, 1e-9,
-                       "step k " + std::to_string(k) + " z " + std::to_string(z));
+          expect_close(l.tilted_moments_power({y}, m, v, k), dense_step(y * m, v, k, kappa), y,
+                       1e-9, "step k " + std::to_string(k) + " z " + std::to_string(z));
         }
 }
 
@@ -208,7 +215,7 @@ TEST(ProbitPower, LabelNoiseMixtureMatchesDenseQuadrature) {
           const Case c = make_case(k == 5 ? -1.0 : 1.0, z, w, 1.0, k);
           const ProbitLikelihood l(1.0, kappa);
           // The trapezoid on a smooth integrand decaying to e^-800 at its ends: ~1e-12.
-          expect_close(l.tilted_moments_power(c.y, c.m, c.v, c.k),
+          expect_close(l.tilted_moments_power({c.y}, c.m, c.v, c.k),
                        dense_label_noise(c.y * c.m, c.v, c.k, 1.0, kappa), c.y, 1e-8,
                        describe(c) + " kappa " + std::to_string(kappa));
         }
@@ -225,10 +232,10 @@ TEST(ProbitPower, MeanIsTheDerivativeOfLogZ) {
             const double v = w * std::max(noise, 0.1), y = k == 6 ? -1.0 : 1.0;
             const double m = y * z * std::sqrt(v + noise), dm = 1e-4 * std::sqrt(v);
             const ProbitLikelihood l(noise, kappa);
-            const double fd = (l.tilted_moments_power(y, m + dm, v, k).log_z -
-                               l.tilted_moments_power(y, m - dm, v, k).log_z) /
+            const double fd = (l.tilted_moments_power({y}, m + dm, v, k).log_z -
+                               l.tilted_moments_power({y}, m - dm, v, k).log_z) /
                               (2 * dm);
-            const double exact = (l.tilted_moments_power(y, m, v, k).mean - m) / v;
+            const double exact = (l.tilted_moments_power({y}, m, v, k).mean - m) / v;
             EXPECT_NEAR(fd, exact, 1e-6 * (std::fabs(exact) + 1 / std::sqrt(v)))
                 << noise << " " << kappa << " " << k << " " << z << " " << w;
           }

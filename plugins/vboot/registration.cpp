@@ -12,7 +12,9 @@ const LibraryDescriptor* describe() {
       {make_plugin<VBoot>(Family::engine, "vboot", "0.1.0",
                           "variational bootstrap for classification: Dirichlet transform, RFF "
                           "or MLP particles, softmax average (002)",
-                          VBoot::schema(), {Family::likelihood, Family::resampler}),
+                          VBoot::schema(), {Family::likelihood, Family::resampler},
+                          InducingUse::none,
+                          TargetUse{{TargetKind::classes}, false, TargetKind::any}),
        make_plugin<PerturbationResampler>(
            Family::resampler, "perturbation", "0.1.0",
            "perturbed targets N(y^, sigma^2) and prior means N(0, alpha^2 I) (002 eqs 6, 13)",

@@ -436,7 +436,7 @@ TEST_F(DatasetFile, DropRowsDropsOnlyRowsMissingAUsedColumn) {
 TEST_F(DatasetFile, StringLabelsMapToPlusMinusOneInByteOrder) {
   DataSpec spec;
   spec.target = "diagnosis";
-  spec.target_kind = TargetKind::two_classes;
+  spec.target_kind = TargetKind::binary;
   spec.train_file = write("l.csv", "x,diagnosis\n1,M\n2,B\n3,\"M\"\n");
   const Dataset d = load_dataset(spec);
   EXPECT_EQ(d.y_train, (Eigen::VectorXd(3) << 1, -1, 1).finished());
@@ -461,12 +461,72 @@ TEST_F(DatasetFile, StringLabelsMustBeTwoClasses) {
   expect_error(spec, spec.train_file, 0, "y", {"'b\\x1b]0;'"});
 }
 
+// Counts, successes out of trials and the size column (exposure or trials): each value checked
+// against the kind, naming the row and column; the size column is never an input; a test file
+// must hold it too.
+TEST_F(DatasetFile, CountsSuccessesAndSizesAreCheckedAgainstTheKind) {
+  DataSpec spec;
+  spec.target_reader = "likelihood 'poisson'";
+  spec.target_kind = TargetKind::count;
+  spec.train_file = write("c.csv", "x,days,y\n1,2,0\n2,1,3\n3,0.5,7\n");
+  spec.size_column = "days";
+  const Dataset d = load_dataset(spec);
+  EXPECT_EQ(d.input_names, std::vector<std::string>{"x"});
+  EXPECT_EQ(d.size_train, (Eigen::VectorXd(3) << 2, 1, 0.5).finished());
+  EXPECT_EQ(d.size_name, "days");
+  const Observations o = observations(d, DataPart::train, TargetKind::count, "test");
+  EXPECT_EQ(o[1].y, 3.0);
+  EXPECT_EQ(o[2].size, 0.5);
+  spec.train_file = write("neg.csv", "x,days,y\n1,2,0\n2,1,-1\n");
+  expect_error(spec, spec.train_file, 3, "y",
+               {"likelihood 'poisson' needs counts (non-negative integers), got -1"});
+  spec.train_file = write("frac.csv", "x,days,y\n1,2,0.5\n");
+  expect_error(spec, spec.train_file, 2, "y", {"needs counts", "got 0.5"});
+  spec.train_file = write("exposure.csv", "x,days,y\n1,0,1\n");
+  expect_error(spec, spec.train_file, 2, "days", {"needs a positive exposure, got 0"});
+  spec.train_file = write("input.csv", "x,days,y\n1,1,1\n");
+  spec.inputs = {"x", "days"};
+  expect_error(spec, spec.train_file, 1, "days", {"the exposure column cannot be an input"});
+  spec.inputs.clear();
+  // A separate test file without the size column.
+  spec.train_file = write("tr.csv", "x,days,y\n1,1,1\n2,1,0\n");
+  spec.test_file = write("te.csv", "x,y\n1,1\n");
+  expect_error(spec, spec.test_file, 1, "days", {"no such exposure column"});
+  spec.test_file = write("te2.csv", "y,days,x\n4,3,1\n");
+  const Dataset t = load_dataset(spec);
+  EXPECT_EQ(t.size_test, (Eigen::VectorXd(1) << 3).finished());
+  EXPECT_EQ(t.y_test(0), 4.0);
+  spec.test_file.clear();
+
+  spec.target_kind = TargetKind::successes;
+  spec.target_reader = "likelihood 'binomial'";
+  spec.size_column = "n";
+  spec.train_file = write("s.csv", "x,n,y\n1,5,5\n2,3,0\n");
+  EXPECT_EQ(load_dataset(spec).size_train, (Eigen::VectorXd(2) << 5, 3).finished());
+  spec.train_file = write("above.csv", "x,n,y\n1,5,5\n2,3,4\n");
+  expect_error(spec, spec.train_file, 3, "y",
+               {"needs successes between 0 and the trials, got 4 successes of 3 trials "
+                "(column 'n')"});
+  spec.train_file = write("trials.csv", "x,n,y\n1,2.5,1\n");
+  expect_error(spec, spec.train_file, 2, "n", {"needs positive whole numbers of trials, got 2.5"});
+  // No trials column: Bernoulli, at most one success.
+  spec.size_column.clear();
+  spec.train_file = write("b.csv", "x,y\n1,1\n2,2\n");
+  expect_error(spec, spec.train_file, 3, "y", {"got 2 successes of 1 trial"});
+  // Standardizing applies to real targets only.
+  spec.train_file = write("st.csv", "x,y\n1,1\n2,0\n");
+  spec.standardize_target = true;
+  expect_error(spec, spec.train_file, 0, "y",
+               {"standardize_target applies to real targets only; likelihood 'binomial' reads a "
+                "successes target"});
+}
+
 TEST_F(DatasetFile, TargetMustFitTheLikelihood) {
   DataSpec spec;
-  spec.target_kind = TargetKind::numeric;
+  spec.target_kind = TargetKind::real;
   spec.train_file = write("n.csv", "x,y\n1,2.5\n2,M\n");
   expect_error(spec, spec.train_file, 3, "y", {"needs a numeric target, got 'M'"});
-  spec.target_kind = TargetKind::two_classes;
+  spec.target_kind = TargetKind::binary;
   spec.train_file = write("c.csv", "x,y\n1,0\n2,1\n3,2\n");
   expect_error(spec, spec.train_file, 0, "y", {"exactly two classes", "found 3", "0, 1, 2"});
   spec.train_file = write("c2.csv", "x,y\n1,0\n2,1\n");
@@ -738,7 +798,7 @@ TEST_F(DatasetFile, ClassIndicesNeedAClassesTarget) {
 TEST_F(DatasetFile, TwoClassKindsKeepTheirMapping) {
   DataSpec spec;
   spec.train_file = write("l.csv", "x,y\n1,M\n2,B\n");
-  for (const TargetKind kind : {TargetKind::any, TargetKind::two_classes}) {
+  for (const TargetKind kind : {TargetKind::any, TargetKind::binary}) {
     spec.target_kind = kind;
     const Dataset d = load_dataset(spec);
     EXPECT_EQ(d.classes, 0);

@@ -16,10 +16,13 @@ struct InertKernel final : quench::Kernel {
     return Eigen::MatrixXd::Zero(a.rows(), b.rows());
   }
 };
+// A likelihood that declares its target kind and nothing else.
+template <quench::TargetKind kind>
 struct InertLikelihood final : quench::Likelihood {
-  double log_likelihood(double, double) const override { return 0; }
-  double d_log_likelihood(double, double) const override { return 0; }
-  double d2_log_likelihood(double, double) const override { return 0; }
+  std::optional<quench::TargetKind> target_kind() const override { return kind; }
+  double log_likelihood(const quench::Observation&, double) const override { return 0; }
+  double d_log_likelihood(const quench::Observation&, double) const override { return 0; }
+  double d2_log_likelihood(const quench::Observation&, double) const override { return 0; }
 };
 struct InertResampler final : quench::Resampler {
   void do_prepare(Eigen::Index) override {}
@@ -48,7 +51,7 @@ quench::PluginFactory factory_for(Family family) {
     case Family::kernel:
       return make<InertKernel>;
     case Family::likelihood:
-      return make<InertLikelihood>;
+      return make<InertLikelihood<quench::TargetKind::real>>;
     case Family::resampler:
       return make<InertResampler>;
     case Family::optimizer:
@@ -61,7 +64,8 @@ quench::PluginFactory factory_for(Family family) {
 
 quench::PluginInfo plugin(Family family, const char* name, ParamSchema schema,
                           std::vector<Family> needs = {},
-                          quench::InducingUse inducing = quench::InducingUse::none) {
+                          quench::InducingUse inducing = quench::InducingUse::none,
+                          quench::TargetUse targets = {}) {
   quench::PluginInfo info;
   info.family = family;
   info.name = name;
@@ -71,6 +75,15 @@ quench::PluginInfo plugin(Family family, const char* name, ParamSchema schema,
   info.factory = factory_for(family);
   info.needs = std::move(needs);
   info.inducing = inducing;
+  info.targets = std::move(targets);
+  return info;
+}
+
+// A likelihood fixture of target kind `kind`.
+template <quench::TargetKind kind>
+quench::PluginInfo likelihood(const char* name, ParamSchema schema) {
+  quench::PluginInfo info = plugin(Family::likelihood, name, std::move(schema));
+  info.factory = make<InertLikelihood<kind>>;
   return info;
 }
 
@@ -89,9 +102,10 @@ const quench::LibraryDescriptor* describe() {
                ParamSchema()
                    .real("l2", "squared length scale", 1.0, 0.0)
                    .real("nu", "smoothness", 1.5, 0.5, 5.0)),
-        plugin(Family::likelihood, "gaussian",
-               ParamSchema().real("noise", "noise variance", 0.01, 0.0)),
-        plugin(Family::likelihood, "probit", ParamSchema()),
+        likelihood<quench::TargetKind::real>(
+            "gaussian", ParamSchema().real("noise", "noise variance", 0.01, 0.0)),
+        likelihood<quench::TargetKind::binary>("probit", ParamSchema()),
+        likelihood<quench::TargetKind::classes>("multinomial_probit", ParamSchema()),
         plugin(Family::resampler, "poisson_bootstrap",
                ParamSchema().real("ratio", "resample size / data size", 1.0, 0.0, 10.0)),
         plugin(Family::resampler, "jackknife", ParamSchema()),
@@ -101,7 +115,16 @@ const quench::LibraryDescriptor* describe() {
                    .real("tolerance", "gradient tolerance", 1e-6, 0.0)),
         plugin(Family::engine, "exact_gp_regression",
                ParamSchema().real("jitter", "diagonal jitter", 1e-8, 0.0),
-               {Family::kernel, Family::likelihood}),
+               {Family::kernel, Family::likelihood}, quench::InducingUse::none,
+               {{quench::TargetKind::real}, false, std::nullopt}),
+        plugin(Family::engine, "ep", ParamSchema(), {Family::kernel, Family::likelihood},
+               quench::InducingUse::none,
+               {{quench::TargetKind::real, quench::TargetKind::binary}, false, std::nullopt}),
+        plugin(Family::engine, "one_vs_rest", ParamSchema(), {Family::kernel, Family::likelihood},
+               quench::InducingUse::none,
+               {{quench::TargetKind::binary}, false, quench::TargetKind::classes}),
+        plugin(Family::engine, "multiclass_ep", ParamSchema(), {Family::kernel, Family::likelihood},
+               quench::InducingUse::none, {{quench::TargetKind::classes}, false, std::nullopt}),
         plugin(Family::engine, "laplace",
                ParamSchema().boolean("verbose", "print iterations", false),
                {Family::kernel, Family::likelihood, Family::optimizer}),

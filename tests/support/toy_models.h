@@ -83,11 +83,14 @@ class ArdSquaredExponential final : public Kernel {
 class NoiseOnlyGaussian final : public Likelihood {
  public:
   explicit NoiseOnlyGaussian(double noise) : noise_(noise) {}
-  double log_likelihood(double y, double f) const override {
-    return -0.5 * (std::log(2 * M_PI * noise_) + (y - f) * (y - f) / noise_);
+  std::optional<TargetKind> target_kind() const override { return TargetKind::real; }
+  double log_likelihood(const Observation& y, double f) const override {
+    return -0.5 * (std::log(2 * M_PI * noise_) + (y.y - f) * (y.y - f) / noise_);
   }
-  double d_log_likelihood(double y, double f) const override { return (y - f) / noise_; }
-  double d2_log_likelihood(double, double) const override { return -1.0 / noise_; }
+  double d_log_likelihood(const Observation& y, double f) const override {
+    return (y.y - f) / noise_;
+  }
+  double d2_log_likelihood(const Observation&, double) const override { return -1.0 / noise_; }
   std::optional<double> gaussian_noise_variance() const override { return noise_; }
   std::vector<Hyperparameter> hyperparameters() const override {
     return {{"noise", Eigen::VectorXd::Constant(1, noise_), 1e-10, 1e6, true, false}};

@@ -13,6 +13,7 @@
 
 #include "quench/errors.h"
 #include "quench/export.h"
+#include "quench/target.h"
 
 namespace quench {
 
@@ -61,16 +62,6 @@ enum class SplitRule {
 /// Rows with a missing value in a used column: refused, or dropped (and counted).
 enum class MissingRule { error, drop_rows };
 
-/// What the target must hold, from the likelihood and the engines: anything numeric or two
-/// classes, numbers only (regression), exactly two classes (numbers -1/+1 or 0/1, or two
-/// strings), or C >= 2 classes (integers or strings), read as class indices 0..C-1.
-enum class TargetKind {
-  any,
-  numeric,
-  two_classes,
-  classes,  ///< C >= 2 classes: integers or strings
-};
-
 /// The most distinct labels a TargetKind::classes target may hold.
 inline constexpr Eigen::Index kMaxClasses = 1000;
 
@@ -88,7 +79,14 @@ struct DataSpec {
   bool standardize_target = false;
   bool center_target = false;  ///< subtract the training rows' mean only (not with standardize)
   MissingRule missing = MissingRule::error;
+  /// How the target is read (quench/target.h): from the likelihood, or an engine that reads it
+  /// itself.
   TargetKind target_kind = TargetKind::any;
+  /// Who asks for that reading, for messages (e.g. "likelihood 'poisson'").
+  std::string target_reader = "the likelihood";
+  /// A column of per-row sizes (Observation::size): the exposure of a count target, the trials
+  /// of a successes target; empty: none. Never an input.
+  std::string size_column;
   /// Tables already in memory (a host's arrays, e.g. Python), read instead of train_file and
   /// test_file; the file names then only name them in messages.
   std::shared_ptr<const CsvTable> train_table, test_table;
@@ -103,6 +101,11 @@ struct Dataset {
   Eigen::MatrixXd X_test;  ///< 0 rows when there is no test set
   Eigen::VectorXd y_test;
   std::vector<int> train_rows, test_rows;  ///< file row (1-based, header = 1) of each row
+  /// How the target was read (DataSpec::target_kind).
+  TargetKind target_kind = TargetKind::any;
+  /// The size column's name and values (DataSpec::size_column); empty when there is none.
+  std::string size_name;
+  Eigen::VectorXd size_train, size_test;
   /// Standardization applied (x - mean) / scale; mean 0 and scale 1 when none.
   Eigen::RowVectorXd input_mean, input_scale;
   double target_mean = 0.0, target_scale = 1.0;
@@ -131,6 +134,12 @@ QUENCH_API DataError target_error(const Dataset& data, DataPart part, Eigen::Ind
 /// {0, 1}); throws target_error naming the file, row and column, with "<engine> needs class
 /// labels -1/+1 or 0/1", otherwise.
 QUENCH_API Eigen::VectorXd class_labels(const Dataset& data, DataPart part, const char* engine);
+
+/// The training or test rows' observations as a likelihood of target kind `kind` reads them:
+/// the target (+-1 labels for a binary kind, by class_labels, naming `engine` in its errors) and
+/// the sizes of the size column (empty when there is none).
+QUENCH_API Observations observations(const Dataset& data, DataPart part, TargetKind kind,
+                                     const char* engine);
 
 /// The training or test targets of a classes target (TargetKind::classes) as class indices
 /// 0..classes-1; throws target_error naming the file, row and column, with "<engine> needs class

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "quench/abi_fingerprint.h"
 #include "quench/component.h"
 #include "quench/parameters.h"
+#include "quench/target.h"
 
 namespace quench {
 
@@ -43,13 +45,30 @@ namespace quench {
 ///     (ResampledModel::classes).
 /// 12: composite kernels (Kernel::diagonal_noise_derivative, quench/composite_kernel.h;
 ///     ComponentRecord's parts and columns).
-inline constexpr std::uint32_t kPluginApiVersion = 12;
+/// 13: any likelihood: Likelihood's per-site methods take an Observation, target_kind,
+///     size_column, log_concave, target_moments, target_cdf, predictive_moments,
+///     d_log_likelihood_hyperparameters; PluginInfo::targets.
+inline constexpr std::uint32_t kPluginApiVersion = 13;
 
 /// How an engine uses the pipeline's `inducing:` block (quench/low_rank_prior.h).
 enum class InducingUse {
   none,      ///< exact only: a pipeline with `inducing:` is refused for this engine
   optional,  ///< exact without the block, on the inducing-point prior with it
   required   ///< needs the block (a sparse-only engine)
+};
+
+/// What an engine fits (engines only; docs/design.md, "Any likelihood"). Empty: the engine
+/// constrains no target itself (it takes no likelihood, or it is a meta-engine whose inner
+/// engines are checked).
+struct TargetUse {
+  /// The target kinds of the likelihoods the engine serves.
+  std::vector<TargetKind> likelihood;
+  /// Only a likelihood with closed-form Gaussian algebra (Likelihood::gaussian_noise_variance).
+  bool closed_form_gaussian = false;
+  /// The kind of the data's target when the engine reads it itself rather than as its
+  /// likelihood does (one_vs_rest: classes, handed to binary engines; svm_limit: binary, no
+  /// likelihood; vboot: any, its own labels).
+  std::optional<TargetKind> data;
 };
 
 using PluginFactory = std::function<std::unique_ptr<Component>(const Params&)>;
@@ -65,6 +84,8 @@ struct PluginInfo {
   std::vector<Family> needs;
   /// Whether the engine runs on the inducing-point prior (engines only).
   InducingUse inducing = InducingUse::none;
+  /// The targets the engine fits (engines only).
+  TargetUse targets;
 };
 
 struct LibraryDescriptor {
@@ -86,7 +107,7 @@ using DescriptorFunction = const LibraryDescriptor*();
 template <class T>
 PluginInfo make_plugin(Family family, std::string name, std::string version, std::string doc,
                        ParamSchema schema, std::vector<Family> needs = {},
-                       InducingUse inducing = InducingUse::none) {
+                       InducingUse inducing = InducingUse::none, TargetUse targets = {}) {
   return {family,
           std::move(name),
           std::move(version),
@@ -94,7 +115,8 @@ PluginInfo make_plugin(Family family, std::string name, std::string version, std
           std::move(schema),
           [](const Params& p) -> std::unique_ptr<Component> { return std::make_unique<T>(p); },
           std::move(needs),
-          inducing};
+          inducing,
+          std::move(targets)};
 }
 
 /// A descriptor with this header's API version and size and the caller's ABI fingerprint.

@@ -10,11 +10,13 @@
 
 namespace quench {
 
-/// One site's log-likelihood l(f) = log p(y|f) as a function of f (y fixed), concave in f.
+/// One site's log-likelihood l(f) = log p(y|f) as a function of f (y fixed): concave in f for
+/// tilted_power_moments below, of any shape for the rules of quench/tilted_quadrature.h.
 class QUENCH_API TiltedPowerSite {
  public:
   virtual ~TiltedPowerSite();
-  /// l'(f) and l''(f) (l'' <= 0), for the Newton steps of the mode and the limits.
+  /// l'(f) and l''(f) (l'' <= 0 for tilted_power_moments), for the Newton steps of the modes and
+  /// the limits.
   struct Slope {
     double d1, d2;
   };

@@ -1,0 +1,132 @@
+// The default implementations of quench::Likelihood: tilted moments by quadrature (mode-centred
+// for log-concave sites, adaptive otherwise), predictions of y from the probability mass of a
+// discrete target, and the hyperparameter gradient of log Z as a tilted mean.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "quench/errors.h"
+#include "quench/gauss_hermite.h"
+#include "quench/likelihood.h"
+#include "quench/tilted_quadrature.h"
+
+namespace quench {
+
+namespace {
+
+// The most mass points a default count distribution is summed over.
+constexpr long kMaxCountTerms = 10'000'000;
+// Gauss-Hermite nodes of predictive_moments' default.
+constexpr int kPredictiveNodes = 32;
+
+// Calls visit(y, p(y | f)) for every point of a discrete kind's support with mass: binary -1, +1;
+// successes 0..size; counts 0, 1, ... until the mass summed reaches 1 - 1e-14 (NumericalError
+// when it does not within kMaxCountTerms). ConfigError for the real kind (no mass to sum) or
+// none declared.
+template <class Visit>
+void for_each_outcome(const Likelihood& lik, double f, double size, Visit&& visit) {
+  const auto kind = lik.target_kind();
+  const auto p = [&](double y) { return std::exp(lik.log_likelihood({y, size}, f)); };
+  if (kind == TargetKind::binary) {
+    visit(-1.0, p(-1.0));
+    visit(1.0, p(1.0));
+  } else if (kind == TargetKind::successes) {
+    for (double y = 0; y <= size; ++y) visit(y, p(y));
+  } else if (kind == TargetKind::count) {
+    double total = 0;
+    for (long k = 0; k < kMaxCountTerms; ++k) {
+      const double mass = p(static_cast<double>(k));
+      total += mass;
+      visit(static_cast<double>(k), mass);
+      if (total >= 1.0 - 1e-14) return;
+    }
+    throw NumericalError("likelihood", "the count distribution at f = " + std::to_string(f) +
+                                           " holds " + std::to_string(total) + " of its mass in " +
+                                           std::to_string(kMaxCountTerms) + " terms");
+  } else {
+    throw ConfigError({}, std::string("a likelihood of ") +
+                              (kind ? to_string(*kind) : "undeclared") +
+                              " targets must give target_moments and target_cdf (E, Var and the "
+                              "distribution function of y given f)");
+  }
+}
+
+// The moments of p(y|f)^k N(f; m, v) by quadrature: mode-centred for a log-concave
+// likelihood, adaptive otherwise.
+TiltedMoments integrated(const Likelihood& lik, const Observation& y, double m, double v, int k) {
+  const LikelihoodSite site(lik, y);
+  return lik.log_concave() ? tilted_power_moments(site, m, v, k)
+                           : tilted_moments_adaptive(site, m, v, k);
+}
+
+}  // namespace
+
+TiltedMoments Likelihood::tilted_moments(const Observation& y, double m, double v) const {
+  check_tilted_power_arguments(m, v, 1);
+  return integrated(*this, y, m, v, 1);
+}
+
+TiltedMoments Likelihood::tilted_moments_power(const Observation& y, double m, double v,
+                                               int k) const {
+  check_tilted_power_arguments(m, v, k);
+  if (k == 0) return {0.0, m, v};
+  if (k == 1) return tilted_moments(y, m, v);
+  return integrated(*this, y, m, v, k);
+}
+
+TargetMoments Likelihood::target_moments(double f, double size) const {
+  double mass = 0, first = 0, second = 0;
+  for_each_outcome(*this, f, size, [&](double y, double p) {
+    mass += p;
+    first += p * y;
+    second += p * y * y;
+  });
+  const double mean = first / mass;
+  return {mean, std::max(second / mass - mean * mean, 0.0)};
+}
+
+double Likelihood::target_cdf(const Observation& y, double f) const {
+  double below = 0, mass = 0;
+  for_each_outcome(*this, f, y.size, [&](double outcome, double p) {
+    mass += p;
+    if (outcome <= y.y) below += p;
+  });
+  return std::min(below / mass, 1.0);
+}
+
+TargetMoments Likelihood::predictive_moments(double m, double v, double size) const {
+  // Var[y] = E_f[Var(y | f)] + Var_f(E[y | f]) under f ~ N(m, v).
+  const GaussHermiteRule& rule = gauss_hermite(kPredictiveNodes);
+  const double s = std::sqrt(std::max(v, 0.0));
+  double mean = 0, second = 0;
+  for (std::size_t j = 0; j < rule.nodes.size(); ++j) {
+    const TargetMoments t = target_moments(m + s * rule.nodes[j], size);
+    mean += rule.weights[j] * t.mean;
+    second += rule.weights[j] * (t.variance + t.mean * t.mean);
+  }
+  return {mean, std::max(second - mean * mean, 0.0)};
+}
+
+Eigen::VectorXd Likelihood::d_log_likelihood_hyperparameters(const Observation& /*y*/,
+                                                             double /*f*/) const {
+  throw ConfigError({}, hyperparameters().empty()
+                            ? "this likelihood has no learnable hyperparameters"
+                            : "this likelihood gives neither d_log_likelihood_hyperparameters "
+                              "nor d_log_tilted_normalizer, so its hyperparameters cannot be "
+                              "learned");
+}
+
+Eigen::VectorXd Likelihood::d_log_tilted_normalizer(const Observation& y, double m,
+                                                    double v) const {
+  if (hyperparameters().empty())
+    throw ConfigError({}, "this likelihood has no learnable hyperparameters");
+  // d log Z / dtheta = E_T[d log p(y | f) / dtheta] under the tilted density.
+  const TiltedRule rule = tilted_rule(LikelihoodSite(*this, y), m, v, 1);
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(flat_size(hyperparameters()));
+  for (std::size_t j = 0; j < rule.nodes.size(); ++j)
+    g += rule.weights[j] * d_log_likelihood_hyperparameters(y, rule.nodes[j]);
+  return g;
+}
+
+}  // namespace quench
