@@ -95,9 +95,9 @@ static int main_body(int argc, char** argv) {
       for (Index b = 0; b < m; ++b)
         KA(a, b) = K(kept[static_cast<std::size_t>(a)], kept[static_cast<std::size_t>(b)]);
     }
-    const quench::gp_classification::EpOptions ep_options;
+    const quench::latent_gp::EpOptions ep_options;
     const double ep = quench::bench::best_of(
-        2, [&] { quench::gp_classification::solve_ep(KA, tA, kA, probit, ep_options); });
+        2, [&] { quench::latent_gp::solve_ep(KA, tA, kA, probit, ep_options); });
 
     quench::adatap::GeneralOptions o;
     o.threads = 1;

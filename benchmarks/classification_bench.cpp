@@ -67,7 +67,7 @@ Subset subset(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
 }
 
 int svm_loo_analysis(const std::string& path) {
-  using namespace quench::gp_classification;
+  using namespace quench::latent_gp;
   quench::DataSpec spec;
   spec.train_file = path;
   spec.split = quench::SplitRule::column;
@@ -151,25 +151,25 @@ static int main_body(int argc, char** argv) {
     time_cholesky(5);
     const quench::likelihoods::ProbitLikelihood lik(0.0, 0.0);
     double t_tap = 1e300;
-    quench::gp_classification::MeanFieldFit tap;
+    quench::latent_gp::MeanFieldFit tap;
     for (int r = 0; r < 2; ++r) {
       const auto t0 = Clock::now();
-      tap = quench::gp_classification::solve_mean_field(C, t, lik, {});
+      tap = quench::latent_gp::solve_mean_field(C, t, lik, {});
       t_tap = std::min(t_tap, since(t0));
     }
-    quench::gp_classification::MeanFieldFit ep = tap;
+    quench::latent_gp::MeanFieldFit ep = tap;
     double t_ep = 0.0;
     if (ep_too) {
       const auto t0 = Clock::now();
-      ep = quench::gp_classification::solve_ep(C, t, lik, {});
+      ep = quench::latent_gp::solve_ep(C, t, lik, {});
       t_ep = since(t0);
     }
     double t_paper = 0.0;
     if (paper) {
-      quench::gp_classification::MeanFieldOptions o;
-      o.solver = quench::gp_classification::MeanFieldSolver::paper;
+      quench::latent_gp::MeanFieldOptions o;
+      o.solver = quench::latent_gp::MeanFieldSolver::paper;
       const auto t0 = Clock::now();
-      const auto p = quench::gp_classification::solve_mean_field(C, t, lik, o);
+      const auto p = quench::latent_gp::solve_mean_field(C, t, lik, o);
       t_paper = since(t0);
       if (p.status.code != quench::RunStatus::ok) t_paper = -t_paper;
     }
@@ -179,9 +179,8 @@ static int main_body(int argc, char** argv) {
                   ep.status.message.c_str());
     // Predictive probabilities at the training inputs, Phi(<h_i> / sqrt(Sigma_ii)) (eq 12 with
     // lambda(x_i) = Sigma_ii): TAP against EP.
-    auto probabilities = [&](const quench::gp_classification::MeanFieldFit& f) {
-      const Eigen::VectorXd s =
-          quench::gp_classification::posterior_covariance(C, f.tau).sigma.diagonal();
+    auto probabilities = [&](const quench::latent_gp::MeanFieldFit& f) {
+      const Eigen::VectorXd s = quench::posterior_covariance(C, f.tau).sigma.diagonal();
       Eigen::VectorXd p(n);
       for (int i = 0; i < n; ++i)
         p(i) = std::exp(lik.tilted_moments({1.0}, f.mean_field(i), s(i)).log_z);

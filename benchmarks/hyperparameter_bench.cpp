@@ -83,8 +83,8 @@ static int main_body(int argc, char** argv) {
     cls.y_train = d.label;
     problem.data = &cls;
     const quench::likelihoods::ProbitLikelihood step(0.0, 0.0);
-    const quench::gp_classification::TapEngine tap(
-        quench::Params(quench::gp_classification::TapEngine::schema(), {}));
+    const quench::latent_gp::TapEngine tap(
+        quench::Params(quench::latent_gp::TapEngine::schema(), {}));
     double t_cold = 1e300, t_warm = 1e300;
     int warm_iterations = 0;
     for (int r = 0; r < 3; ++r) {

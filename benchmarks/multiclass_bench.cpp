@@ -65,7 +65,7 @@ int main_body(int argc, char** argv) {
   std::shared_ptr<quench::Kernel> kernel = quench::kernels::make_gaussian(quench::Params(
       quench::kernels::gaussian_schema(), {{"width", width}, {"amplitude", amplitude}}));
   kernel->prepare(d.X_train);
-  namespace gpc = quench::gp_classification;
+  namespace gpc = quench::multiclass;
   auto lik_ptr = std::make_shared<quench::likelihoods::MultinomialProbitLikelihood>(
       quench::Params(quench::likelihoods::MultinomialProbitLikelihood::schema(), {}));
   const quench::likelihoods::MultinomialProbitLikelihood& lik = *lik_ptr;
@@ -74,7 +74,7 @@ int main_body(int argc, char** argv) {
   const double chol = quench::bench::best_of(3, [&] { quench::Cholesky c(K); });
 
   // The prior: exact, or on M inducing inputs.
-  std::optional<gpc::SparseSitePrior> sparse;
+  std::optional<quench::InducingSitePrior> sparse;
   if (inducing > 0) {
     quench::InducingSpec spec_m;
     spec_m.count = inducing;
@@ -99,8 +99,8 @@ int main_body(int argc, char** argv) {
   const int sweeps = fit.status.iterations;
   Eigen::MatrixXd pi, h;
   gpc::site_forms(y, fit.sites, pi, h);
-  const double algebra = quench::bench::best_of(
-      1, [&] { prior.posterior(pi, h, quench::gp_classification::Precision::full); });
+  const double algebra =
+      quench::bench::best_of(1, [&] { prior.posterior(pi, h, quench::Precision::full); });
   const double sites = quench::bench::best_of(1, [&] {
     for (Eigen::Index i = 0; i < n; ++i) {
       quench::ClassSite s = fit.sites[std::size_t(i)];
@@ -134,8 +134,8 @@ int main_body(int argc, char** argv) {
       model = gpc::InducingMulticlassModel::from_fit(kernel, lik_ptr, *sparse, fit);
     else
       model = gpc::MulticlassModel::from_fit(kernel, lik_ptr, d.X_train, y, fit);
-    const Eigen::MatrixXd p = gpc::class_probabilities(model->predict(d.X_test), classes);
-    const Eigen::VectorXi guess = gpc::row_argmax(p);
+    const Eigen::MatrixXd p = quench::class_probabilities(model->predict(d.X_test), classes);
+    const Eigen::VectorXi guess = quench::row_argmax(p);
     const Eigen::VectorXi truth = quench::class_indices(d, quench::DataPart::test, "bench");
     std::printf("test error %.4f on %ld test rows\n",
                 static_cast<double>((guess.array() != truth.array()).count()) /

@@ -82,8 +82,8 @@ int main_body(int argc, char** argv) {
       quench::Params(quench::kernels::gaussian_schema(), {{"width", 1.0}}));
   kernel->prepare(data.X_train);
   auto probit = std::make_shared<quench::likelihoods::ProbitLikelihood>(0.0, 0.0);
-  const quench::gp_classification::EpEngine ep(
-      quench::Params(quench::gp_classification::EpEngine::schema(), {{"tol", tol}}));
+  const quench::latent_gp::EpEngine ep(
+      quench::Params(quench::latent_gp::EpEngine::schema(), {{"tol", tol}}));
 
   quench::InducingSpec spec;
   spec.count = m;

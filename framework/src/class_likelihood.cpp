@@ -1,5 +1,8 @@
 #include "quench/class_likelihood.h"
 
+#include "quench/errors.h"
+#include "quench/likelihood.h"
+
 namespace quench {
 
 ClassLikelihood::~ClassLikelihood() = default;
@@ -15,6 +18,16 @@ ClassSiteForm class_site_form(Eigen::Index y, const ClassSite& site) {
   form.h = site.tau * shift - site.nu;
   form.h(y) = shift;
   return form;
+}
+
+const ClassLikelihood& require_class_likelihood(const Likelihood* likelihood,
+                                                const std::string& who) {
+  const ClassLikelihood* classes = likelihood ? likelihood->classes() : nullptr;
+  if (!classes)
+    throw ConfigError({}, who +
+                              " needs a multi-class likelihood (a likelihood of one of C classes, "
+                              "Likelihood::classes)");
+  return *classes;
 }
 
 }  // namespace quench

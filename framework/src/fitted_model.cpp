@@ -192,6 +192,7 @@ FittedModel load_model(const std::string& path, const ComponentSource& source) {
   };
   ModelParts parts;
   parts.X_train = &X_train;
+  parts.make_engine = source.engines();
   for (const ComponentRecord& r : card.components) {
     std::shared_ptr<Component> c = build(r);
     try {

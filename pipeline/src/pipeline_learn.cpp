@@ -12,6 +12,7 @@
 #include "quench/hyperparameter_learning.h"
 #include "quench/inference_engine.h"
 #include "quench/registry.h"
+#include "quench/registry_models.h"
 
 namespace quench {
 namespace {
@@ -160,6 +161,7 @@ LearningReport learn_for_pipeline(const PipelineSpec& spec, const ResolvedPipeli
   problem.likelihood = c.likelihood;
   problem.seed = spec.seed;
   problem.context.threads = threads;
+  problem.context.make_engine = registry_engines(registry);
   problem.inducing = choose_inducing(spec, *c.kernel, data);
   const auto engine =
       registry.create_as<InferenceEngine>(Family::engine, how.engine.entry->info->name,

@@ -493,7 +493,14 @@ class Resolver {
         const std::optional<TargetKind> reads = use.data           ? use.data
                                                 : reads_likelihood ? kind
                                                                    : std::nullopt;
-        if (!reads || (own_data && !param.empty())) continue;
+        if (own_data && !param.empty()) {
+          // It is handed the likelihood's problems by the engine that names it.
+          if (use.data && kind && *use.data != *kind)
+            error(where, which + " reads the target as " + to_string(*use.data) + ", but engine '" +
+                             name + "' hands it " + to_string(*kind) + " problems");
+          continue;
+        }
+        if (!reads) continue;
         const std::string who = use.data ? which : likelihood_name;
         if (!reading) {
           reading.emplace(*reads, who);
@@ -551,7 +558,7 @@ class Resolver {
       try {
         const auto engine = registry_.create_as<InferenceEngine>(
             Family::engine, entry->info->name, Params(entry->info->schema, fixed));
-        return engine->hyperparameter_objectives();
+        return engine->hyperparameter_objectives(registry_engines(registry_));
       } catch (const std::exception&) {
         return std::vector<std::string>{};  // reported where the engine is resolved
       }

@@ -15,6 +15,7 @@
 #include "quench/parallel.h"
 #include "quench/pipeline.h"
 #include "quench/registry.h"
+#include "quench/registry_models.h"
 #include "quench/units.h"
 #include "results_codec.h"
 
@@ -240,12 +241,7 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
     problem.seed = spec.seed;
     problem.context.threads = options.threads;
     problem.context.executor = options.executor;
-    problem.context.make_engine = [&registry](const std::string& name) {
-      const PluginEntry* entry = registry.find(Family::engine, name);
-      if (!entry) throw ConfigError({}, "unknown engine plugin '" + name + "'");
-      return registry.create_as<InferenceEngine>(Family::engine, name,
-                                                 Params(entry->info->schema, {}));
-    };
+    problem.context.make_engine = registry_engines(registry);
     try {
       for (std::size_t c = 0; c < component_owners.size(); ++c) {
         const auto& plugin = *component_owners[c];

@@ -56,8 +56,7 @@ struct Fixture {
     problem.seed = 11;
     problem.context.threads = 2;
     problem.context.make_engine = [](const std::string&) {
-      return std::make_shared<gp_classification::EpEngine>(
-          Params(gp_classification::EpEngine::schema(), {}));
+      return std::make_shared<latent_gp::EpEngine>(Params(latent_gp::EpEngine::schema(), {}));
     };
   }
 };
@@ -282,8 +281,8 @@ TEST(AdatapSvm, AgreesWithTheMonteCarloBootstrapOfTheAdatronOnSonar) {
   Problem mc_problem = problem;
   mc_problem.make_model = false;
   mc_problem.context.make_engine = [](const std::string&) {
-    return std::make_shared<gp_classification::SvmLimitEngine>(
-        Params(gp_classification::SvmLimitEngine::schema(), {}));
+    return std::make_shared<latent_gp::SvmLimitEngine>(
+        Params(latent_gp::SvmLimitEngine::schema(), {}));
   };
   const Results mc = mc_bootstrap::McBootstrap(Params(mc_bootstrap::McBootstrap::schema(),
                                                       {{"samples", std::int64_t{1500}},

@@ -17,7 +17,7 @@ class ExactGpRegression final : public InferenceEngine {
   Results run(const Problem& problem) const override;
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
   /// "evidence" (log marginal likelihood) and "loo" (regression_objectives.h).
-  std::vector<std::string> hyperparameter_objectives() const override {
+  std::vector<std::string> hyperparameter_objectives(const EngineFactory&) const override {
     return {"evidence", "loo"};
   }
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(

@@ -12,13 +12,13 @@ const LibraryDescriptor* describe() {
                         Family::engine, "exact_gp_regression", "0.1.0",
                         "exact GP regression: posterior mean/variance, log marginal likelihood",
                         ExactGpRegression::schema(), {Family::kernel, Family::likelihood},
-                        InducingUse::none, TargetUse{{TargetKind::real}, true}),
+                        InducingUse::none, TargetUse::fitting({TargetKind::real}, true)),
                     make_plugin<SparseGpRegression>(
                         Family::engine, "sparse_gp_regression", "0.1.0",
                         "inducing-point GP regression (FITC, VFE, SoR): posterior mean/variance, "
                         "log evidence or its VFE bound, O(N M^2)",
                         SparseGpRegression::schema(), {Family::kernel, Family::likelihood},
-                        InducingUse::required, TargetUse{{TargetKind::real}, true})});
+                        InducingUse::required, TargetUse::fitting({TargetKind::real}, true))});
   return &descriptor;
 }
 

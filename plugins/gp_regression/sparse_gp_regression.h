@@ -18,7 +18,9 @@ class SparseGpRegression final : public InferenceEngine {
   Results run(const Problem& problem) const override;
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
   /// "evidence": the log evidence (FITC, SoR) or its variational bound (VFE).
-  std::vector<std::string> hyperparameter_objectives() const override { return {"evidence"}; }
+  std::vector<std::string> hyperparameter_objectives(const EngineFactory&) const override {
+    return {"evidence"};
+  }
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const override;
   /// The "sparse_gp_regression" model (sparse_gp_regression_model.h).

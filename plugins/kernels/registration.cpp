@@ -7,13 +7,14 @@ namespace {
 
 PluginInfo kernel(const char* name, const char* doc, ParamSchema schema,
                   std::unique_ptr<Kernel> (*make)(const Params&)) {
-  return {Family::kernel,
-          name,
-          "0.1.0",
-          doc,
-          std::move(schema),
-          [make](const Params& p) -> std::unique_ptr<Component> { return make(p); },
-          {}};
+  PluginInfo info;
+  info.family = Family::kernel;
+  info.name = name;
+  info.version = "0.1.0";
+  info.doc = doc;
+  info.schema = std::move(schema);
+  info.factory = [make](const Params& p) -> std::unique_ptr<Component> { return make(p); };
+  return info;
 }
 
 }  // namespace

@@ -15,14 +15,15 @@
 #include "bootstrap_resamplers.h"
 #include "ep.h"
 #include "exact_gp_regression.h"
-#include "exact_loo.h"
 #include "mc_bootstrap.h"
 #include "mc_bootstrap_model.h"
+#include "multiclass_ep.h"
 #include "multinomial_probit_likelihood.h"
 #include "probit_likelihood.h"
 #include "quench/losses.h"
 #include "quench/normal.h"
 #include "quench/rng.h"
+#include "test_engines.h"
 
 namespace quench::mc_bootstrap {
 namespace {
@@ -267,8 +268,11 @@ struct ClassFixture {
     r->prepare(n);
     problem.resampler = r;
     problem.seed = 9;
-    problem.context.make_engine = [](const std::string& name) {
-      return gp_classification::make_classifier(name);
+    problem.context.make_engine = [](const std::string& name) -> std::shared_ptr<InferenceEngine> {
+      if (name == "multiclass_ep")
+        return std::make_shared<multiclass::MulticlassEpEngine>(
+            Params(multiclass::MulticlassEpEngine::schema(), {}));
+      return latent_gp::make_classifier(name);
     };
   }
 };
@@ -395,8 +399,8 @@ TEST(McBootstrapClassification, TestProbabilitiesAreTheRetrainsPredictiveProbabi
       t(b) = f.data.y_train(kept[b]);
       k(b) = static_cast<int>(w(kept[b]));
     }
-    const gp_classification::MeanFieldFit fit =
-        gp_classification::solve_ep(C, t, k, *f.problem.likelihood, gp_classification::EpOptions{});
+    const latent_gp::MeanFieldFit fit =
+        latent_gp::solve_ep(C, t, k, *f.problem.likelihood, latent_gp::EpOptions{});
     ASSERT_EQ(fit.status.code, RunStatus::ok);
     for (Eigen::Index x = 0; x < m; ++x) {
       Eigen::MatrixXd joint(a + 1, a + 1);  // prior covariance of (f_A, f(x))

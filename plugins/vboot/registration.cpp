@@ -14,7 +14,7 @@ const LibraryDescriptor* describe() {
                           "or MLP particles, softmax average (002)",
                           VBoot::schema(), {Family::likelihood, Family::resampler},
                           InducingUse::none,
-                          TargetUse{{TargetKind::classes}, false, TargetKind::any}),
+                          TargetUse::reading(TargetKind::any, {TargetKind::classes})),
        make_plugin<PerturbationResampler>(
            Family::resampler, "perturbation", "0.1.0",
            "perturbed targets N(y^, sigma^2) and prior means N(0, alpha^2 I) (002 eqs 6, 13)",

@@ -23,6 +23,17 @@ std::shared_ptr<Component> RegistryComponentSource::create(
   return registry_.create(family, plugin, Params(entry->info->schema, std::move(values)));
 }
 
+EngineFactory RegistryComponentSource::engines() const { return registry_engines(registry_); }
+
+EngineFactory registry_engines(const Registry& registry) {
+  return [&registry](const std::string& name) {
+    const PluginEntry* entry = registry.find(Family::engine, name);
+    if (!entry) throw ConfigError({}, "unknown engine plugin '" + name + "'");
+    return registry.create_as<InferenceEngine>(Family::engine, name,
+                                               Params(entry->info->schema, {}));
+  };
+}
+
 FittedModel load_model(const std::string& path, const Registry& registry) {
   return load_model(path, RegistryComponentSource(registry));
 }

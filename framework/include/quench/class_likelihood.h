@@ -14,6 +14,8 @@
 // form of Pi is what lets a C-class posterior be formed from C + 1 factorizations of order N.
 #pragma once
 
+#include <string>
+
 #include <Eigen/Core>
 
 #include "quench/export.h"
@@ -57,5 +59,12 @@ class QUENCH_API ClassLikelihood {
   /// from zero sites, to convergence, normalized).
   virtual Eigen::VectorXd predictive(const Eigen::VectorXd& m, const Eigen::MatrixXd& V) const = 0;
 };
+
+class Likelihood;
+
+/// The likelihood's multi-class capability (Likelihood::classes()); ConfigError naming `who`
+/// when it has none.
+QUENCH_API const ClassLikelihood& require_class_likelihood(const Likelihood* likelihood,
+                                                           const std::string& who);
 
 }  // namespace quench

@@ -14,6 +14,7 @@
 
 #include "quench/component.h"
 #include "quench/export.h"
+#include "quench/inference_engine.h"
 #include "quench/model.h"
 #include "quench/model_archive.h"
 #include "quench/parameters.h"
@@ -85,6 +86,9 @@ class QUENCH_API ComponentSource {
   virtual std::shared_ptr<Component> create(
       Family family, const std::string& plugin, const std::string& version,
       const std::map<std::string, ParamValue>& params) const = 0;
+  /// The engines as loaded now, by name with default parameters (an inner engine that a saved
+  /// model's engine names reads its part of the model); empty (the default): none.
+  virtual EngineFactory engines() const { return {}; }
 };
 
 /// Loads a model saved by FittedModel::save: checks the file (load_archive), rebuilds the

@@ -26,6 +26,11 @@ namespace quench {
 
 class InferenceEngine;
 
+/// Creates an engine by plugin name with default parameters (through the host's registry);
+/// throws ConfigError for an unknown name. How an engine that wraps engines (exact_loo,
+/// one_vs_rest, mc_bootstrap) reaches its inner engine.
+using EngineFactory = std::function<std::shared_ptr<InferenceEngine>(const std::string& plugin)>;
+
 /// Services of the host during a run.
 struct RunContext {
   /// Worker threads for independent work (draws, folds); 0 = all cores. Results must not
@@ -35,7 +40,7 @@ struct RunContext {
   std::function<void(double fraction)> progress;
   /// Creates another engine by plugin name with default parameters (for engines that wrap
   /// an inner engine, e.g. mc_bootstrap). Throws ConfigError for an unknown name.
-  std::function<std::shared_ptr<InferenceEngine>(const std::string& plugin)> make_engine;
+  EngineFactory make_engine;
   /// Where independent units run (quench/units.h map_units); null: threads in this process.
   std::shared_ptr<const UnitExecutor> executor;
 
@@ -71,6 +76,8 @@ struct ModelParts {
   std::shared_ptr<const Likelihood> likelihood;
   std::shared_ptr<const Resampler> resampler;
   const Eigen::MatrixXd* X_train = nullptr;
+  /// The engines of the loader's registry (for an engine whose model is an inner engine's).
+  EngineFactory make_engine = {};
 };
 
 /// A model prepared once for repeated retraining on reweighted training data (bootstrap
@@ -124,8 +131,12 @@ class QUENCH_API InferenceEngine : public Component {
   virtual std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const;
 
   /// Names of the hyperparameter objectives the engine offers ("evidence", "loo"); empty
-  /// (the default) when it offers none.
-  virtual std::vector<std::string> hyperparameter_objectives() const { return {}; }
+  /// (the default) when it offers none. `engines` creates the engines a wrapping engine names
+  /// (one_vs_rest offers its inner engine's).
+  virtual std::vector<std::string> hyperparameter_objectives(
+      const EngineFactory& /*engines*/) const {
+    return {};
+  }
   /// The objective `name` (one of hyperparameter_objectives()) on the problem's training data;
   /// the kernel and likelihood it is evaluated with are passed to evaluate(). Throws
   /// ConfigError for a name the engine does not offer.

@@ -69,6 +69,23 @@ struct TargetUse {
   /// likelihood does (one_vs_rest: classes, handed to binary engines; svm_limit: binary, no
   /// likelihood; vboot: any, its own labels).
   std::optional<TargetKind> data;
+
+  /// An engine fitting likelihoods of `kinds` (only the closed-form Gaussian with
+  /// `closed_form_gaussian`).
+  static TargetUse fitting(std::vector<TargetKind> kinds, bool closed_form_gaussian = false) {
+    TargetUse use;
+    use.likelihood = std::move(kinds);
+    use.closed_form_gaussian = closed_form_gaussian;
+    return use;
+  }
+  /// An engine reading the data's target as `data` itself, fitting likelihoods of `kinds` (none:
+  /// it takes no likelihood).
+  static TargetUse reading(TargetKind data, std::vector<TargetKind> kinds = {}) {
+    TargetUse use;
+    use.likelihood = std::move(kinds);
+    use.data = data;
+    return use;
+  }
 };
 
 using PluginFactory = std::function<std::unique_ptr<Component>(const Params&)>;

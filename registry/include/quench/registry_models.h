@@ -6,6 +6,7 @@
 
 #include "quench/export.h"
 #include "quench/fitted_model.h"
+#include "quench/inference_engine.h"
 #include "quench/registry.h"
 
 namespace quench {
@@ -18,10 +19,16 @@ class QUENCH_API RegistryComponentSource final : public ComponentSource {
   std::shared_ptr<Component> create(Family family, const std::string& plugin,
                                     const std::string& version,
                                     const std::map<std::string, ParamValue>& params) const override;
+  EngineFactory engines() const override;
 
  private:
   const Registry& registry_;
 };
+
+/// The registry's engines by plugin name, with default parameters (ConfigError for an unknown
+/// name): RunContext::make_engine, ModelParts::make_engine, the objectives a wrapping engine
+/// offers. Refers to `registry`.
+QUENCH_API EngineFactory registry_engines(const Registry& registry);
 
 /// load_model(path, RegistryComponentSource(registry)).
 QUENCH_API FittedModel load_model(const std::string& path, const Registry& registry);

@@ -1,0 +1,87 @@
+#include "class_posterior.h"
+
+#include <cmath>
+
+#include "quench/cholesky.h"
+
+namespace quench::multiclass {
+
+ClassPosterior class_posterior(const Eigen::MatrixXd& K, const Eigen::MatrixXd& pi,
+                               const Eigen::MatrixXd& h, Precision precision) {
+  const Eigen::Index n = K.rows(), classes = pi.cols();
+  ClassPosterior post;
+  ClassCoupling coupling;
+  std::vector<Eigen::MatrixXd> a(static_cast<std::size_t>(classes));
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
+  for (Eigen::Index c = 0; c < classes; ++c) {
+    // A_c with B_c^{-1} read off its entries: B^{-1}_ii = b_i, and off the diagonal
+    // A_ij = -B^{-1}_ij / (s_i s_j), so E_c = S B^{-1} S is -D A D there and D_i b_i on the
+    // diagonal (no cancellation for strongly constrained sites).
+    PosteriorCovariance p = posterior_covariance(K, pi.col(c), precision);
+    post.log_det += p.log_det_b;
+    const Eigen::VectorXd d = pi.col(c);
+    Eigen::MatrixXd e = -(d.asDiagonal() * p.sigma * d.asDiagonal());
+    e.diagonal() = d.cwiseProduct(p.b);
+    M += e;
+    coupling.e.push_back(std::move(e));
+    a[static_cast<std::size_t>(c)] = std::move(p.sigma);
+  }
+  const Cholesky chol_m(M, JitterPolicy{0.0, 10.0, 0}, "M = sum_c E_c (multi-class coupling)");
+  post.log_det += chol_m.log_determinant() - pi.rowwise().sum().array().log().sum();
+  const Eigen::MatrixXd& L = chol_m.lower();
+
+  // mu_c = A_c h_c + A_c D_c M^{-1} r,  r = sum_c D_c A_c h_c.
+  Eigen::MatrixXd ah(n, classes);
+  for (Eigen::Index c = 0; c < classes; ++c)
+    ah.col(c).noalias() = a[static_cast<std::size_t>(c)] * h.col(c);
+  const Eigen::VectorXd w = chol_m.solve(Eigen::VectorXd(pi.cwiseProduct(ah).rowwise().sum()));
+  post.mean.resize(n, classes);
+  for (Eigen::Index c = 0; c < classes; ++c)
+    post.mean.col(c) = ah.col(c) + a[static_cast<std::size_t>(c)] * pi.col(c).cwiseProduct(w);
+
+  // Sigma_i from diag A_c and the columns of G_c = L^{-1} D_c A_c (A_c overwritten by G_c).
+  post.marginals = Eigen::MatrixXd::Zero(classes, classes * n);
+  const Eigen::MatrixXf L_single =
+      precision == Precision::single ? Eigen::MatrixXf(L.cast<float>()) : Eigen::MatrixXf();
+  for (Eigen::Index c = 0; c < classes; ++c) {
+    Eigen::MatrixXd& g = a[static_cast<std::size_t>(c)];
+    for (Eigen::Index i = 0; i < n; ++i) post.marginals(c, i * classes + c) = g(i, i);
+    g = pi.col(c).asDiagonal() * g;
+    if (precision == Precision::single) {
+      Eigen::MatrixXf gs = g.cast<float>();
+      L_single.triangularView<Eigen::Lower>().solveInPlace(gs);
+      g = gs.cast<double>();
+    } else {
+      L.triangularView<Eigen::Lower>().solveInPlace(g);
+    }
+  }
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index c = 0; c < classes; ++c)
+      for (Eigen::Index k = 0; k <= c; ++k) {
+        const double v =
+            a[static_cast<std::size_t>(c)].col(i).dot(a[static_cast<std::size_t>(k)].col(i));
+        post.marginals(c, i * classes + k) += v;
+        if (k != c) post.marginals(k, i * classes + c) += v;
+      }
+  coupling.m_lower = L;
+  post.coupling = std::move(coupling);
+  return post;
+}
+
+ClassPosterior DenseClassPrior::posterior(const Eigen::MatrixXd& pi, const Eigen::MatrixXd& h,
+                                          Precision precision) const {
+  return class_posterior(K_, pi, h, precision);
+}
+
+Eigen::MatrixXd coupling_trace_part(const ClassCoupling& coupling) {
+  const Eigen::Index n = coupling.m_lower.rows();
+  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(n, n);
+  for (const Eigen::MatrixXd& e : coupling.e) {
+    Eigen::MatrixXd z = e;
+    coupling.m_lower.triangularView<Eigen::Lower>().solveInPlace(z);
+    sum.selfadjointView<Eigen::Lower>().rankUpdate(z.transpose());
+  }
+  return sum.selfadjointView<Eigen::Lower>();
+}
+
+}  // namespace quench::multiclass

@@ -1,0 +1,284 @@
+// The multiclass_ep engine: nested EP (multiclass_ep.h) on the pipeline's data, its built-in
+// leave-one-out, log Z_EP with its gradient for `learn:`, and its model.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "inducing_class_posterior.h"
+#include "inducing_multiclass_model.h"
+#include "multiclass_ep.h"
+#include "multiclass_model.h"
+#include "quench/errors.h"
+
+namespace quench::multiclass {
+
+namespace {
+
+// log Z_EP and its gradient on the exact prior or, with inducing inputs, on the inducing-point
+// prior (inducing_class_posterior.h; the inputs stay where the run chose them), each evaluation
+// warm-started from the sites of the best value so far (cold again when that fails): a
+// line-search step that overshoots does not become the next start.
+class MulticlassEvidence final : public HyperparameterObjective {
+ public:
+  MulticlassEvidence(const Problem& problem, MulticlassEpOptions options)
+      : X_(problem.data->X_train),
+        y_(class_indices(*problem.data, DataPart::train, "multiclass_ep")),
+        classes_(problem.data->classes),
+        inducing_(problem.inducing),
+        options_(std::move(options)) {
+    require_class_likelihood(problem.likelihood.get(), "multiclass_ep");
+    options_.progress = nullptr;
+  }
+  std::string quantity() const override { return "log_evidence"; }
+  ObjectiveValue evaluate(const Kernel& kernel, const Likelihood& likelihood) override {
+    const ClassLikelihood* lik = likelihood.classes();
+    if (!lik) throw ConfigError({}, "multiclass_ep: the likelihood is not multi-class");
+    if (!likelihood.hyperparameters().empty())
+      throw ConfigError({},
+                        "multiclass_ep: learning the likelihood's hyperparameters is not "
+                        "supported");
+    ObjectiveValue out;
+    try {
+      if (inducing_) {
+        const InducingSitePrior sites(kernel, X_, *inducing_);
+        const MulticlassFit* fit = solve(InducingClassPrior(sites), *lik, out);
+        if (fit) {
+          Eigen::MatrixXd pi, h;
+          site_forms(y_, fit->sites, pi, h);
+          out.gradient = inducing_class_evidence_gradient(
+              kernel, X_, sites, pi, multiclass_mean_weights(y_, *fit), fit->posterior);
+        }
+      } else {
+        const Eigen::MatrixXd K = kernel.gram(X_);
+        const MulticlassFit* fit = solve(DenseClassPrior(K), *lik, out);
+        if (fit)
+          out.gradient =
+              kernel.gram_derivative_contractions(X_, multiclass_evidence_weights(y_, *fit));
+      }
+    } catch (const NumericalError& e) {
+      out.status = {RunStatus::failed, e.what(), 0};
+      return out;
+    }
+    if (out.status.code != RunStatus::ok) return out;
+    if (!std::isfinite(out.value) || !out.gradient.allFinite()) {
+      out.status = {RunStatus::failed, "log Z_EP or its gradient is not finite", 0};
+      return out;
+    }
+    if (!best_ || out.value > best_value_) {
+      best_value_ = out.value;
+      best_ = std::move(last_);
+    }
+    return out;
+  }
+
+ private:
+  // The fit on `prior` (warm, then cold when the warm start fails) into last_, its status and
+  // log Z into `out`; the fit when it converged, nullptr otherwise.
+  const MulticlassFit* solve(const ClassPrior& prior, const ClassLikelihood& lik,
+                             ObjectiveValue& out) {
+    last_ = solve_multiclass_ep(prior, y_, classes_, lik, options_, best_ ? &*best_ : nullptr);
+    if (last_.status.code != RunStatus::ok && best_)
+      last_ = solve_multiclass_ep(prior, y_, classes_, lik, options_);
+    out.status = last_.status;
+    if (last_.status.code != RunStatus::ok) return nullptr;
+    out.value = multiclass_log_evidence(y_, last_);
+    return &last_;
+  }
+
+  Eigen::MatrixXd X_;
+  Eigen::VectorXi y_;
+  Eigen::Index classes_;
+  std::shared_ptr<const InducingInputs> inducing_;
+  MulticlassEpOptions options_;
+  MulticlassFit last_;
+  std::optional<MulticlassFit> best_;
+  double best_value_ = 0.0;
+};
+
+// Retrains of multiclass_ep on counted data (MulticlassEpEngine::prepare_resampling).
+class ResampledMulticlass final : public ResampledModel {
+ public:
+  ResampledMulticlass(const Problem& problem, MulticlassEpOptions options)
+      : kernel_(problem.kernel),
+        likelihood_(problem.likelihood),
+        lik_(require_class_likelihood(problem.likelihood.get(), "multiclass_ep")),
+        X_(problem.data->X_train),
+        inputs_(problem.data->X_train.rows() + problem.data->X_test.rows(),
+                problem.data->X_train.cols()),
+        y_(class_indices(*problem.data, DataPart::train, "multiclass_ep")),
+        classes_(problem.data->classes),
+        options_(std::move(options)) {
+    inputs_ << problem.data->X_train, problem.data->X_test;
+    options_.progress = nullptr;
+  }
+  Eigen::Index classes() const override { return classes_; }
+  Eigen::VectorXd predict(const Eigen::VectorXd& weights, Eigen::VectorXd*) const override {
+    std::vector<Eigen::Index> rows;
+    for (Eigen::Index i = 0; i < weights.size(); ++i) {
+      const double k = weights(i);
+      if (!(k >= 0.0) || k != std::floor(k))
+        throw ConfigError({},
+                          "multiclass_ep retrains need integer counts (a bootstrap or "
+                          "subsample resampler), got the weight " +
+                              std::to_string(k));
+      for (int c = 0; c < static_cast<int>(k); ++c) rows.push_back(i);
+    }
+    const Eigen::Index m = inputs_.rows();
+    Eigen::MatrixXd probability(classes_, m);
+    if (rows.empty()) {  // no data: the prior predictive, the same for every class
+      const Eigen::VectorXd prior = kernel_->diagonal(inputs_).array() + kernel_->diagonal_noise();
+      for (Eigen::Index j = 0; j < m; ++j)
+        probability.col(j) =
+            lik_.predictive(Eigen::VectorXd::Zero(classes_),
+                            prior(j) * Eigen::MatrixXd::Identity(classes_, classes_));
+    } else {
+      const Eigen::MatrixXd X = X_(rows, Eigen::all);
+      const Eigen::VectorXi y = y_(rows);
+      const MulticlassFit fit = solve_multiclass_ep(kernel_->gram(X), y, classes_, lik_, options_);
+      if (fit.status.code != RunStatus::ok)
+        throw NumericalError("multiclass_ep", "bootstrap retrain: " + fit.status.message);
+      const auto model = MulticlassModel::from_fit(kernel_, likelihood_, X, y, fit);
+      probability = class_probabilities(model->predict(inputs_), classes_).transpose();
+    }
+    return Eigen::Map<const Eigen::VectorXd>(probability.data(), probability.size());
+  }
+
+ private:
+  std::shared_ptr<const Kernel> kernel_;
+  std::shared_ptr<const Likelihood> likelihood_;
+  const ClassLikelihood& lik_;
+  Eigen::MatrixXd X_, inputs_;
+  Eigen::VectorXi y_;
+  Eigen::Index classes_;
+  MulticlassEpOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<ResampledModel> MulticlassEpEngine::prepare_resampling(
+    const Problem& problem) const {
+  if (problem.inducing)
+    throw ConfigError({},
+                      "multiclass_ep retrains on the exact prior only: its bootstrap is not built "
+                      "on the inducing-point prior (remove the inducing: block)");
+  return std::make_unique<ResampledMulticlass>(problem, options_);
+}
+
+ParamSchema MulticlassEpEngine::schema() {
+  ParamSchema s;
+  s.real("damping", "fraction of a sweep's new sites taken (natural parameters)", 0.5, 1e-3, 1.0)
+      .real("tol",
+            "max change per sweep of the posterior means and variances, relative to the prior's "
+            "sd and variance at the point, at convergence",
+            1e-9, 0.0)
+      .integer("acceleration_depth",
+               "Anderson mixing of the last this many sweeps (0: plain damped nested EP)", 5, 0)
+      .integer("max_iterations", "maximum number of outer sweeps", 500, 1)
+      .integer("inner_sweeps", "inner EP sweeps per outer sweep (nested EP: 1)", 1, 1);
+  return s;
+}
+
+MulticlassEpEngine::MulticlassEpEngine(const Params& p) {
+  options_.damping = p.real("damping");
+  options_.tol = p.real("tol");
+  options_.acceleration_depth = static_cast<int>(p.integer("acceleration_depth"));
+  options_.max_iterations = static_cast<int>(p.integer("max_iterations"));
+  options_.inner_sweeps = static_cast<int>(p.integer("inner_sweeps"));
+}
+
+namespace {
+
+// A run's outputs from its fit on `prior` and the model of that fit (make_model).
+template <class MakeModel>
+Results fit_outputs(const Problem& problem, const ClassPrior& prior,
+                    const MulticlassEpOptions& options, MakeModel make_model) {
+  const ClassLikelihood& lik = require_class_likelihood(problem.likelihood.get(), "multiclass_ep");
+  const Dataset& d = *problem.data;
+  const Eigen::VectorXi y = class_indices(d, DataPart::train, "multiclass_ep");
+  MulticlassEpOptions o = options;
+  o.progress = problem.context.progress;
+  const MulticlassFit fit = solve_multiclass_ep(prior, y, d.classes, lik, o);
+  Results r;
+  r.status = fit.status;
+  r.scalars["iterations"] = fit.status.iterations;
+  r.scalars["classes"] = static_cast<double>(d.classes);
+  r.matrices["latent_mean"] = fit.posterior.mean;
+  r.scalars["train_error"] =
+      static_cast<double>((row_argmax(fit.posterior.mean).array() != y.array()).count()) /
+      static_cast<double>(std::max<Eigen::Index>(1, y.size()));
+  if (fit.status.code != RunStatus::failed && fit.skipped == 0) {
+    // Outputs of a fit that stopped short of tol too: its status says so.
+    if (fit.status.code == RunStatus::ok) {
+      const double lz = multiclass_log_evidence(y, fit);
+      if (std::isfinite(lz)) r.scalars["log_evidence"] = lz;
+    }
+    // The built-in leave-one-out: the predictive of every point at its cavity.
+    const Eigen::Index n = y.size(), classes = d.classes;
+    Eigen::MatrixXd loo(n, classes);
+    for (Eigen::Index i = 0; i < n; ++i)
+      loo.row(i) = lik.predictive(fit.cavity_mean.row(i).transpose(),
+                                  fit.cavity_covariance.middleCols(i * classes, classes))
+                       .transpose();
+    add_class_loo_outputs(r, y, loo);
+    if (d.X_test.rows() > 0 || problem.make_model) {
+      auto model = make_model(y, fit);
+      if (d.X_test.rows() > 0)
+        add_class_test_outputs(r, d, class_probabilities(model->predict(d.X_test), classes));
+      if (problem.make_model) r.model = std::move(model);
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+Results MulticlassEpEngine::run(const Problem& problem) const {
+  const auto start = std::chrono::steady_clock::now();
+  const Dataset& d = *problem.data;
+  Results r;
+  if (problem.inducing) {
+    const InducingSitePrior sites(*problem.kernel, d.X_train, *problem.inducing);
+    r = fit_outputs(problem, InducingClassPrior(sites), options_,
+                    [&](const Eigen::VectorXi&, const MulticlassFit& fit) {
+                      return InducingMulticlassModel::from_fit(problem.kernel, problem.likelihood,
+                                                               sites, fit);
+                    });
+    r.info["method"] =
+        "nested expectation propagation, multinomial probit (Riihimaki et al. 2013), on the "
+        "inducing-point prior (" +
+        to_string(problem.inducing->form) + ", M = " + std::to_string(sites.low_rank().rank()) +
+        ")";
+  } else {
+    const Eigen::MatrixXd K = problem.kernel->gram(d.X_train);
+    r = fit_outputs(problem, DenseClassPrior(K), options_,
+                    [&](const Eigen::VectorXi& y, const MulticlassFit& fit) {
+                      return MulticlassModel::from_fit(problem.kernel, problem.likelihood,
+                                                       d.X_train, y, fit);
+                    });
+    r.info["method"] = "nested expectation propagation, multinomial probit (Riihimaki et al. 2013)";
+  }
+  r.timings["fit"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+std::vector<std::string> MulticlassEpEngine::hyperparameter_objectives(const EngineFactory&) const {
+  return {"evidence"};
+}
+
+std::unique_ptr<HyperparameterObjective> MulticlassEpEngine::hyperparameter_objective(
+    const Problem& problem, const std::string& name) const {
+  if (name != "evidence")
+    throw ConfigError({}, "multiclass_ep offers the objective 'evidence', not '" + name + "'");
+  return std::make_unique<MulticlassEvidence>(problem, options_);
+}
+
+std::unique_ptr<Model> MulticlassEpEngine::read_model(ModelArchive& archive,
+                                                      const ModelParts& parts) const {
+  return read_multiclass_model(archive, parts);
+}
+
+}  // namespace quench::multiclass

@@ -1,0 +1,93 @@
+// Multi-class GP classification by nested EP with the multinomial probit likelihood
+// (Riihimaki, Jylanki & Vehtari, JMLR 14, 2013; docs/multiclass.md): C latent GPs from one kernel
+// (shared hyperparameters), all between-class couplings of the posterior kept (class_posterior.h),
+// parallel damped sweeps whose site updates are the likelihood's inner EP (one warm-started inner
+// sweep per outer sweep). The cavities EP computes anyway are the leave-one-out predictive of
+// every training point, the multi-class counterpart of 001's built-in leave-one-out.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "class_posterior.h"
+#include "quench/class_likelihood.h"
+#include "quench/inference_engine.h"
+#include "quench/parameters.h"
+
+namespace quench::multiclass {
+
+struct MulticlassEpOptions {
+  double damping = 0.5;        ///< fraction of a sweep's new sites taken (Anderson beta)
+  int acceleration_depth = 5;  ///< sweeps mixed by Anderson acceleration (0: plain damped EP)
+  double tol = 1e-9;           ///< max change of posterior means and variances per sweep
+  int max_iterations = 500;
+  int inner_sweeps = 1;  ///< inner EP sweeps per outer sweep (nested EP: 1)
+  /// The sweeps' precision while the change exceeds 1e-4 (class_posterior); then full.
+  Precision first_precision = Precision::single;
+  std::function<void(double)> progress;
+};
+
+/// A nested-EP fixed point on N training points of C classes.
+struct MulticlassFit {
+  std::vector<ClassSite> sites;       ///< N
+  ClassPosterior posterior;           ///< of the final sites
+  Eigen::MatrixXd cavity_mean;        ///< N x C
+  Eigen::MatrixXd cavity_covariance;  ///< C x CN, block i = V_i
+  Eigen::VectorXd site_log_z;         ///< N: inner EP log Z_i at the cavity
+  Eigen::Index skipped = 0;           ///< site updates skipped (cavity not PD), last sweep
+  Status status;
+};
+
+/// The sites' pi and h on f (N x C each; quench/class_likelihood.h, class_site_form).
+void site_forms(const Eigen::VectorXi& y, const std::vector<ClassSite>& sites, Eigen::MatrixXd& pi,
+                Eigen::MatrixXd& h);
+
+/// Nested EP on `prior` for labels y in 0..classes-1 (a class may have no points, e.g. in a
+/// leave-one-out retrain), from zero sites or from `warm_start`'s sites (same labels).
+MulticlassFit solve_multiclass_ep(const ClassPrior& prior, const Eigen::VectorXi& y,
+                                  Eigen::Index classes, const ClassLikelihood& lik,
+                                  const MulticlassEpOptions& options,
+                                  const MulticlassFit* warm_start = nullptr);
+/// The same on the exact prior K (DenseClassPrior).
+MulticlassFit solve_multiclass_ep(const Eigen::MatrixXd& K, const Eigen::VectorXi& y,
+                                  Eigen::Index classes, const ClassLikelihood& lik,
+                                  const MulticlassEpOptions& options,
+                                  const MulticlassFit* warm_start = nullptr);
+
+/// log Z_EP of a fit on prior K:
+///   1/2 h^T mu - 1/2 log det(I + K Pi) + sum_i [log Zhat_i + Phi(cavity_i) - Phi(marginal_i)],
+/// Phi(N) = 1/2 eta^T Lambda^{-1} eta - 1/2 log det Lambda the log normalizer of a Gaussian.
+double multiclass_log_evidence(const Eigen::VectorXi& y, const MulticlassFit& fit);
+
+/// d log Z_EP / dtheta of the kernel = sum_ab W_ab dK_ab/dtheta with
+///   W = 1/2 (sum_c b_c b_c^T - sum_c R_cc),  b = h - Pi mu (= K^{-1} mu),
+/// exact at the fixed point (log Z_EP is stationary in the sites there). A fit on the exact
+/// prior (DenseClassPrior).
+Eigen::MatrixXd multiclass_evidence_weights(const Eigen::VectorXi& y, const MulticlassFit& fit);
+
+/// b = h - Pi mu (N x C; K^{-1} mu on the exact prior, where the predictive mean at x is
+/// k(x)^T b_c).
+Eigen::MatrixXd multiclass_mean_weights(const Eigen::VectorXi& y, const MulticlassFit& fit);
+
+class MulticlassEpEngine final : public InferenceEngine {
+ public:
+  static ParamSchema schema();
+  explicit MulticlassEpEngine(const Params& params);
+  Results run(const Problem& problem) const override;
+  /// "evidence" (log Z_EP with its analytic gradient), warm-started from the best fit so far.
+  std::vector<std::string> hyperparameter_objectives(const EngineFactory& engines) const override;
+  std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
+      const Problem& problem, const std::string& name) const override;
+  /// Retrains on bootstrap or subsample counts (ResampledModel::classes() = C): a point drawn
+  /// k times enters k times (exact for the GP; B_c and M stay positive definite with repeated
+  /// inputs), each retrain from zero sites, its class probabilities at the training and test
+  /// inputs from its model. Weights that are not integer counts are refused.
+  std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
+  std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
+
+ private:
+  MulticlassEpOptions options_;
+};
+
+}  // namespace quench::multiclass

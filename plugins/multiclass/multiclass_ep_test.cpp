@@ -1,0 +1,403 @@
+// Multi-class nested EP (multiclass_ep.h) against independent computations: the C + 1
+// factorization posterior against the dense CN x CN algebra, sweeps against a slow dense
+// implementation of the same nested-EP equations, C = 2 against binary probit EP on f_0 - f_1,
+// N = 1 against the inner EP alone, the log Z gradient against central differences, the
+// built-in leave-one-out against exact retraining, and a saved model against the fit.
+#include <cmath>
+#include <random>
+#include <variant>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "classifier_common.h"
+#include "ep.h"
+#include "mean_field.h"
+#include "multiclass_ep.h"
+#include "multiclass_model.h"
+#include "multinomial_probit_likelihood.h"
+#include "one_vs_rest.h"
+#include "probit_likelihood.h"
+#include "test_class_clouds.h"
+#include "test_engines.h"
+#include "test_kernel.h"
+
+namespace quench::multiclass {
+namespace {
+
+using latent_gp::EpEngine;
+using latent_gp::EpOptions;
+using latent_gp::log_evidence;
+using latent_gp::MeanFieldFit;
+using latent_gp::TapEngine;
+using one_vs_rest::one_class_against_rest;
+using one_vs_rest::OneVsRestEngine;
+using test_support::class_clouds;
+using test_support::labels_of;
+using test_support::max_relative;
+using test_support::probit_c;
+using test_support::random_sites;
+using testing::TestKernel;
+
+// The dense CN x CN forms (class-major: latent c of point i at c N + i).
+struct Dense {
+  Eigen::MatrixXd K, Pi;
+  Eigen::VectorXd h;
+};
+Dense dense(const Eigen::MatrixXd& K, const Eigen::MatrixXd& pi, const Eigen::MatrixXd& h) {
+  const Eigen::Index n = K.rows(), C = pi.cols();
+  Dense out{Eigen::MatrixXd::Zero(C * n, C * n), Eigen::MatrixXd::Zero(C * n, C * n),
+            Eigen::VectorXd(C * n)};
+  for (Eigen::Index c = 0; c < C; ++c) {
+    out.K.block(c * n, c * n, n, n) = K;
+    out.h.segment(c * n, n) = h.col(c);
+  }
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const Eigen::VectorXd p = pi.row(i).transpose();
+    const Eigen::MatrixXd block = Eigen::MatrixXd(p.asDiagonal()) - p * p.transpose() / p.sum();
+    for (Eigen::Index c = 0; c < C; ++c)
+      for (Eigen::Index k = 0; k < C; ++k) out.Pi(c * n + i, k * n + i) = block(c, k);
+  }
+  return out;
+}
+
+Eigen::MatrixXd gram(const Eigen::MatrixXd& X, double noise = 1e-6) {
+  const TestKernel k(2.0, 1.0, noise);
+  return k.gram(X);
+}
+
+TEST(ClassPosterior, MatchesTheDenseAlgebra) {
+  const Dataset d = class_clouds(24, 0, 3, 2.0, 1);
+  const Eigen::MatrixXd K = gram(d.X_train);
+  Eigen::MatrixXd pi, h;
+  random_sites(labels_of(d), 3, 2, pi, h);
+  const ClassPosterior post = class_posterior(K, pi, h);
+  const Dense D = dense(K, pi, h);
+  const Eigen::Index n = K.rows(), CN = 3 * n;
+  // Sigma = (I + K Pi)^{-1} K, mu = Sigma h, log det(I + K Pi): no inverse of K or Pi.
+  const Eigen::MatrixXd IKP = Eigen::MatrixXd::Identity(CN, CN) + D.K * D.Pi;
+  const Eigen::PartialPivLU<Eigen::MatrixXd> lu(IKP);
+  const Eigen::MatrixXd sigma = lu.solve(D.K);
+  const Eigen::VectorXd mu = sigma * D.h;
+  double log_det = 0.0;
+  for (Eigen::Index j = 0; j < CN; ++j) log_det += std::log(std::abs(lu.matrixLU()(j, j)));
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index c = 0; c < 3; ++c) {
+      EXPECT_NEAR(post.mean(i, c), mu(c * n + i), 1e-10 * (1 + std::abs(mu(c * n + i))));
+      for (Eigen::Index k = 0; k < 3; ++k)
+        EXPECT_NEAR(post.marginals(c, i * 3 + k), sigma(c * n + i, k * n + i), 1e-10);
+    }
+  EXPECT_NEAR(post.log_det, log_det, 1e-10 * std::abs(log_det));
+}
+
+TEST(MulticlassModel, LatentsMatchTheDensePredictive) {
+  const Dataset d = class_clouds(20, 7, 3, 2.0, 3);
+  const Eigen::MatrixXd K = gram(d.X_train);
+  Eigen::MatrixXd pi, h;
+  random_sites(labels_of(d), 3, 4, pi, h);
+  const ClassPosterior post = class_posterior(K, pi, h);
+  const Dense D = dense(K, pi, h);
+  const Eigen::Index n = K.rows(), CN = 3 * n;
+  // R = (K + Pi^{-1})^{-1} = (I + Pi K)^{-1} Pi and K^{-1} mu = (I + Pi K)^{-1} h.
+  const Eigen::PartialPivLU<Eigen::MatrixXd> lu(Eigen::MatrixXd::Identity(CN, CN) + D.Pi * D.K);
+  const Eigen::MatrixXd R = lu.solve(D.Pi);
+  const Eigen::VectorXd b = lu.solve(D.h);
+  Eigen::MatrixXd weights(n, 3);
+  for (Eigen::Index c = 0; c < 3; ++c) weights.col(c) = b.segment(c * n, n);
+  auto kernel = std::make_shared<TestKernel>(2.0, 1.0, 1e-6);
+  auto lik = std::make_shared<likelihoods::MultinomialProbitLikelihood>(
+      Params(likelihoods::MultinomialProbitLikelihood::schema(), {}));
+  const MulticlassModel model(kernel, lik, d.X_train, weights,
+                              std::get<ClassCoupling>(post.coupling));
+  const ClassLatents f = model.latents(d.X_test);
+  const Eigen::MatrixXd Kx = kernel->cross(d.X_train, d.X_test);
+  for (Eigen::Index j = 0; j < d.X_test.rows(); ++j) {
+    Eigen::MatrixXd ks = Eigen::MatrixXd::Zero(CN, 3);
+    for (Eigen::Index c = 0; c < 3; ++c) ks.block(c * n, c, n, 1) = Kx.col(j);
+    const Eigen::MatrixXd cov =
+        (2.0 + 1e-6) * Eigen::MatrixXd::Identity(3, 3) - ks.transpose() * R * ks;
+    const Eigen::VectorXd mean = ks.transpose() * b;
+    EXPECT_LT(max_relative(f.mean.row(j).transpose(), mean), 1e-10);
+    EXPECT_LT(max_relative(f.covariance.middleCols(j * 3, 3), cov), 1e-10);
+  }
+}
+
+// The same nested-EP sweeps with Sigma and mu from the dense CN x CN algebra.
+std::vector<ClassSite> dense_sweeps(const Eigen::MatrixXd& K, const Eigen::VectorXi& y,
+                                    Eigen::Index C, const ClassLikelihood& lik, int sweeps,
+                                    double damping) {
+  const Eigen::Index n = y.size(), CN = C * n;
+  std::vector<ClassSite> sites(static_cast<std::size_t>(n), ClassSite::zero(C));
+  for (int s = 0; s < sweeps; ++s) {
+    Eigen::MatrixXd pi, h;
+    site_forms(y, sites, pi, h);
+    const Dense D = dense(K, pi, h);
+    const Eigen::MatrixXd sigma =
+        (Eigen::MatrixXd::Identity(CN, CN) + D.K * D.Pi).partialPivLu().solve(D.K);
+    const Eigen::VectorXd mu = sigma * D.h;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      Eigen::MatrixXd S(C, C), P(C, C);
+      Eigen::VectorXd m(C);
+      for (Eigen::Index c = 0; c < C; ++c) {
+        m(c) = mu(c * n + i);
+        for (Eigen::Index k = 0; k < C; ++k) {
+          S(c, k) = sigma(c * n + i, k * n + i);
+          P(c, k) = D.Pi(c * n + i, k * n + i);
+        }
+      }
+      const Eigen::MatrixXd Si = S.inverse();
+      const Eigen::MatrixXd V = (Si - P).inverse();
+      const Eigen::VectorXd cm = V * (Si * m - h.row(i).transpose());
+      ClassSite& site = sites[static_cast<std::size_t>(i)];
+      ClassSite next = site;
+      lik.match_site(y(i), cm, V, next, 1);
+      site.tau = (1 - damping) * site.tau + damping * next.tau;
+      site.nu = (1 - damping) * site.nu + damping * next.nu;
+    }
+  }
+  return sites;
+}
+
+TEST(MulticlassEp, SweepsMatchADenseImplementationOfTheSameEquations) {
+  const Dataset d = class_clouds(18, 0, 3, 1.5, 5);
+  const Eigen::MatrixXd K = gram(d.X_train, 0.01);
+  const auto lik = probit_c();
+  MulticlassEpOptions o;
+  o.max_iterations = 6;  // six sweeps of updates, then the posterior of the sites
+  o.damping = 0.7;
+  o.acceleration_depth = 0;  // plain damped sweeps, as the reference
+  o.first_precision = Precision::full;
+  const MulticlassFit fit = solve_multiclass_ep(K, labels_of(d), 3, *lik, o);
+  const std::vector<ClassSite> ref = dense_sweeps(K, labels_of(d), 3, *lik, 6, 0.7);
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    EXPECT_LT(max_relative(fit.sites[i].tau, ref[i].tau), 1e-8) << i;
+    EXPECT_LT(max_relative(fit.sites[i].nu, ref[i].nu), 1e-8) << i;
+  }
+}
+
+TEST(MulticlassEp, TwoClassesEqualBinaryProbitEpOnTheDifference) {
+  // p(y = 0 | f) = Phi((f_0 - f_1) / sqrt 2): binary probit EP with noise 2 (sigma^2) on
+  // g = f_0 - f_1, whose prior is 2 K; f_0 + f_1 is untouched by the likelihood.
+  const Dataset d = class_clouds(30, 5, 2, 1.0, 7);
+  const Eigen::MatrixXd K = gram(d.X_train, 0.01);
+  const Eigen::VectorXi y = labels_of(d);
+  MulticlassEpOptions o;
+  o.tol = 1e-12;
+  const MulticlassFit fit = solve_multiclass_ep(K, y, 2, *probit_c(), o);
+  ASSERT_EQ(fit.status.code, RunStatus::ok) << fit.status.message;
+  const likelihoods::ProbitLikelihood binary(2.0, 0.0);
+  const Eigen::VectorXd t = (1.0 - 2.0 * y.cast<double>().array()).matrix();  // class 0 -> +1
+  EpOptions eo;
+  eo.tol = 1e-13;
+  const Eigen::MatrixXd K2 = 2.0 * K;
+  const MeanFieldFit ref = solve_ep(K2, t, binary, eo);
+  ASSERT_EQ(ref.status.code, RunStatus::ok);
+  const double lz = multiclass_log_evidence(y, fit);
+  const double lz_ref = log_evidence(binary, t, ref, SiteSystem(K2, ref.tau));
+  EXPECT_NEAR(lz, lz_ref, 1e-8 * std::abs(lz_ref));
+  for (Eigen::Index i = 0; i < y.size(); ++i) {
+    // Cavity of g = f_0 - f_1 and the posterior mean of g.
+    const Eigen::MatrixXd V = fit.cavity_covariance.middleCols(2 * i, 2);
+    EXPECT_NEAR(fit.cavity_mean(i, 0) - fit.cavity_mean(i, 1), ref.cavity_mean(i), 1e-7);
+    EXPECT_NEAR(V(0, 0) + V(1, 1) - 2 * V(0, 1), ref.cavity_variance(i), 1e-7);
+    EXPECT_NEAR(fit.posterior.mean(i, 0) - fit.posterior.mean(i, 1), ref.mean_field(i), 1e-7);
+  }
+}
+
+TEST(MulticlassEp, OnePointIsTheInnerEpAtThePrior) {
+  for (const int C : {2, 3, 5}) {
+    Eigen::MatrixXd K(1, 1);
+    K << 1.7;
+    const Eigen::VectorXi y = Eigen::VectorXi::Constant(1, 1);
+    MulticlassEpOptions o;
+    o.tol = 1e-13;
+    const auto lik = probit_c();
+    const MulticlassFit fit = solve_multiclass_ep(K, y, C, *lik, o);
+    ASSERT_EQ(fit.status.code, RunStatus::ok) << fit.status.message;
+    ClassSite site = ClassSite::zero(C);
+    const double lz = lik->match_site(1, Eigen::VectorXd::Zero(C),
+                                      1.7 * Eigen::MatrixXd::Identity(C, C), site, 0);
+    EXPECT_NEAR(multiclass_log_evidence(y, fit), lz, 1e-9) << C;
+    // The probability of class 1 among C exchangeable classes is 1/C: exact for C = 2.
+    if (C == 2) {
+      EXPECT_NEAR(lz, std::log(0.5), 1e-12);
+    }
+  }
+}
+
+TEST(MulticlassEp, EvidenceGradientMatchesCentralDifferences) {
+  Dataset d = class_clouds(24, 0, 3, 1.5, 9);
+  MulticlassEpEngine engine(
+      Params(MulticlassEpEngine::schema(), {{"tol", 1e-12}, {"damping", 0.8}}));
+  Problem p;
+  p.data = &d;
+  auto lik = probit_c();
+  p.likelihood = lik;
+  auto objective = engine.hyperparameter_objective(p, "evidence");
+  test_support::expect_gradient_matches_central_differences(*objective, *lik, {1.5, 0.9, 0.02});
+}
+
+TEST(MulticlassEp, BuiltInLeaveOneOutIsCloseToExactRetraining) {
+  Dataset d = class_clouds(36, 0, 3, 1.5, 11);
+  const Eigen::MatrixXd K = gram(d.X_train, 0.05);
+  const Eigen::VectorXi y = labels_of(d);
+  const auto lik = probit_c();
+  MulticlassEpOptions o;
+  o.tol = 1e-10;
+  const MulticlassFit fit = solve_multiclass_ep(K, y, 3, *lik, o);
+  ASSERT_EQ(fit.status.code, RunStatus::ok);
+  const TestKernel kernel(2.0, 1.0, 0.05);
+  double total = 0.0;
+  for (Eigen::Index i = 0; i < y.size(); ++i) {
+    std::vector<Eigen::Index> keep;
+    for (Eigen::Index j = 0; j < y.size(); ++j)
+      if (j != i) keep.push_back(j);
+    const Eigen::MatrixXd X = d.X_train(keep, Eigen::all);
+    const Eigen::VectorXi yi = y(keep);
+    const MulticlassFit retrain = solve_multiclass_ep(kernel.gram(X), yi, 3, *lik, o);
+    ASSERT_EQ(retrain.status.code, RunStatus::ok);
+    const auto model = MulticlassModel::from_fit(std::make_shared<TestKernel>(2.0, 1.0, 0.05), lik,
+                                                 X, yi, retrain);
+    // The model's prior variance at x_i includes the noise, as the cavity's does.
+    const Eigen::VectorXd exact =
+        class_probabilities(model->predict(d.X_train.row(i)), 3).row(0).transpose();
+    const Eigen::VectorXd builtin = lik->predictive(fit.cavity_mean.row(i).transpose(),
+                                                    fit.cavity_covariance.middleCols(3 * i, 3));
+    total += std::abs(std::log(builtin(y(i))) - std::log(exact(y(i))));
+  }
+  // The cavity is an approximation of the retrained posterior (EP's leave-one-out, as in 001
+  // eqs 26-28): measured mean |log p_builtin - log p_exact| = 0.0154 on these 36 points of
+  // overlapping clouds (glass and wine in docs/multiclass.md). 0.03 fails a cavity that is off
+  // by a factor of ~1.5 in variance for a few points while allowing EP's own error.
+  EXPECT_LT(total / static_cast<double>(y.size()), 0.03);
+}
+
+// Wine (examples/data/wine_split.csv, 125 training rows, 3 classes), the check on real
+// data: the built-in LOO predictive at the cavities against 125 retrains without each point.
+// Kernel: amplitude 1e3 (the evidence drives it to its bound on these separable classes) and
+// length scale 9 (the learned width 6.39 of wine_multiclass.yaml is l^2 = 6.39 * 13 inputs).
+TEST(MulticlassEp, BuiltInLeaveOneOutMatchesExactRetrainingOnWine) {
+  DataSpec spec;
+  spec.train_file = std::string(QUENCH_TEST_DATA) + "/wine_split.csv";
+  spec.split = SplitRule::column;
+  spec.standardize_inputs = true;
+  spec.target_kind = TargetKind::classes;
+  const Dataset d = load_dataset(spec);
+  const Eigen::VectorXi y = class_indices(d, DataPart::train, "test");
+  const auto kernel = std::make_shared<TestKernel>(1e3, 9.0, 0.0);
+  const auto lik = probit_c();
+  const MulticlassEpOptions o;
+  const MulticlassFit fit = solve_multiclass_ep(kernel->gram(d.X_train), y, 3, *lik, o);
+  ASSERT_EQ(fit.status.code, RunStatus::ok) << fit.status.message;
+  double total = 0.0;
+  int builtin_errors = 0, exact_errors = 0;
+  for (Eigen::Index i = 0; i < y.size(); ++i) {
+    std::vector<Eigen::Index> keep;
+    for (Eigen::Index j = 0; j < y.size(); ++j)
+      if (j != i) keep.push_back(j);
+    const Eigen::MatrixXd X = d.X_train(keep, Eigen::all);
+    const Eigen::VectorXi yi = y(keep);
+    const MulticlassFit retrain = solve_multiclass_ep(kernel->gram(X), yi, 3, *lik, o);
+    ASSERT_EQ(retrain.status.code, RunStatus::ok) << i << ": " << retrain.status.message;
+    const auto model = MulticlassModel::from_fit(kernel, lik, X, yi, retrain);
+    const Eigen::VectorXd exact =
+        class_probabilities(model->predict(d.X_train.row(i)), 3).row(0).transpose();
+    const Eigen::VectorXd builtin = lik->predictive(fit.cavity_mean.row(i).transpose(),
+                                                    fit.cavity_covariance.middleCols(3 * i, 3));
+    total += std::abs(std::log(builtin(y(i))) - std::log(exact(y(i))));
+    Eigen::Index b = 0, e = 0;
+    builtin.maxCoeff(&b);
+    exact.maxCoeff(&e);
+    builtin_errors += b != y(i);
+    exact_errors += e != y(i);
+  }
+  // The targets: mean |log p_builtin - log p_exact| <= 0.01, error counts within +-1.
+  EXPECT_LT(total / static_cast<double>(y.size()), 0.01);
+  EXPECT_LE(std::abs(builtin_errors - exact_errors), 1);
+  EXPECT_GT(exact_errors, 0);  // a problem whose LOO is not trivially perfect
+}
+
+TEST(MulticlassModel, SurvivesAnArchiveRoundTrip) {
+  Dataset d = class_clouds(30, 9, 4, 2.0, 13);
+  MulticlassEpEngine engine(Params(MulticlassEpEngine::schema(), {}));
+  Problem p;
+  p.data = &d;
+  p.kernel = std::make_shared<TestKernel>(2.0, 1.0, 0.01);
+  p.likelihood = probit_c();
+  p.make_model = true;
+  const Results r = engine.run(p);
+  ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
+  test_support::expect_saved_model_predicts_bitwise(engine, r, p, 4);
+  EXPECT_EQ(r.matrices.at("loo_probability").rows(), 30);
+  EXPECT_GE(r.scalars.at("loo_errors"), 0.0);
+}
+
+TEST(MulticlassEp, RefusesAScalarLikelihoodAndBinaryEnginesRefuseTheMultiClassOne) {
+  Dataset d = class_clouds(12, 0, 3, 2.0, 15);
+  Problem p;
+  p.data = &d;
+  p.kernel = std::make_shared<TestKernel>(2.0, 1.0, 0.01);
+  p.likelihood = std::make_shared<likelihoods::ProbitLikelihood>(0.0, 0.0);
+  MulticlassEpEngine engine(Params(MulticlassEpEngine::schema(), {}));
+  try {
+    engine.run(p);
+    FAIL() << "no ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs a multi-class likelihood"), std::string::npos)
+        << e.what();
+  }
+  // Two classes (indices 0/1 read as -1/+1) reach the likelihood, which says what to use.
+  Dataset two = class_clouds(12, 0, 2, 2.0, 15);
+  p.data = &two;
+  p.likelihood = probit_c();
+  TapEngine tap(Params(TapEngine::schema(), {}));
+  try {
+    tap.run(p);
+    FAIL() << "no ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("multiclass_ep"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OneVsRest, IsTheBinaryEnginePerClassNormalized) {
+  Dataset d = class_clouds(30, 8, 3, 1.5, 17);
+  Problem p;
+  p.data = &d;
+  p.kernel = std::make_shared<TestKernel>(2.0, 1.0, 0.05);
+  p.likelihood = std::make_shared<likelihoods::ProbitLikelihood>(1.0, 0.0);
+  p.make_model = true;
+  p.context.make_engine = latent_gp::latent_gp_engines();
+  OneVsRestEngine ovr(Params(OneVsRestEngine::schema(), {{"inner", std::string("ep")}}));
+  const Results r = ovr.run(p);
+  ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
+  // Reference: the ep engine on each binary problem, normalized here.
+  EpEngine ep(Params(EpEngine::schema(), {}));
+  Eigen::MatrixXd loo(30, 3), test(8, 3);
+  double evidence = 0.0;
+  for (Eigen::Index c = 0; c < 3; ++c) {
+    const Dataset binary = one_class_against_rest(d, c);
+    Problem pc = p;
+    pc.data = &binary;
+    const Results rc = ep.run(pc);
+    loo.col(c) = rc.vectors.at("loo_probability");
+    test.col(c) = rc.vectors.at("test_probability");
+    evidence += rc.scalars.at("log_evidence");
+  }
+  loo = loo.array().colwise() / loo.rowwise().sum().array();
+  test = test.array().colwise() / test.rowwise().sum().array();
+  EXPECT_LT((r.matrices.at("loo_probability") - loo).cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_LT((r.matrices.at("test_probability") - test).cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_NEAR(r.scalars.at("log_evidence"), evidence, 1e-12 * std::abs(evidence));
+  // The model through an archive predicts the same bits.
+  ModelArchive archive;
+  r.model->write(archive);
+  const ModelParts parts{p.kernel, p.likelihood, nullptr, &d.X_train,
+                         latent_gp::latent_gp_engines()};
+  const auto loaded = ovr.read_model(archive, parts);
+  const Predictions a = r.model->predict(d.X_test), b = loaded->predict(d.X_test);
+  EXPECT_EQ(a.columns, b.columns);
+  EXPECT_EQ((a.values - b.values).cwiseAbs().maxCoeff(), 0.0);
+}
+
+}  // namespace
+}  // namespace quench::multiclass
