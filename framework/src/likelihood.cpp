@@ -21,9 +21,10 @@ constexpr long kMaxCountTerms = 10'000'000;
 constexpr int kPredictiveNodes = 32;
 
 // Calls visit(y, p(y | f)) for every point of a discrete kind's support with mass: binary -1, +1;
-// successes 0..size; counts 0, 1, ... until the mass summed reaches 1 - 1e-14 (NumericalError
-// when it does not within kMaxCountTerms). ConfigError for the real kind (no mass to sum) or
-// none declared.
+// successes 0..size; counts 0, 1, ... until, past the mode, the tail left is below 1e-15 of the
+// mass summed (bounded by the geometric series of the last ratio p(k) / p(k - 1), an upper bound
+// for a log-concave mass function; NumericalError when it does not end within kMaxCountTerms).
+// ConfigError for the real kind (no mass to sum) or none declared.
 template <class Visit>
 void for_each_outcome(const Likelihood& lik, double f, double size, Visit&& visit) {
   const auto kind = lik.target_kind();
@@ -34,12 +35,14 @@ void for_each_outcome(const Likelihood& lik, double f, double size, Visit&& visi
   } else if (kind == TargetKind::successes) {
     for (double y = 0; y <= size; ++y) visit(y, p(y));
   } else if (kind == TargetKind::count) {
-    double total = 0;
+    double total = 0, last = 0;
     for (long k = 0; k < kMaxCountTerms; ++k) {
       const double mass = p(static_cast<double>(k));
       total += mass;
       visit(static_cast<double>(k), mass);
-      if (total >= 1.0 - 1e-14) return;
+      const double ratio = k > 0 && last > 0 ? mass / last : 1.0;
+      last = mass;
+      if (ratio < 1.0 && mass * ratio / (1.0 - ratio) < 1e-15 * total) return;
     }
     throw NumericalError("likelihood", "the count distribution at f = " + std::to_string(f) +
                                            " holds " + std::to_string(total) + " of its mass in " +
@@ -76,14 +79,17 @@ TiltedMoments Likelihood::tilted_moments_power(const Observation& y, double m, d
 }
 
 TargetMoments Likelihood::target_moments(double f, double size) const {
-  double mass = 0, first = 0, second = 0;
+  // The weighted mean and sum of squared deviations, updated point by point (West 1979): no
+  // cancellation of E[y^2] - E[y]^2 for a large mean.
+  double mass = 0, mean = 0, squares = 0;
   for_each_outcome(*this, f, size, [&](double y, double p) {
+    if (!(p > 0)) return;
     mass += p;
-    first += p * y;
-    second += p * y * y;
+    const double d = y - mean;
+    mean += p / mass * d;
+    squares += p * d * (y - mean);
   });
-  const double mean = first / mass;
-  return {mean, std::max(second / mass - mean * mean, 0.0)};
+  return {mean, std::max(squares / mass, 0.0)};
 }
 
 double Likelihood::target_cdf(const Observation& y, double f) const {

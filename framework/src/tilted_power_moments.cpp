@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -78,28 +79,45 @@ struct LogTilted {
 };
 
 // The mode of the concave phi: Newton's method kept inside the bracket [lo, hi] with
-// phi'(lo) >= 0 >= phi'(hi) (bisection when a step leaves it). Returns the mode and -phi''.
+// phi'(lo) >= 0 >= phi'(hi) (bisection when a step leaves it, or when after three steps a step
+// is more than half the one before: Newton creeping down a steep wall, as on a Poisson site's
+// e^f, gains one unit per step). Returns the mode and -phi''; NumericalError when 200 steps do
+// not find it.
 std::pair<double, double> find_mode(const LogTilted& phi) {
   auto [g, c] = phi.slope(phi.m);
   double f = phi.m;
+  if (!std::isfinite(g) || !std::isfinite(c))
+    throw NumericalError(
+        "tilted_power_moments",
+        "the log-likelihood's derivatives are not finite at f = " + std::to_string(f));
   // phi' <= k l'(m) - (f - m) / v for f > m (l' decreasing), so the root lies in
   // [m, m + v k l'(m)] when phi'(m) > 0, and in the mirror bracket otherwise.
   double lo = g >= 0 ? f : f + phi.v * g, hi = g >= 0 ? f + phi.v * g : f;
+  double previous = std::numeric_limits<double>::infinity();
   for (int it = 0; it < 200 && g != 0.0; ++it) {
-    if (!std::isfinite(g) || !std::isfinite(c))
-      throw NumericalError(
-          "tilted_power_moments",
-          "the log-likelihood's derivatives are not finite at f = " + std::to_string(f));
     double next = f + g / c;
-    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-    const double step = std::fabs(next - f), width = 1.0 / std::sqrt(c);
+    if (!(next > lo && next < hi) || (it >= 3 && std::fabs(next - f) > 0.5 * previous))
+      next = 0.5 * (lo + hi);
+    const auto [g_next, c_next] = phi.slope(next);
+    previous = std::fabs(next - f);
+    if (!std::isfinite(g_next) || !std::isfinite(c_next)) {
+      // Beyond where l' can be evaluated (e^f overflows): the mode lies between f and next.
+      (next > f ? hi : lo) = next;
+      continue;
+    }
+    const double width = 1.0 / std::sqrt(c);
     f = next;
-    std::tie(g, c) = phi.slope(f);
+    g = g_next;
+    c = c_next;
     (g > 0 ? lo : hi) = f;
     // Quadratic convergence: after a step of 1e-6 widths the error is ~1e-12 widths.
-    if (step <= 1e-6 * width || hi - lo <= 1e-15 * (std::fabs(lo) + std::fabs(hi))) break;
+    if (previous <= 1e-6 * width || hi - lo <= 1e-15 * (std::fabs(lo) + std::fabs(hi)))
+      return {f, c};
   }
-  return {f, c};
+  if (g == 0.0) return {f, c};
+  throw NumericalError("tilted_power_moments",
+                       "the mode of the tilted density was not found in 200 steps (m = " +
+                           std::to_string(phi.m) + ", v = " + std::to_string(phi.v) + ")");
 }
 
 // Distance d > 0 from the mode in direction dir where phi has dropped by kDrop..kDrop+slack.

@@ -61,6 +61,11 @@ class QUENCH_API Likelihood : public Component {
   /// quench/tilted_power_moments.h; otherwise the adaptive rule of quench/tilted_quadrature.h,
   /// which finds every mode.
   virtual bool log_concave() const { return false; }
+  /// Points where log p(y | f) changes its length scale in f (the bends of a link function:
+  /// the logit's at s = -6, 0, 6), at most TiltedPowerSite::kMaxTransitions written to out;
+  /// the number, or -1 (the default) when unknown: the mode-centred rule then searches for
+  /// them, which is slower and less accurate in far tails.
+  virtual int transitions(const Observation& /*y*/, double* /*out*/) const { return -1; }
 
   /// Tilted moments of p(y|f) N(f; m, v), by the quadrature of tilted_moments_power by default;
   /// likelihoods with closed forms override it.

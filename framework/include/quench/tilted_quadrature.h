@@ -57,6 +57,7 @@ class QUENCH_API LikelihoodSite final : public TiltedPowerSite {
   LikelihoodSite(const Likelihood& likelihood, const Observation& y) : lik_(likelihood), y_(y) {}
   Slope slope(double f) const override;
   void values(const double* f, double* out, std::size_t n) const override;
+  int transitions(double* out) const override { return lik_.transitions(y_, out); }
 
  private:
   const Likelihood& lik_;
