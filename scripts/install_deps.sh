@@ -18,6 +18,7 @@ packages=(
   python3-dev pybind11-dev python3-pybind11    # the Python module (docs/python.md)
   python3-numpy python3-pytest python3-sklearn python3-matplotlib  # its tests and example
   python3-pandas                         # scikit-learn's checks of DataFrame input
+  python3-statsmodels                    # count GLM baseline (benchmarks/count_glm_baseline.py)
   python3-pip python3-venv python3-setuptools python3-wheel        # pip install ./python
 )
 missing=()
