@@ -107,7 +107,7 @@ static int main_body(int argc, char** argv) {
     auto sites = [&](const quench::adatap::SiteQuadrature& q) {
       return quench::bench::best_of(1, [&] {
         for (Index i = 0; i < n; ++i)
-          quench::adatap::averaged_site(probit, t(i), sol.dlc(i), sol.gammac(i), sol.lamc(i), q);
+          quench::adatap::averaged_site(probit, {t(i)}, sol.dlc(i), sol.gammac(i), sol.lamc(i), q);
       });
     };
     const double fine = sites(quench::adatap::uniform_site_quadrature(occ.pmf, o.hermite_nodes));

@@ -189,7 +189,7 @@ static int main_body(int argc, char** argv) {
     const double dp = ep_too ? (probabilities(tap) - probabilities(ep)).cwiseAbs().maxCoeff() : 0;
     std::printf("%6d %9.4f %7.1f %7.1f %6d %6d %8d %10.2e %10.2e %9.1f\n", n, chol, t_tap / chol,
                 t_ep / chol, tap.status.iterations - tap.lambda_refreshes, tap.lambda_refreshes,
-                ep_too ? ep.status.iterations : 0, (tap.alpha - ep.alpha).cwiseAbs().maxCoeff(), dp,
+                ep_too ? ep.status.iterations : 0, (tap.slope - ep.slope).cwiseAbs().maxCoeff(), dp,
                 t_paper / chol);
     std::fflush(stdout);
   }

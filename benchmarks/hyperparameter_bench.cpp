@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "bench_timing.h"
@@ -82,7 +83,9 @@ static int main_body(int argc, char** argv) {
     cls.X_train = d.X;
     cls.y_train = d.label;
     problem.data = &cls;
-    const quench::likelihoods::ProbitLikelihood step(0.0, 0.0);
+    const auto probit = std::make_shared<quench::likelihoods::ProbitLikelihood>(0.0, 0.0);
+    const quench::Likelihood& step = *probit;
+    problem.likelihood = probit;  // reads the labels as a binary target
     const quench::latent_gp::TapEngine tap(
         quench::Params(quench::latent_gp::TapEngine::schema(), {}));
     double t_cold = 1e300, t_warm = 1e300;

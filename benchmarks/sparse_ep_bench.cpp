@@ -1,4 +1,4 @@
-// EP GP classification on the inducing-point prior (FITC, sparse_ep.h) at large N against exact
+// EP GP classification on the inducing-point prior (FITC, ep_prior.h) at large N against exact
 // EP on a subset, on the binary letter task (classes 0-12 vs 13-25): the first N + 5000 rows of
 // examples/data/letter.csv, inputs standardized over them, the last 5000 the test set.
 //

@@ -106,11 +106,11 @@ OptimizerReport Optimizer::minimize_stochastic(const StochasticObjective& object
 }
 ResampledModel::~ResampledModel() = default;
 
-Eigen::VectorXd ResampledModel::predict_with_probability(const Eigen::VectorXd&, Eigen::VectorXd*,
-                                                         Eigen::VectorXd&) const {
+Eigen::VectorXd ResampledModel::predict_latent(const Eigen::VectorXd&, Eigen::VectorXd*,
+                                               Eigen::VectorXd&, bool) const {
   throw std::logic_error(
-      "ResampledModel::predict_with_probability: this model has no test "
-      "probabilities (test_probability() is false)");
+      "ResampledModel::predict_latent: this model's retrains have no latent variance "
+      "(latent_variance() is false)");
 }
 InferenceEngine::~InferenceEngine() = default;
 

@@ -27,6 +27,10 @@ Eigen::VectorXd Predictions::column(const std::string& name) const {
 
 Model::~Model() = default;
 
+Predictions Model::predict(const Eigen::MatrixXd& X, const TargetQuery& /*query*/) const {
+  return predict(X);
+}
+
 std::unique_ptr<Model> InferenceEngine::read_model(ModelArchive& /*archive*/,
                                                    const ModelParts& /*parts*/) const {
   throw ConfigError({}, "this engine makes no models");

@@ -214,7 +214,8 @@ AdatapBootstrap::GeneralInputs AdatapBootstrap::general_inputs(const Problem& pr
                       "likelihood (e.g. probit noise), not on the kernel diagonal: a point "
                       "drawn k times contributes k independent noise draws "
                       "(docs/adatap_classification.md eq 1)");
-  GeneralInputs in{class_labels(*problem.data, DataPart::train, "adatap_bootstrap"),
+  GeneralInputs in{observations(*problem.data, DataPart::train, *problem.likelihood->target_kind(),
+                                "adatap_bootstrap"),
                    occupation_of(*problem.resampler, tail_)};
   in.occupation.pmf /= in.occupation.pmf.sum();  // the truncated tail's mass spread over the kept k
   return in;

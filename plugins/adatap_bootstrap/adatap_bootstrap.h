@@ -24,11 +24,11 @@ class AdatapBootstrap final : public InferenceEngine {
   /// any other likelihood through run_sparse_general.
   Results run_sparse(const Problem& problem) const;
   Results run_sparse_general(const Problem& problem) const;
-  /// What the dense and inducing-point paths of a non-Gaussian likelihood share: the +-1
-  /// labels and the occupation pmf normalized over the kept k; ConfigError for a kernel with
-  /// diagonal noise.
+  /// What the dense and inducing-point paths of a non-Gaussian likelihood share: the training
+  /// observations and the occupation pmf normalized over the kept k; ConfigError for a kernel
+  /// with diagonal noise.
   struct GeneralInputs {
-    Eigen::VectorXd y;
+    Observations y;
     Occupation occupation;
   };
   GeneralInputs general_inputs(const Problem& problem) const;

@@ -45,7 +45,7 @@ std::unique_ptr<AdatapModel> AdatapModel::read(ModelArchive& archive, const Mode
       parts.likelihood);
 }
 
-Predictions AdatapModel::predict(const Eigen::MatrixXd& X) const {
+Predictions AdatapModel::predict(const Eigen::MatrixXd& X, const TargetQuery& query) const {
   const Eigen::Index m = X.rows();
   const bool classifier = form_ == Form::classifier;
   Eigen::VectorXd mean(m), variance(m), within(classifier ? m : 0);
@@ -63,7 +63,7 @@ Predictions AdatapModel::predict(const Eigen::MatrixXd& X) const {
       within.segment(start, rows) =
           (kernel_->diagonal(Xb) - DK.cwiseProduct(V).colwise().sum().transpose()).cwiseMax(0.0);
   }
-  if (classifier) return classifier_predictions(*likelihood_, mean, variance, within);
+  if (classifier) return classifier_predictions(*likelihood_, mean, variance, within, query);
   Predictions p;
   if (form_ == Form::regression) {
     p.add("bootstrap_mean", mean, PredictionUnit::target);
@@ -77,18 +77,17 @@ Predictions AdatapModel::predict(const Eigen::MatrixXd& X) const {
 }
 
 Predictions classifier_predictions(const Likelihood& likelihood, const Eigen::VectorXd& mean,
-                                   const Eigen::VectorXd& variance, const Eigen::VectorXd& within) {
-  const Eigen::Index m = mean.size();
-  Eigen::VectorXd probability(m);
-  for (Eigen::Index i = 0; i < m; ++i)  // eq 21: the predictive integral under the replica
-    probability(i) = std::exp(
-        likelihood.tilted_moments({1.0}, mean(i), within(i) + std::max(variance(i), 0.0)).log_z);
+                                   const Eigen::VectorXd& variance, const Eigen::VectorXd& within,
+                                   const TargetQuery& query) {
   Predictions p;
   p.add("bootstrap_mean", mean);
   p.add("bootstrap_variance", variance);
   p.add("within_sample_variance", within);
-  p.add("probability", probability);
-  p.add("label", mean.unaryExpr([](double f) { return f >= 0 ? 1.0 : -1.0; }));
+  // Eq 21 for labels, and likewise for any target: the bootstrap average of the predictive of y
+  // is the predictive under N(mean, G_xx + variance), the replica Gaussian's within-sample
+  // variance convolved with the predictor's bootstrap distribution.
+  add_target_predictions(p, likelihood, mean, (within.array() + variance.array().max(0.0)).matrix(),
+                         query);
   return p;
 }
 

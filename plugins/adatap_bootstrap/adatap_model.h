@@ -29,6 +29,7 @@
 #include <memory>
 
 #include "quench/inference_engine.h"
+#include "quench/target_prediction.h"
 
 namespace quench::adatap {
 
@@ -46,8 +47,10 @@ class AdatapModel final : public Model {
   static std::unique_ptr<AdatapModel> read(ModelArchive& archive, const ModelParts& parts,
                                            Form form = Form::regression);
 
-  /// Eq 57 in blocks of new inputs (an N x block kernel matrix at a time).
-  Predictions predict(const Eigen::MatrixXd& X) const override;
+  /// Eq 57 in blocks of new inputs (an N x block kernel matrix at a time); a classifier's
+  /// predictions of y asked for by `query` (classifier_predictions).
+  Predictions predict(const Eigen::MatrixXd& X) const override { return predict(X, {}); }
+  Predictions predict(const Eigen::MatrixXd& X, const TargetQuery& query) const override;
   Eigen::Index input_dimension() const override { return X_train_.cols(); }
   std::string kind() const override {
     return form_ == Form::classifier ? "adatap_classifier"
@@ -65,12 +68,14 @@ class AdatapModel final : public Model {
   std::shared_ptr<const Likelihood> likelihood_;
 };
 
-/// The columns of a classifier bootstrap at new inputs (docs/adatap_classification.md eqs
-/// 19-21) from the bootstrap mean and variance of the latent posterior mean and the
-/// within-sample variance G_xx: those three, probability (the likelihood's predictive integral
-/// under N(mean, G_xx + variance)) and label (+1 when mean >= 0, else -1). Shared by the dense
-/// and the inducing-point models.
+/// The columns of a bootstrap of a non-Gaussian likelihood at new inputs
+/// (docs/adatap_classification.md eqs 19-21) from the bootstrap mean and variance of the latent
+/// posterior mean and the within-sample variance G_xx: those three, then the likelihood's
+/// predictions of y under N(mean, G_xx + variance) (quench/target_prediction.h; for labels
+/// probability by eq 21 and label, +1 when mean >= 0). Shared by the dense and the
+/// inducing-point models.
 Predictions classifier_predictions(const Likelihood& likelihood, const Eigen::VectorXd& mean,
-                                   const Eigen::VectorXd& variance, const Eigen::VectorXd& within);
+                                   const Eigen::VectorXd& variance, const Eigen::VectorXd& within,
+                                   const TargetQuery& query = {});
 
 }  // namespace quench::adatap

@@ -37,15 +37,16 @@ Results AdatapSvm::run(const Problem& problem) const {
     throw ConfigError({},
                       "adatap_svm needs resamples that leave points out (p(k = 0) > 0): a "
                       "point in every sample is a support vector of infinite site precision");
-  const Eigen::VectorXd y = class_labels(data, DataPart::train, "adatap_svm");
+  Observations y;
+  y.y = class_labels(data, DataPart::train, "adatap_svm");
   Eigen::MatrixXd K = kernel.cross(data.X_train, data.X_train);
   K.diagonal().array() += kernel.diagonal_noise();  // 001 App. B: noise v2 as for svm_limit
   const auto kernel_done = clock::now();
   const GeneralOptions o = for_run(options_, problem.context);
   GeneralSolution sol = solve_general(
       K, y,
-      [p0](Eigen::Index, double yi, double dlc, double gammac, double lamc) {
-        return svm_limit_site(yi, dlc, gammac, lamc, p0);
+      [p0](Eigen::Index, const Observation& yi, double dlc, double gammac, double lamc) {
+        return svm_limit_site(yi.y, dlc, gammac, lamc, p0);
       },
       o);
   const auto solved = clock::now();

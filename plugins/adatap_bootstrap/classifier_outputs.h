@@ -1,12 +1,16 @@
-// The outputs of an ADATAP classifier bootstrap from its fixed point (docs/adatap_classification.md
-// eqs 18-22), shared by the probit engine (adatap_bootstrap with a non-Gaussian likelihood) and
-// the SVM limit (adatap_svm): bootstrap_error and left_out_error (eq 18), left_out_probability
-// (eq 20, classifier form only), the bootstrap mean and variance at the training inputs (eqs
-// 39-40) and, through the model, at the test inputs (eq 19) with prediction_probability (eq 21,
-// classifier form) and test_class; test_bootstrap_error(s) (eq 22) where test labels are known;
-// the site and cavity parameters, iterations and the status. The model (of the dense or the
-// inducing-point prior) is made when the fixed point converged and there are test inputs or
-// the host asked for one.
+// The outputs of an ADATAP bootstrap of a non-Gaussian likelihood from its fixed point
+// (docs/adatap_classification.md eqs 18-22, docs/likelihoods.md), shared by adatap_bootstrap and
+// the SVM limit (adatap_svm). For labels: bootstrap_error and left_out_error (eq 18),
+// left_out_probability (eq 20, classifier form only), test_class and test_bootstrap_error(s)
+// (eq 22) where test labels are known. For any other target the losses of the left-out
+// targets' predictive: test_error_log_predictive (the negative log predictive density) and
+// test_error_square (the square error of the predicted mean of y), each averaged over the
+// left-out predictor's bootstrap distribution (000 eqs 26, 35-37) by Gauss-Hermite, and the
+// per-point left_out_log_predictive. Always: the bootstrap mean and variance at the training
+// inputs (eqs 39-40) and, through the model, at the test inputs (eq 19) with the predictions of
+// y as prediction_<column> (eq 21: prediction_probability); the site and cavity parameters,
+// iterations and the status. The model (of the dense or the inducing-point prior) is made when
+// the fixed point converged and there are test inputs or the host asked for one.
 #pragma once
 
 #include <functional>
@@ -21,7 +25,7 @@ namespace quench::adatap {
 /// take the solution's G).
 using ClassifierModelMaker = std::function<std::shared_ptr<const Model>()>;
 
-Results classifier_results(const Problem& problem, const Eigen::VectorXd& y,
+Results classifier_results(const Problem& problem, const Observations& y,
                            const GeneralSolution& sol, AdatapModel::Form form,
                            const ClassifierModelMaker& make_model);
 

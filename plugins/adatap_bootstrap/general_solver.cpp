@@ -9,6 +9,7 @@
 #include "quench/convergence_progress.h"
 #include "quench/normal.h"
 #include "quench/parallel.h"
+#include "quench/site_posterior.h"
 
 namespace quench::adatap {
 
@@ -36,8 +37,9 @@ SiteQuadrature coarse_site_quadrature(const VectorXd& pmf) {
   return q;
 }
 
-AveragedSite averaged_site(const Likelihood& likelihood, double y, double delta_lambda_c,
-                           double gamma_c, double lambda_c, const SiteQuadrature& quadrature) {
+AveragedSite averaged_site(const Likelihood& likelihood, const Observation& y,
+                           double delta_lambda_c, double gamma_c, double lambda_c,
+                           const SiteQuadrature& quadrature) {
   const VectorXd& pmf = quadrature.pmf;
   const double v = 1.0 / delta_lambda_c;          // cavity variance
   const double mean_mu = gamma_c * v;             // E_u mu(u)       (note eq 14)
@@ -54,10 +56,10 @@ AveragedSite averaged_site(const Likelihood& likelihood, double y, double delta_
       const double w = pmf(k) * (nodes > 1 ? rule.weights[j] : 1.0);
       const double mu = nodes > 1 ? mean_mu + rule.nodes[j] * sd_mu : mean_mu;
       const TiltedMoments t =
-          likelihood.tilted_moments_power({y}, mu, v, static_cast<int>(k));  // 000 eq 43
-      s.mean += w * t.mean;                                                  // eq 44
-      s.variance += w * t.variance;                                          // eq 45 - eq 46
-      s.second_moment += w * t.mean * t.mean;                                // eq 46
+          likelihood.tilted_moments_power(y, mu, v, static_cast<int>(k));  // 000 eq 43
+      s.mean += w * t.mean;                                                // eq 44
+      s.variance += w * t.variance;                                        // eq 45 - eq 46
+      s.second_moment += w * t.mean * t.mean;                              // eq 46
     }
   }
   return s;
@@ -108,10 +110,12 @@ struct Sites {
 };
 
 // theta = from + eta (to - from). Delta lambda* >= 0 for a log-concave likelihood (the tilted
-// variance never exceeds the cavity's, Brascamp-Lieb); the floor removes what quadrature
-// rounding leaves below 0 at sites the likelihood barely informs.
-void step(const Sites& from, const Sites& to, double eta, GeneralSolution& s) {
-  s.dl = ((1 - eta) * from.dl + eta * to.dl).cwiseMax(0.0);
+// variance never exceeds the cavity's, Brascamp-Lieb); there the floor removes what quadrature
+// rounding leaves below 0 at sites the likelihood barely informs (GeneralOptions::
+// nonnegative_sites).
+void step(const Sites& from, const Sites& to, double eta, bool nonnegative, GeneralSolution& s) {
+  s.dl = (1 - eta) * from.dl + eta * to.dl;
+  if (nonnegative) s.dl = s.dl.cwiseMax(0.0);
   s.gamma = (1 - eta) * from.gamma + eta * to.gamma;
   s.lam = (1 - eta) * from.lam + eta * to.lam;
 }
@@ -128,7 +132,7 @@ auto solve_with_likelihood(const Likelihood& likelihood, const Occupation& occup
   const SiteQuadrature coarse = coarse_site_quadrature(occupation.pmf);
   auto averaged = [&](const SiteQuadrature& q) {
     return AveragedSiteFunction(
-        [&likelihood, &q](Index, double yi, double dlc, double gammac, double lamc) {
+        [&likelihood, &q](Index, const Observation& yi, double dlc, double gammac, double lamc) {
           return averaged_site(likelihood, yi, dlc, gammac, lamc, q);
         });
   };
@@ -137,22 +141,27 @@ auto solve_with_likelihood(const Likelihood& likelihood, const Occupation& occup
 
 }  // namespace
 
-GeneralSolution solve_general(const MatrixXd& K, const VectorXd& y, const Likelihood& likelihood,
-                              const Occupation& occupation, const GeneralOptions& o) {
+GeneralSolution solve_general(const MatrixXd& K, const Observations& y,
+                              const Likelihood& likelihood, const Occupation& occupation,
+                              const GeneralOptions& o) {
+  GeneralOptions options = o;
+  options.nonnegative_sites = likelihood.log_concave();
   return solve_with_likelihood(
-      likelihood, occupation, o,
+      likelihood, occupation, options,
       [&](const AveragedSiteFunction& fine, const AveragedSiteFunction& coarse) {
-        return solve_general(K, y, fine, o, coarse);
+        return solve_general(K, y, fine, options, coarse);
       });
 }
 
-GeneralSolution solve_general(const MatrixXd& K, const VectorXd& y,
+GeneralSolution solve_general(const MatrixXd& K, const Observations& y,
                               const AveragedSiteFunction& site, const GeneralOptions& o,
                               const AveragedSiteFunction& coarse) {
   MatrixXd G;  // at the sites of the last evaluation
   auto dense = [&](const VectorXd& dl, const VectorXd& gamma, const VectorXd& lam, VectorXd& V,
                    VectorXd& m, VectorXd& C) {  // note eq 9
-    G = g_full(K, dl);
+    // Sites of either sign: G = (I + K D)^{-1} K by an LU where some Delta lambda_i < 0
+    // (quench/site_posterior.h), else the stable B = I + D^1/2 K D^1/2 form.
+    G = dl.size() == 0 || dl.minCoeff() >= 0.0 ? g_full(K, dl) : posterior_covariance(K, dl).sigma;
     V = G.diagonal();
     m.noalias() = G * gamma;
     C.noalias() = -(G.cwiseAbs2() * lam);
@@ -162,9 +171,11 @@ GeneralSolution solve_general(const MatrixXd& K, const VectorXd& y,
   return s;
 }
 
-SparseGeneralSolution solve_general(const LowRankPrior& prior, const VectorXd& y,
+SparseGeneralSolution solve_general(const LowRankPrior& prior, const Observations& y,
                                     const Likelihood& likelihood, const Occupation& occupation,
-                                    const GeneralOptions& o) {
+                                    const GeneralOptions& options) {
+  GeneralOptions o = options;
+  o.nonnegative_sites = likelihood.log_concave();
   SparseGeneralSolution out;
   auto low_rank = [&](const VectorXd& dl, const VectorXd& gamma, const VectorXd& lam, VectorXd& V,
                       VectorXd& m, VectorXd& C) {  // note eq 9, docs/large_n.md
@@ -182,7 +193,7 @@ SparseGeneralSolution solve_general(const LowRankPrior& prior, const VectorXd& y
   return out;
 }
 
-GeneralSolution solve_general(Index n, const GaussianPart& gaussian_part, const VectorXd& y,
+GeneralSolution solve_general(Index n, const GaussianPart& gaussian_part, const Observations& y,
                               const AveragedSiteFunction& site, const GeneralOptions& o,
                               const AveragedSiteFunction& coarse) {
   GeneralSolution s;
@@ -206,7 +217,7 @@ GeneralSolution solve_general(Index n, const GaussianPart& gaussian_part, const 
       if (const Index i = cavities(s); i >= 0) {
         if (stepped && eta > o.min_damping) {  // the step was too long: half of it
           eta = std::max(0.5 * eta, o.min_damping);
-          step(from, to, eta, s);
+          step(from, to, eta, o.nonnegative_sites, s);
           continue;
         }
         std::ostringstream why;
@@ -222,7 +233,7 @@ GeneralSolution solve_general(Index n, const GaussianPart& gaussian_part, const 
     const AveragedSiteFunction& averaged = checking ? site : coarse;
     parallel_for(static_cast<std::size_t>(n), o.threads, [&](std::size_t j) {
       const auto i = static_cast<Index>(j);
-      const AveragedSite a = averaged(i, y(i), s.dlc(i), s.gammac(i), s.lamc(i));
+      const AveragedSite a = averaged(i, y[i], s.dlc(i), s.gammac(i), s.lamc(i));
       m1(i) = a.mean;
       V1(i) = a.variance;
       Q1(i) = a.second_moment;
@@ -275,7 +286,7 @@ GeneralSolution solve_general(Index n, const GaussianPart& gaussian_part, const 
     from = {s.dl, s.gamma, s.lam};
     to = {V1.cwiseInverse() - s.dlc, m1.cwiseQuotient(V1) - s.gammac,
           -C1.cwiseQuotient(V1.cwiseAbs2()) - s.lamc};
-    step(from, to, eta, s);
+    step(from, to, eta, o.nonnegative_sites, s);
     stepped = true;
   }
   s.iterations = o.max_iterations;

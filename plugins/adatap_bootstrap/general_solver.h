@@ -35,6 +35,11 @@ struct GeneralOptions {
   int max_iterations = 500;
   int hermite_nodes = 20;  ///< n_u of the u-average
   int threads = 0;         ///< workers for the site averages (results do not depend on it)
+  /// Whether the site precisions Delta lambda are kept >= 0: true for a log-concave likelihood,
+  /// whose tilted variance never exceeds its cavity's (Brascamp-Lieb), so that a negative value
+  /// is quadrature rounding; false lets sites of a likelihood that is not log-concave (a
+  /// Student-t outlier) take the negative precisions their moments ask for.
+  bool nonnegative_sites = true;
   /// The run's progress bar (RunContext::progress; may be empty): the change against
   /// `tolerance` (ConvergenceProgress).
   std::function<void(double)> progress;
@@ -63,8 +68,9 @@ SiteQuadrature coarse_site_quadrature(const Eigen::VectorXd& pmf);
 struct AveragedSite {
   double mean = 0, variance = 0, second_moment = 0;
 };
-AveragedSite averaged_site(const Likelihood& likelihood, double y, double delta_lambda_c,
-                           double gamma_c, double lambda_c, const SiteQuadrature& quadrature);
+AveragedSite averaged_site(const Likelihood& likelihood, const Observation& y,
+                           double delta_lambda_c, double gamma_c, double lambda_c,
+                           const SiteQuadrature& quadrature);
 
 /// The SVM limit of the averaged site (note §6, eq 23): the likelihood Theta(y f - 1) with the
 /// prior K / beta, beta -> infinity, in the rescaled parameters (Delta lambda = beta Delta
@@ -76,8 +82,8 @@ AveragedSite svm_limit_site(double y, double delta_lambda_c, double gamma_c, dou
                             double p0);
 
 /// The averaged site of point i under its cavity (y_i, Delta lambda_c, gamma_c, lambda_c).
-using AveragedSiteFunction =
-    std::function<AveragedSite(Eigen::Index i, double y, double dlc, double gammac, double lamc)>;
+using AveragedSiteFunction = std::function<AveragedSite(Eigen::Index i, const Observation& y,
+                                                        double dlc, double gammac, double lamc)>;
 
 /// The Gaussian part of the replica model (note eq 9) at the site parameters (dl, gamma,
 /// lambda): V = diag G, m = G gamma, C = -(G o G) lambda with G = (K^-1 + diag dl)^-1. The
@@ -107,22 +113,24 @@ struct GeneralSolution {
 /// Algorithm 1 of the note from the prior (all site parameters 0): G, m, V, C (eq 9 of the note);
 /// the cavities (eq 16); the averaged sites; stop when they agree to `tolerance`; else a step
 /// of length eta towards the sites that make them agree (eq 17). K: the kernel matrix of the
-/// noise-free latent process; y: the targets as the likelihood takes them (+-1 labels).
+/// noise-free latent process; y: the observations as the likelihood takes them.
 /// With a `coarse` site the iteration runs on it first; at its fixed point `site` is evaluated
 /// at the same cavities and the iteration goes on with `site` until they agree to `tolerance`,
 /// so the result is a fixed point of `site` either way. A cavity with lambda_c(i) > 0 (no real
 /// decoupling) that halving the step cannot avoid stops the iteration with a message.
 /// The iteration itself runs on any GaussianPart of N points.
-GeneralSolution solve_general(Eigen::Index n, const GaussianPart& part, const Eigen::VectorXd& y,
+GeneralSolution solve_general(Eigen::Index n, const GaussianPart& part, const Observations& y,
                               const AveragedSiteFunction& site, const GeneralOptions& options,
                               const AveragedSiteFunction& coarse = {});
-/// On the dense prior K: G formed in O(N^3) per iteration (g_full) and kept in the solution.
-GeneralSolution solve_general(const Eigen::MatrixXd& K, const Eigen::VectorXd& y,
+/// On the dense prior K: G formed in O(N^3) per iteration (g_full; sites of either sign by an LU
+/// of I + K D) and kept in the solution.
+GeneralSolution solve_general(const Eigen::MatrixXd& K, const Observations& y,
                               const AveragedSiteFunction& site, const GeneralOptions& options,
                               const AveragedSiteFunction& coarse = {});
 /// The likelihood's averaged site over the occupation pmf: the coarse quadrature first, then
-/// the uniform rule of options.hermite_nodes.
-GeneralSolution solve_general(const Eigen::MatrixXd& K, const Eigen::VectorXd& y,
+/// the uniform rule of options.hermite_nodes; sites of either sign unless the likelihood is
+/// log-concave (GeneralOptions::nonnegative_sites).
+GeneralSolution solve_general(const Eigen::MatrixXd& K, const Observations& y,
                               const Likelihood& likelihood, const Occupation& occupation,
                               const GeneralOptions& options);
 
@@ -134,7 +142,7 @@ struct SparseGeneralSolution {
   GeneralSolution sites;  ///< sites.G is left empty
   DiagonalPlusLowRank G;  ///< at the final site parameters
 };
-SparseGeneralSolution solve_general(const LowRankPrior& prior, const Eigen::VectorXd& y,
+SparseGeneralSolution solve_general(const LowRankPrior& prior, const Observations& y,
                                     const Likelihood& likelihood, const Occupation& occupation,
                                     const GeneralOptions& options);
 

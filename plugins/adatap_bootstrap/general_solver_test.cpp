@@ -167,7 +167,7 @@ TEST(GeneralAdatap, CoarseStageAndLongStepsReachTheFixedPointOfTheDefinition) {
     const SiteQuadrature fine = uniform_site_quadrature(occ.pmf, plain.hermite_nodes);
     const GeneralSolution r = solve_general(
         K, d.y,
-        [&](Eigen::Index, double yi, double dlc, double gammac, double lamc) {
+        [&](Eigen::Index, const Observation& yi, double dlc, double gammac, double lamc) {
           return averaged_site(probit, yi, dlc, gammac, lamc, fine);
         },
         plain);

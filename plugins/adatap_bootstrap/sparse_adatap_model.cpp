@@ -65,7 +65,7 @@ std::unique_ptr<SparseAdatapModel> SparseAdatapModel::read(ModelArchive& archive
                                              classifier ? parts.likelihood : nullptr, form);
 }
 
-Predictions SparseAdatapModel::predict(const Eigen::MatrixXd& X) const {
+Predictions SparseAdatapModel::predict(const Eigen::MatrixXd& X, const TargetQuery& query) const {
   const Eigen::Index n = X.rows();
   Eigen::VectorXd mean(n), variance(n), within(likelihood_ ? n : 0), m, v;
   for (Eigen::Index r = 0; r < n; r += kBlockRows) {
@@ -82,7 +82,7 @@ Predictions SparseAdatapModel::predict(const Eigen::MatrixXd& X) const {
       within.segment(r, b) = (prior - predictor_.within_reduction(features)).cwiseMax(0.0);
     }
   }
-  if (likelihood_) return classifier_predictions(*likelihood_, mean, variance, within);
+  if (likelihood_) return classifier_predictions(*likelihood_, mean, variance, within, query);
   Predictions p;
   p.add("bootstrap_mean", mean, PredictionUnit::target);
   p.add("bootstrap_variance", variance, PredictionUnit::target_variance);

@@ -19,6 +19,7 @@
 
 #include "quench/inducing_points.h"
 #include "quench/inference_engine.h"
+#include "quench/target_prediction.h"
 #include "sparse_solver.h"
 
 namespace quench::adatap {
@@ -38,7 +39,8 @@ class SparseAdatapModel final : public Model {
   static std::unique_ptr<SparseAdatapModel> read(ModelArchive& archive, const ModelParts& parts);
 
   /// Eq 57 in blocks of new inputs (a block x M feature matrix at a time).
-  Predictions predict(const Eigen::MatrixXd& X) const override;
+  Predictions predict(const Eigen::MatrixXd& X) const override { return predict(X, {}); }
+  Predictions predict(const Eigen::MatrixXd& X, const TargetQuery& query) const override;
   Eigen::Index input_dimension() const override { return Z_.cols(); }
   std::string kind() const override {
     return likelihood_ ? "sparse_adatap_classifier" : "sparse_adatap_bootstrap";

@@ -35,63 +35,77 @@ Results ExactLooEngine::run(const Problem& problem) const {
   const std::shared_ptr<InferenceEngine> inner = inner_engine(problem.context.make_engine, inner_);
   const Dataset& d = *problem.data;
   const Eigen::Index n = d.X_train.rows();
-  // Labels as the inner engine reads them: class indices of a classes target, else +-1.
-  const Eigen::VectorXd t =
-      d.classes > 0 ? Eigen::VectorXd(class_indices(d, DataPart::train, "exact_loo").cast<double>())
-                    : class_labels(d, DataPart::train, "exact_loo");
   const Eigen::Index classes = d.classes;
+  // How the targets are scored: class indices, labels (a binary likelihood, or none: the SVM
+  // limit), or the predictive of any other likelihood.
+  const Likelihood* lik = problem.likelihood.get();
+  const bool labels = classes == 0 && (!lik || lik->target_kind() == TargetKind::binary);
+  const Eigen::VectorXd t =
+      classes > 0 ? Eigen::VectorXd(class_indices(d, DataPart::train, "exact_loo").cast<double>())
+      : labels    ? class_labels(d, DataPart::train, "exact_loo")
+                  : d.y_train;
 
   // The full-data fit: its built-in LOO and test error sit beside the exact LOO, its model is
   // the run's (read back by the inner engine, read_model).
   Results r = inner->run(problem);
   r.info["inner"] = inner_;
 
-  // One unit per fold: its test error on the left-out point, the latent mean there (binary),
-  // whether the retrain converged, and its predictive p(+1 | x_i) (NaN for a classifier
-  // without one), or the C class probabilities at x_i (classes target).
+  // One unit per fold (the training rows without row i; row i the test row): the retrain's test
+  // error there (labels and classes), its latent mean (labels), whether it converged, its
+  // predictive p(+1 | x_i) (labels; NaN for a classifier without one) or log p(y_i | D without
+  // i) and the predictive mean of y_i (other likelihoods), or the C class probabilities at x_i.
   const UnitOutputs folds = map_units(
-      static_cast<std::size_t>(n), 4 + static_cast<std::size_t>(classes), problem.context,
+      static_cast<std::size_t>(n), 5 + static_cast<std::size_t>(classes), problem.context,
       [&](std::size_t k, Eigen::Ref<Eigen::VectorXd> out, std::string&) {
         const auto i = static_cast<Eigen::Index>(k);
-        Dataset sub;
-        sub.name = d.name;
-        sub.input_names = d.input_names;
-        sub.X_train.resize(n - 1, d.X_train.cols());
-        sub.y_train.resize(n - 1);
-        for (Eigen::Index j = 0, row = 0; j < n; ++j) {
-          if (j == i) continue;
-          sub.X_train.row(row) = d.X_train.row(j);
-          sub.y_train(row++) = t(j);
-        }
+        std::vector<Eigen::Index> rest;
+        for (Eigen::Index j = 0; j < n; ++j)
+          if (j != i) rest.push_back(j);
+        Dataset sub = d;
+        sub.X_train = d.X_train(rest, Eigen::all);
+        sub.y_train = t(rest);
+        sub.train_rows.clear();
         sub.X_test = d.X_train.row(i);
         sub.y_test = Eigen::VectorXd::Constant(1, t(i));
-        sub.classes = classes;
-        sub.class_names = d.class_names;
+        sub.test_rows.clear();
+        if (d.size_train.size()) {
+          sub.size_train = d.size_train(rest);
+          sub.size_test = d.size_train.segment(i, 1);
+        }
         Problem p = problem;
         p.data = &sub;
         p.make_model = false;
         const Results ri = inner->run(p);
-        const auto error = ri.scalars.find("test_error");  // absent when the retrain failed
-        out(0) = error != ri.scalars.end() ? error->second : 1.0;
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const auto scalar = [&](const char* name) {
+          const auto it = ri.scalars.find(name);
+          return it != ri.scalars.end() ? it->second : nan;
+        };
+        const auto first = [&](const char* name) {
+          const auto it = ri.vectors.find(name);
+          return it != ri.vectors.end() ? it->second(0) : nan;
+        };
+        const double error = scalar("test_error");  // absent when the retrain failed
+        out(0) = std::isnan(error) ? 1.0 : error;
+        out(2) = ri.status.code == RunStatus::ok ? 0.0 : 1.0;
         if (classes > 0) {
-          out(2) = ri.status.code == RunStatus::ok ? 0.0 : 1.0;
           const auto probability = ri.matrices.find("test_probability");
           if (probability != ri.matrices.end())
             out.tail(classes) = probability->second.row(0);
           else
-            out.tail(classes).setConstant(std::numeric_limits<double>::quiet_NaN());
+            out.tail(classes).setConstant(nan);
           return;
         }
-        out(1) = ri.vectors.at("test_mean_field")(0);
-        out(2) = ri.status.code == RunStatus::ok ? 0.0 : 1.0;
-        const auto probability = ri.vectors.find("test_probability");
-        out(3) = probability != ri.vectors.end() ? probability->second(0)
-                                                 : std::numeric_limits<double>::quiet_NaN();
+        out(1) = first("test_mean_field");
+        out(3) = labels ? first("test_probability") : first("test_log_predictive_density");
+        out(4) = first("test_target_mean");
       });
-  const double sum = folds.values.row(0).sum();
   const auto not_ok = static_cast<int>(folds.values.row(2).sum());
-  r.scalars["exact_loo_error"] = n > 0 ? sum / static_cast<double>(n) : 0.0;
-  r.scalars["exact_loo_errors"] = sum;
+  if (labels || classes > 0) {
+    const double sum = folds.values.row(0).sum();
+    r.scalars["exact_loo_error"] = n > 0 ? sum / static_cast<double>(n) : 0.0;
+    r.scalars["exact_loo_errors"] = sum;
+  }
   if (classes > 0) {
     const Eigen::MatrixXd probability = folds.values.bottomRows(classes).transpose();
     if (probability.allFinite()) {  // beside the built-in one, from the retrains
@@ -101,10 +115,24 @@ Results ExactLooEngine::run(const Problem& problem) const {
         log_p += std::log(probability(i, static_cast<Eigen::Index>(t(i))));
       r.scalars["exact_loo_log_predictive"] = n > 0 ? log_p / static_cast<double>(n) : 0.0;
     }
-  } else {
+  } else if (labels) {
     r.vectors["exact_loo_mean_field"] = folds.values.row(1).transpose();
     if (r.vectors.count("loo_probability"))  // beside the built-in one, from the retrains
       r.vectors["exact_loo_probability"] = folds.values.row(3).transpose();
+  } else {
+    // The retrains' log predictive densities and predictive means of the left-out targets,
+    // beside the built-in loo_log_predictive_density and loo_mean.
+    const Eigen::VectorXd density = folds.values.row(3).transpose();
+    const Eigen::VectorXd mean = folds.values.row(4).transpose();
+    r.vectors["exact_loo_mean_field"] = folds.values.row(1).transpose();
+    if (density.allFinite() && n > 0) {
+      r.vectors["exact_loo_log_predictive_density"] = density;
+      r.scalars["exact_loo_log_predictive"] = density.mean();
+    }
+    if (mean.allFinite() && n > 0) {
+      r.vectors["exact_loo_mean"] = mean;
+      r.scalars["exact_loo_square_error"] = (mean - t).squaredNorm() / static_cast<double>(n);
+    }
   }
   if (not_ok > 0 && r.status.code == RunStatus::ok)
     r.status = {RunStatus::not_converged,

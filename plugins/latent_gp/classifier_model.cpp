@@ -44,14 +44,14 @@ void require_parts(const ModelParts& parts, bool likelihood, const char* kind) {
 
 constexpr const char* kForms[] = {"prior", "cholesky", "inverse"};
 
-// The gp_classifier columns from <h(x)> and the latent variance of eq 27.
-Predictions classifier_columns(const Likelihood& lik, const Eigen::VectorXd& h,
-                               const Eigen::VectorXd& var) {
+// The gp_classifier columns from <h(x)> and the latent variance of eq 27: those two and the
+// likelihood's predictions of y (binary: probability by eq 12, label by eq 13).
+Predictions latent_columns(const Likelihood& lik, const Eigen::VectorXd& h,
+                           const Eigen::VectorXd& var, const TargetQuery& query) {
   Predictions out;
   out.add("latent_mean", h);
   out.add("latent_variance", var);
-  out.add("probability", positive_probability(lik, h, var));  // eq 12
-  out.add("label", labels(h));
+  add_target_predictions(out, lik, h, var, query);
   return out;
 }
 
@@ -59,11 +59,11 @@ Predictions classifier_columns(const Likelihood& lik, const Eigen::VectorXd& h,
 
 ClassifierModel::ClassifierModel(std::shared_ptr<const Kernel> kernel,
                                  std::shared_ptr<const Likelihood> lik, Eigen::MatrixXd X_train,
-                                 Eigen::VectorXd t_alpha, LatentVarianceForm variance)
+                                 Eigen::VectorXd slope, LatentVarianceForm variance)
     : kernel_(std::move(kernel)),
       likelihood_(std::move(lik)),
       X_train_(std::move(X_train)),
-      t_alpha_(std::move(t_alpha)),
+      slope_(std::move(slope)),
       variance_(std::move(variance)) {}
 
 LatentVarianceForm LatentVarianceForm::of(const SiteSystem* sites) {
@@ -94,11 +94,10 @@ Eigen::VectorXd LatentVarianceForm::variance(Eigen::MatrixXd& K,
 }
 
 std::shared_ptr<const ClassifierModel> ClassifierModel::from_fit(const Problem& problem,
-                                                                 const Eigen::VectorXd& t,
-                                                                 const Eigen::VectorXd& alpha,
+                                                                 const MeanFieldFit& fit,
                                                                  const SiteSystem* sites) {
   return std::make_shared<const ClassifierModel>(problem.kernel, problem.likelihood,
-                                                 problem.data->X_train, t.cwiseProduct(alpha),
+                                                 problem.data->X_train, fit.slope,
                                                  LatentVarianceForm::of(sites));
 }
 
@@ -123,19 +122,19 @@ std::unique_ptr<ClassifierModel> ClassifierModel::read(ModelArchive& archive,
                                            archive.vector("posterior/t_alpha", n), std::move(form));
 }
 
-Predictions ClassifierModel::predict(const Eigen::MatrixXd& X) const {
+Predictions ClassifierModel::predict(const Eigen::MatrixXd& X, const TargetQuery& query) const {
   Eigen::VectorXd var(X.rows());
   const Eigen::VectorXd h =
-      mean_field_in_blocks(*kernel_, X_train_, t_alpha_, X,
+      mean_field_in_blocks(*kernel_, X_train_, slope_, X,
                            [&](Eigen::Index start, const Eigen::MatrixXd& Xb, Eigen::MatrixXd& K) {
                              var.segment(start, Xb.rows()) = variance_.variance(
                                  K, kernel_->diagonal(Xb).array() + kernel_->diagonal_noise());
                            });
-  return classifier_columns(*likelihood_, h, var);
+  return latent_columns(*likelihood_, h, var, query);
 }
 
 void ClassifierModel::write(ModelArchive& archive) const {
-  archive.put("posterior/t_alpha", t_alpha_);
+  archive.put("posterior/t_alpha", slope_);
   archive.put("posterior/latent_variance", std::string(kForms[static_cast<int>(variance_.kind)]));
   if (variance_.kind == LatentVarianceForm::Kind::cholesky) {
     archive.put("posterior/sqrt_tau", variance_.sqrt_tau);
@@ -158,11 +157,12 @@ std::unique_ptr<LowRankClassifierModel> LowRankClassifierModel::read(ModelArchiv
       LowRankPredictor::read(archive, "posterior/low_rank", parts.X_train->cols()));
 }
 
-Predictions LowRankClassifierModel::predict(const Eigen::MatrixXd& X) const {
+Predictions LowRankClassifierModel::predict(const Eigen::MatrixXd& X,
+                                            const TargetQuery& query) const {
   Eigen::VectorXd h, var;
   predictor_.predict(*kernel_, X, h, var);
   var.array() += kernel_->diagonal_noise();  // eq 27: C(x, x) includes v2
-  return classifier_columns(*likelihood_, h, var);
+  return latent_columns(*likelihood_, h, var, query);
 }
 
 void LowRankClassifierModel::write(ModelArchive& archive) const {
@@ -198,30 +198,5 @@ Predictions SvmModel::predict(const Eigen::MatrixXd& X) const {
 }
 
 void SvmModel::write(ModelArchive& archive) const { archive.put("posterior/t_alpha", t_alpha_); }
-
-void add_model_predictions(Results& r, const Problem& problem,
-                           const std::function<std::shared_ptr<const Model>()>& make) {
-  const Dataset& d = *problem.data;
-  if (d.X_test.rows() == 0 && !problem.make_model) return;
-  const std::shared_ptr<const Model> model = make();
-  if (problem.make_model) r.model = model;
-  if (d.X_test.rows() == 0) return;
-  const Predictions p = model->predict(d.X_test);
-  static const std::pair<const char*, const char*> kResults[] = {
-      {"latent_mean", "test_mean_field"},
-      {"decision", "test_mean_field"},
-      {"latent_variance", "test_variance"},
-      {"probability", "test_probability"},
-      {"label", "test_class"}};
-  for (std::size_t j = 0; j < p.columns.size(); ++j)
-    for (const auto& [column, result] : kResults)
-      if (p.columns[j] == column) r.vectors[result] = p.values.col(static_cast<Eigen::Index>(j));
-  if (d.y_test.size() == d.X_test.rows()) {
-    const Eigen::VectorXd& h = r.vectors.at("test_mean_field");
-    const Eigen::VectorXd tt = class_labels(d, DataPart::test, "classifier");
-    r.scalars["test_error"] = error_rate(tt, h);
-    r.scalars["test_errors"] = static_cast<double>(error_count(tt, h));
-  }
-}
 
 }  // namespace quench::latent_gp

@@ -124,7 +124,7 @@ TEST(ClassifierModel, IsTheEnginesTestOutputsAndEquation27) {
       if (std::string(name) != "naive_mean_field") {
         Eigen::VectorXd tau(t.size());
         for (Eigen::Index i = 0; i < t.size(); ++i)
-          tau(i) = site_moments(*f.problem.likelihood, t(i), r.vectors.at("cavity_mean")(i),
+          tau(i) = site_moments(*f.problem.likelihood, {t(i)}, r.vectors.at("cavity_mean")(i),
                                 r.vectors.at("cavity_variance")(i))
                        .tau;
         const Eigen::MatrixXd M =

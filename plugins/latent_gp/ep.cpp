@@ -5,13 +5,14 @@
 #include <limits>
 #include <string>
 
+#include "ep_prior.h"
+#include "fit_outputs.h"
 #include "hyperparameter_objectives.h"
 #include "mean_field.h"
 #include "quench/anderson.h"
 #include "quench/convergence_progress.h"
 #include "quench/errors.h"
 #include "quench/printable.h"
-#include "sparse_ep.h"
 
 namespace quench::latent_gp {
 
@@ -22,14 +23,13 @@ namespace {
 constexpr double kNewtonStart = 0.1;
 
 // The site parameters (tau_i, nu_i) matched at the cavities (m_i, lambda_i) (eqs 23, 29-30 in
-// EP form; nu = tau m + t alpha (1 + lambda tau), finite as tau -> 0).
-void match_sites(const Eigen::VectorXd& t, const SiteTiltedMoments& tilted,
-                 const Eigen::VectorXd& m, const Eigen::VectorXd& lambda, Eigen::VectorXd& tau,
-                 Eigen::VectorXd& nu) {
-  for (Eigen::Index i = 0; i < t.size(); ++i) {
-    const SiteMoments sm = site_moments(tilted(i, m(i), lambda(i)), t(i), m(i), lambda(i));
+// EP form; nu = tau m + u (1 + lambda tau), finite as tau -> 0).
+void match_sites(const SiteTiltedMoments& tilted, const Eigen::VectorXd& m,
+                 const Eigen::VectorXd& lambda, Eigen::VectorXd& tau, Eigen::VectorXd& nu) {
+  for (Eigen::Index i = 0; i < m.size(); ++i) {
+    const SiteMoments sm = site_moments(tilted(i, m(i), lambda(i)), m(i), lambda(i));
     tau(i) = sm.tau;
-    nu(i) = sm.tau * m(i) + t(i) * sm.alpha * (1.0 + lambda(i) * sm.tau);
+    nu(i) = sm.tau * m(i) + sm.slope * (1.0 + lambda(i) * sm.tau);
   }
 }
 
@@ -37,17 +37,16 @@ void match_sites(const Eigen::VectorXd& t, const SiteTiltedMoments& tilted,
 
 // Parallel EP written as a map on the cavities c = (m, log lambda): all sites matched at c,
 // then the posterior marginals of those sites from one factorization (prior.marginals: the
-// dense cavity_variances with nu, or the low-rank G of sparse_ep.h) give the new cavities of
+// dense cavity_variances with nu, or the low-rank G of quench/site_prior.h) give the cavities of
 // eqs 26 and 28, m_i = mu_i / b_i - lambda_i nu_i (b_i = 1 - tau_i Sigma_ii). The map's fixed
 // point is the EP (= TAP) fixed point; its iteration is accelerated by Anderson mixing
 // (quench/anderson.h), which changes only the path. Cavities as the state (rather than the
 // sites) keep every iterate meaningful: lambda stays positive in log coordinates and the sites
 // of any cavity are valid, so an extrapolated step never makes a site precision negative that
 // the likelihood keeps positive.
-MeanFieldFit solve_ep(const SitePrior& prior, const Eigen::VectorXd& t,
-                      const SiteTiltedMoments& tilted, const EpOptions& o,
+MeanFieldFit solve_ep(const SitePrior& prior, const SiteTiltedMoments& tilted, const EpOptions& o,
                       const MeanFieldFit* warm_start) {
-  const Eigen::Index n = t.size();
+  const Eigen::Index n = prior.size();
   // Zero sites: the cavities are the prior marginals (or those of the warm start's fit).
   Eigen::VectorXd m = warm_start ? warm_start->cavity_mean : Eigen::VectorXd::Zero(n);
   Eigen::VectorXd lambda = warm_start ? warm_start->cavity_variance : prior.variance();
@@ -62,7 +61,7 @@ MeanFieldFit solve_ep(const SitePrior& prior, const Eigen::VectorXd& t,
   int it = 0, undone = 0;
   ConvergenceProgress bar(o.progress, o.tol);
   for (it = 1; it <= o.max_iterations; ++it) {
-    match_sites(t, tilted, m, lambda, tau, nu);
+    match_sites(tilted, m, lambda, tau, nu);
     PosteriorCovariance post;
     bool factorized = tau.allFinite() && nu.allFinite();
     if (factorized) {
@@ -158,47 +157,44 @@ MeanFieldFit solve_ep(const SitePrior& prior, const Eigen::VectorXd& t,
                   "EP did not converge in " + std::to_string(o.max_iterations) + " sweeps",
                   o.max_iterations};
   // The paper's variables at the EP fixed point.
-  fit.alpha.resize(n);
+  fit.slope.resize(n);
   fit.tau.resize(n);
   for (Eigen::Index i = 0; i < n; ++i) {
-    const SiteMoments sm = site_moments(tilted(i, m(i), lambda(i)), t(i), m(i), lambda(i));
-    fit.alpha(i) = sm.alpha;
+    const SiteMoments sm = site_moments(tilted(i, m(i), lambda(i)), m(i), lambda(i));
+    fit.slope(i) = sm.slope;
     fit.tau(i) = sm.tau;
   }
-  fit.mean_field = prior.times(t.cwiseProduct(fit.alpha));  // eq 19 (= mu at the fixed point)
+  fit.mean_field = prior.times(fit.slope);  // eq 19 (= mu at the fixed point)
   fit.cavity_mean = m;
   fit.cavity_variance = lambda;
   return fit;
 }
 
-MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
-                      const SiteTiltedMoments& tilted, const EpOptions& options,
-                      const MeanFieldFit* warm_start) {
-  // One factorization of I + S C S per sweep, single precision while far from the fixed point.
-  return solve_ep(DenseSitePrior::viewing(C), t, tilted, options, warm_start);
+SiteTiltedMoments likelihood_tilted_moments(const Likelihood& lik, const Observations& y) {
+  return [&lik, &y](Eigen::Index i, double m, double v) { return lik.tilted_moments(y[i], m, v); };
 }
 
-MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
+MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Observations& y, const Likelihood& lik,
                       const EpOptions& options, const MeanFieldFit* warm_start) {
-  const SiteTiltedMoments tilted = [&](Eigen::Index i, double m, double v) {
-    return lik.tilted_moments({t(i)}, m, v);
-  };
-  if (!options.newton) return solve_ep(C, t, tilted, options, warm_start);
+  // One factorization of I + S C S per sweep, single precision while far from the fixed point.
+  const DenseSitePrior prior = DenseSitePrior::viewing(C);
+  const SiteTiltedMoments tilted = likelihood_tilted_moments(lik, y);
+  if (!options.newton) return solve_ep(prior, tilted, options, warm_start);
   EpOptions sweeps = options;
   sweeps.tol = std::max(options.tol, kNewtonStart);
-  const MeanFieldFit start = solve_ep(C, t, tilted, sweeps, warm_start);
+  const MeanFieldFit start = solve_ep(prior, tilted, sweeps, warm_start);
   if (start.status.code == RunStatus::ok) {
     // The same fixed point (eqs 19, 23, 26, 28-30) by the joint Newton steps of the TAP solver,
-    // to the accuracy of `tol`: alpha to ~1e3 tol, lambda to 1e2 tol relative (the TAP
-    // defaults 1e-18 and 1e-10 at the default tol 1e-12).
+    // to the accuracy of `tol`: u to ~1e3 tol, lambda to 1e2 tol relative (the TAP defaults
+    // 1e-18 and 1e-10 at the default tol 1e-12).
     MeanFieldOptions newton;
     newton.ftol = 1e6 * options.tol * options.tol;
     newton.lambda_tol = 1e2 * options.tol;
-    // From the sweeps' cavities, then from alpha = 0 (the TAP solver's own global phase): a
-    // loose start can leave the alpha equations at its lambda without a descent direction.
+    // From the sweeps' cavities, then from u = 0 (the TAP solver's own global phase): a loose
+    // start can leave the slope equations at its lambda without a descent direction.
     for (const MeanFieldFit* from : {&start, static_cast<const MeanFieldFit*>(nullptr)}) {
       try {
-        MeanFieldFit fit = solve_mean_field(C, t, lik, newton, from);
+        MeanFieldFit fit = solve_mean_field(C, y, lik, newton, from);
         if (fit.status.code == RunStatus::ok) {
           fit.status.iterations += start.status.iterations;
           return fit;
@@ -210,30 +206,30 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const 
   // Sweeps to the tolerance when Newton does not converge (or the sweeps stopped). Measured on
   // Pima during evidence learning: where both Newton starts fail the sweeps stall at a rounding
   // floor (~1e-8) and give up after kGiveUpSweeps.
-  return solve_ep(C, t, tilted, options, start.status.code == RunStatus::ok ? &start : warm_start);
+  return solve_ep(prior, tilted, options, start.status.code == RunStatus::ok ? &start : warm_start);
 }
 
-SiteTiltedMoments counted_tilted_moments(const Likelihood& lik, const Eigen::VectorXd& t,
+SiteTiltedMoments counted_tilted_moments(const Likelihood& lik, const Observations& y,
                                          const Eigen::VectorXi& counts) {
-  return [&lik, &t, &counts](Eigen::Index i, double m, double v) {
-    return lik.tilted_moments_power({t(i)}, m, v, counts(i));  // 000 eq 43
+  return [&lik, &y, &counts](Eigen::Index i, double m, double v) {
+    return lik.tilted_moments_power(y[i], m, v, counts(i));  // 000 eq 43
   };
 }
 
-MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Observations& y,
                       const Eigen::VectorXi& counts, const Likelihood& lik,
                       const EpOptions& options) {
-  return solve_ep(C, t, counted_tilted_moments(lik, t, counts), options);
+  return solve_ep(DenseSitePrior::viewing(C), counted_tilted_moments(lik, y, counts), options);
 }
 
 CountedFit counted_ep_fit(std::shared_ptr<const Likelihood> lik, const EpOptions& options,
                           const char* engine) {
-  return [lik = std::move(lik), options, engine](const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+  return [lik = std::move(lik), options, engine](const Eigen::MatrixXd& C, const Observations& y,
                                                  const Eigen::VectorXi& counts) {
-    const MeanFieldFit fit = solve_ep(C, t, counts, *lik, options);
+    const MeanFieldFit fit = solve_ep(C, y, counts, *lik, options);
     if (fit.status.code != RunStatus::ok)
       throw NumericalError(engine, "bootstrap retrain: " + fit.status.message);
-    return CountedFitResult{t.cwiseProduct(fit.alpha), fit.tau};
+    return CountedFitResult{fit.slope, fit.tau};
   };
 }
 
@@ -264,31 +260,34 @@ EpEngine::EpEngine(const Params& p) {
 Results EpEngine::run(const Problem& problem) const {
   EpOptions o = options_;
   o.progress = problem.context.progress;
-  if (problem.inducing) return run_sparse_ep(problem, o);
   const auto start = std::chrono::steady_clock::now();
   const Dataset& d = *problem.data;
-  const Eigen::VectorXd t = class_labels(d, DataPart::train, "ep");
-  const Eigen::MatrixXd C = problem.kernel->gram(d.X_train);
-  const MeanFieldFit fit = solve_ep(C, t, *problem.likelihood, o);
+  const Likelihood& lik = *problem.likelihood;
+  const Observations y = observations(d, DataPart::train, *lik.target_kind(), "ep");
+  const auto prior = make_ep_prior(*problem.kernel, d.X_train, problem.inducing.get());
+  const MeanFieldFit fit = prior->solve(lik, y, o, nullptr);
   Results r;
-  add_fit(r, *problem.likelihood, t, fit);
-  const SiteSystem sys(C, fit.tau);
+  add_fit(r, lik, y, fit);
   if (fit.status.code == RunStatus::ok) {
-    const double lz = log_evidence(*problem.likelihood, t, fit, sys);
-    if (std::isfinite(lz)) r.scalars["log_evidence"] = lz;
+    const EpEvidence e = prior->evidence(*problem.kernel, lik, y, fit, false);
+    if (std::isfinite(e.value)) r.scalars["log_evidence"] = e.value;
   }
-  add_model_predictions(r, problem,
-                        [&] { return ClassifierModel::from_fit(problem, t, fit.alpha, &sys); });
-  r.info["method"] = "expectation propagation (parallel sweeps, Anderson-accelerated)";
+  try {
+    add_model_predictions(r, problem, [&] { return prior->model(problem, fit); });
+  } catch (const NumericalError& error) {
+    // Sites of a fit that stopped short (status not ok) whose posterior cannot be formed.
+    if (fit.status.code == RunStatus::ok) throw;
+    r.info["test_predictions"] = std::string("none: ") + error.what();
+  }
+  r.info["method"] = prior->description();
   r.timings["fit"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 
 std::unique_ptr<ResampledModel> EpEngine::prepare_resampling(const Problem& problem) const {
-  if (problem.inducing) return make_resampled_sparse_ep(problem, options_);
-  return make_resampled_classifier(problem, "ep",
-                                   counted_ep_fit(problem.likelihood, options_, "ep"), true);
+  return make_ep_prior(*problem.kernel, problem.data->X_train, problem.inducing.get())
+      ->resampled(problem, options_);
 }
 
 std::vector<std::string> EpEngine::hyperparameter_objectives(const EngineFactory&) const {
@@ -297,12 +296,11 @@ std::vector<std::string> EpEngine::hyperparameter_objectives(const EngineFactory
 
 std::unique_ptr<HyperparameterObjective> EpEngine::hyperparameter_objective(
     const Problem& problem, const std::string& name) const {
-  if (problem.inducing) return make_sparse_ep_objective(problem, name, options_);
   const EpOptions o = options_;
   return make_fixed_point_objective(
       problem, name, "ep",
-      [o](const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
-          const MeanFieldFit* warm) { return solve_ep(C, t, lik, o, warm); });
+      [o](const EpPrior& prior, const Likelihood& lik, const Observations& y,
+          const MeanFieldFit* warm) { return prior.solve(lik, y, o, warm); });
 }
 
 std::unique_ptr<Model> EpEngine::read_model(ModelArchive& archive, const ModelParts& parts) const {

@@ -39,7 +39,8 @@ struct SiteJacobian {
   Eigen::VectorXd g, tth, nth;                    // d log Z/dtheta, dtau/dtheta, dnu/dtheta
 };
 
-SiteJacobian site_jacobian(const Likelihood& lik, double t, double m, double l, bool with_lik) {
+SiteJacobian site_jacobian(const Likelihood& lik, const Observation& y, double m, double l,
+                           bool with_lik) {
   // k' = dk/dm, k'' by stencils on the closed-form k; the lambda-derivatives by the heat
   // equation of the Gaussian cavity, d log Z / dlambda = (k + f^2)/2:
   //   f_lambda = k'/2 + f k,   k_lambda = k''/2 + k^2 + f k'.
@@ -54,10 +55,10 @@ SiteJacobian site_jacobian(const Likelihood& lik, double t, double m, double l, 
   SiteJacobian s;
   for (int j = 0; j < 5; ++j) {
     const double mm = m + (j - 2) * h;
-    const TiltedMoments tm = lik.tilted_moments({t}, mm, l);
+    const TiltedMoments tm = lik.tilted_moments(y, mm, l);
     k5[j] = (tm.variance - l) / (l * l);
     if (j == 2) s.f = (tm.mean - m) / l;
-    if (with_lik) g5[j] = lik.d_log_tilted_normalizer({t}, mm, l);
+    if (with_lik) g5[j] = lik.d_log_tilted_normalizer(y, mm, l);
   }
   s.k = k5[2];
   const auto [k1, k2] = stencil(k5, h);
@@ -78,18 +79,13 @@ SiteJacobian site_jacobian(const Likelihood& lik, double t, double m, double l, 
 
 }  // namespace
 
-Eigen::VectorXd likelihood_gradient(const Likelihood& lik, const Eigen::VectorXd& t,
+Eigen::VectorXd likelihood_gradient(const Likelihood& lik, const Observations& y,
                                     const MeanFieldFit& fit) {
   Eigen::VectorXd g = Eigen::VectorXd::Zero(flat_size(lik.hyperparameters()));
   if (g.size() == 0) return g;
-  for (Eigen::Index i = 0; i < t.size(); ++i)
-    g += lik.d_log_tilted_normalizer({t(i)}, fit.cavity_mean(i), fit.cavity_variance(i));
+  for (Eigen::Index i = 0; i < y.rows(); ++i)
+    g += lik.d_log_tilted_normalizer(y[i], fit.cavity_mean(i), fit.cavity_variance(i));
   return g;
-}
-
-MeanFieldFit WarmStartedFixedPoint::solve(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
-                                          const Likelihood& lik) {
-  return solve([&](const MeanFieldFit* warm_start) { return solve_(C, t, lik, warm_start); });
 }
 
 MeanFieldFit WarmStartedFixedPoint::solve(
@@ -119,45 +115,45 @@ void WarmStartedFixedPoint::rate(double value) {
   latest_.reset();
 }
 
-EvidenceObjective::EvidenceObjective(Eigen::MatrixXd X, Eigen::VectorXd t, FixedPointSolver solve)
-    : X_(std::move(X)), t_(std::move(t)), fixed_point_(std::move(solve)) {}
+EvidenceObjective::EvidenceObjective(Eigen::MatrixXd X, Observations y,
+                                     std::optional<InducingInputs> inducing, FixedPointSolver solve)
+    : X_(std::move(X)),
+      y_(std::move(y)),
+      inducing_(std::move(inducing)),
+      solve_(std::move(solve)) {}
 
 ObjectiveValue EvidenceObjective::evaluate(const Kernel& kernel, const Likelihood& likelihood) {
-  const Eigen::MatrixXd C = kernel.gram(X_);
-  const MeanFieldFit fit = fixed_point_.solve(C, t_, likelihood);
-  if (fit.status.code != RunStatus::ok) return failure(fit.status);
-  const SiteSystem sys(C, fit.tau);  // one Cholesky of B = I + S C S (LU when some tau_i < 0)
-  ObjectiveValue v;
-  v.value = log_evidence(likelihood, t_, fit, sys);
-  if (!std::isfinite(v.value))
-    return failure({RunStatus::failed,
-                    "the log evidence is not finite (with sites tau_i < 0 of label noise: the "
-                    "posterior covariance (C^{-1} + T)^{-1} is not positive definite)",
-                    fit.status.iterations});
-  Eigen::VectorXd gk(0);
-  if (flat_size(kernel.hyperparameters()) > 0) {
-    // W = 1/2 (u u^T - (Omega + C)^{-1}), (Omega + C)^{-1} = S B^{-1} S (dpotri).
-    const Eigen::VectorXd u = t_.cwiseProduct(fit.alpha);
-    Eigen::MatrixXd W = sys.inverse_omega_plus_c();
-    W *= -0.5;
-    W.noalias() += 0.5 * u * u.transpose();
-    gk = kernel.gram_derivative_contractions(X_, W);
+  try {
+    const auto prior = make_ep_prior(kernel, X_, inducing_ ? &*inducing_ : nullptr);
+    const MeanFieldFit fit = fixed_point_.solve(
+        [&](const MeanFieldFit* warm_start) { return solve_(*prior, likelihood, y_, warm_start); });
+    if (fit.status.code != RunStatus::ok) return failure(fit.status);
+    const EpEvidence e = prior->evidence(kernel, likelihood, y_, fit, true);
+    if (!std::isfinite(e.value))
+      return failure({RunStatus::failed, e.failure, fit.status.iterations});
+    if (prior->warm_start_from_best()) fixed_point_.rate(e.value);
+    ObjectiveValue v;
+    v.value = e.value;
+    const Eigen::VectorXd gl = likelihood_gradient(likelihood, y_, fit);
+    v.gradient.resize(e.kernel_gradient.size() + gl.size());
+    v.gradient << e.kernel_gradient, gl;
+    v.status.iterations = fit.status.iterations;
+    return v;
+  } catch (const NumericalError& error) {  // a prior or posterior that cannot be formed
+    return failure({RunStatus::failed, error.what(), 0});
   }
-  const Eigen::VectorXd gl = likelihood_gradient(likelihood, t_, fit);
-  v.gradient.resize(gk.size() + gl.size());
-  v.gradient << gk, gl;
-  v.status.iterations = fit.status.iterations;
-  return v;
 }
 
-LooObjective::LooObjective(Eigen::MatrixXd X, Eigen::VectorXd t, FixedPointSolver solve)
-    : X_(std::move(X)), t_(std::move(t)), fixed_point_(std::move(solve)) {}
+LooObjective::LooObjective(Eigen::MatrixXd X, Observations y, FixedPointSolver solve)
+    : X_(std::move(X)), y_(std::move(y)), solve_(std::move(solve)) {}
 
 ObjectiveValue LooObjective::evaluate(const Kernel& kernel, const Likelihood& likelihood) {
-  const Eigen::MatrixXd C = kernel.gram(X_);
-  const MeanFieldFit fit = fixed_point_.solve(C, t_, likelihood);
+  const auto prior = make_ep_prior(kernel, X_, nullptr);
+  const Eigen::MatrixXd& C = *prior->sites().dense();
+  const MeanFieldFit fit = fixed_point_.solve(
+      [&](const MeanFieldFit* warm_start) { return solve_(*prior, likelihood, y_, warm_start); });
   if (fit.status.code != RunStatus::ok) return failure(fit.status);
-  const Eigen::Index n = t_.size(), pk = flat_size(kernel.hyperparameters()),
+  const Eigen::Index n = y_.rows(), pk = flat_size(kernel.hyperparameters()),
                      pl = flat_size(likelihood.hyperparameters());
   const double inv_n = 1.0 / static_cast<double>(n);
   const Eigen::VectorXd& m = fit.cavity_mean;
@@ -166,8 +162,8 @@ ObjectiveValue LooObjective::evaluate(const Kernel& kernel, const Likelihood& li
   v.value = 0.0;
   std::vector<SiteJacobian> sites;
   for (Eigen::Index i = 0; i < n; ++i) {
-    sites.push_back(site_jacobian(likelihood, t_(i), m(i), lam(i), pl > 0));
-    v.value += inv_n * likelihood.tilted_moments({t_(i)}, m(i), lam(i)).log_z;
+    sites.push_back(site_jacobian(likelihood, y_[i], m(i), lam(i), pl > 0));
+    v.value += inv_n * likelihood.tilted_moments(y_[i], m(i), lam(i)).log_z;
   }
   v.status.iterations = fit.status.iterations;
   if (!std::isfinite(v.value))
@@ -178,7 +174,7 @@ ObjectiveValue LooObjective::evaluate(const Kernel& kernel, const Likelihood& li
   // Sites x = (tau, nu), posterior Sigma = (C^{-1} + T)^{-1}, mu = Sigma nu; cavities
   // lambda_i = 1/(1/Sigma_ii - tau_i), m_i = lambda_i (mu_i / Sigma_ii - nu_i) (eqs 26, 28).
   const Eigen::VectorXd& tau = fit.tau;
-  const Eigen::VectorXd nu = site_nu(t_, fit);
+  const Eigen::VectorXd nu = site_nu(fit);
   const Eigen::MatrixXd S = posterior_covariance(C, tau).sigma;
   const Eigen::VectorXd mu = S * nu, sd = S.diagonal();
   // c_x: dlambda/dtau, dm/dtau, dm/dnu (dlambda/dnu = 0).
@@ -228,7 +224,7 @@ ObjectiveValue LooObjective::evaluate(const Kernel& kernel, const Likelihood& li
     const Eigen::VectorXd b = (am * lam.array() / sd.array()).matrix();
     Eigen::MatrixXd P = -(S * tau.asDiagonal());
     P.diagonal().array() += 1.0;
-    const Eigen::VectorXd u = t_.cwiseProduct(fit.alpha);
+    const Eigen::VectorXd& u = fit.slope;
     const Eigen::VectorXd pb = P.transpose() * b;
     Eigen::MatrixXd W = P.transpose() * d.asDiagonal() * P;
     W.noalias() += 0.5 * (pb * u.transpose() + u * pb.transpose());
@@ -248,11 +244,18 @@ std::unique_ptr<HyperparameterObjective> make_fixed_point_objective(const Proble
                                                                     const char* engine,
                                                                     FixedPointSolver solve) {
   const Dataset& d = *problem.data;
-  Eigen::VectorXd t = class_labels(d, DataPart::train, engine);
+  Observations y = observations(d, DataPart::train, *problem.likelihood->target_kind(), engine);
   if (name == "evidence")
-    return std::make_unique<EvidenceObjective>(d.X_train, std::move(t), std::move(solve));
+    return std::make_unique<EvidenceObjective>(
+        d.X_train, std::move(y),
+        problem.inducing ? std::optional<InducingInputs>(*problem.inducing) : std::nullopt,
+        std::move(solve));
+  if (name == "loo" && problem.inducing)
+    throw ConfigError({}, std::string(engine) +
+                              ": no hyperparameter objective 'loo' on the inducing-point prior "
+                              "(it has: evidence)");
   if (name == "loo")
-    return std::make_unique<LooObjective>(d.X_train, std::move(t), std::move(solve));
+    return std::make_unique<LooObjective>(d.X_train, std::move(y), std::move(solve));
   throw ConfigError({}, std::string(engine) + ": no hyperparameter objective '" + name +
                             "' (it has: evidence, loo)");
 }

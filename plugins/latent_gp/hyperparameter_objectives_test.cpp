@@ -50,9 +50,12 @@ std::unique_ptr<InferenceEngine> engine(const std::string& name, std::int64_t ma
   return std::make_unique<TapEngine>(p);
 }
 
+// The objectives read the training targets by the problem's likelihood (its target kind); the
+// likelihood they are evaluated with is evaluate()'s.
 Problem problem_for(const Dataset& d) {
   Problem p;
   p.data = &d;
+  p.likelihood = std::make_shared<likelihoods::ProbitLikelihood>(0.0, 0.0);
   return p;
 }
 
@@ -64,7 +67,7 @@ double dense_log_evidence(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
                           const MeanFieldFit& fit) {
   const Eigen::Index n = t.size();
   const Eigen::VectorXd& tau = fit.tau;
-  const Eigen::VectorXd u = t.cwiseProduct(fit.alpha);
+  const Eigen::VectorXd& u = fit.slope;
   const Eigen::VectorXd mu = C * u;
   const Eigen::VectorXd nu = u + tau.cwiseProduct(mu);
   Eigen::MatrixXd P = C.inverse();
@@ -190,7 +193,8 @@ TEST(LooObjective, ValueEqualsTheDenseCavityPredictive) {
       ASSERT_EQ(v.status.code, RunStatus::ok) << v.status.message;
       const auto& fit = *dynamic_cast<LooObjective&>(*objective).last_fit();
       const Eigen::MatrixXd C = k.gram(d.X_train);
-      const Eigen::VectorXd u = d.y_train.cwiseProduct(fit.alpha), mu = C * u;
+      const Eigen::VectorXd& u = fit.slope;
+      const Eigen::VectorXd mu = C * u;
       const Eigen::VectorXd nu = u + fit.tau.cwiseProduct(mu);
       Eigen::MatrixXd P = C.inverse();
       P.diagonal() += fit.tau;
@@ -302,9 +306,9 @@ TEST(WarmStartedFixedPoint, RetriesColdWhenTheWarmSolveFails) {
   const likelihoods::ProbitLikelihood lik(0.0, 0.0);
   const Eigen::MatrixXd C = TestKernel(1.0, 1.0, 0.1).gram(d.X_train);
   int warm = 0, cold = 0;
-  WarmStartedFixedPoint fp([&](const Eigen::MatrixXd& c, const Eigen::VectorXd& t,
-                               const Likelihood& l, const MeanFieldFit* start) {
-    MeanFieldFit fit = solve_ep(c, t, l, EpOptions{}, start);
+  WarmStartedFixedPoint fp;
+  const auto solve = [&](const MeanFieldFit* start) {
+    MeanFieldFit fit = solve_ep(C, d.y_train, lik, EpOptions{}, start);
     if (start) {
       ++warm;
       fit.status = {RunStatus::not_converged, "warm start refused", 1};
@@ -312,9 +316,9 @@ TEST(WarmStartedFixedPoint, RetriesColdWhenTheWarmSolveFails) {
       ++cold;
     }
     return fit;
-  });
-  EXPECT_EQ(fp.solve(C, d.y_train, lik).status.code, RunStatus::ok);
-  EXPECT_EQ(fp.solve(C, d.y_train, lik).status.code, RunStatus::ok);
+  };
+  EXPECT_EQ(fp.solve(solve).status.code, RunStatus::ok);
+  EXPECT_EQ(fp.solve(solve).status.code, RunStatus::ok);
   EXPECT_EQ(warm, 1);
   EXPECT_EQ(cold, 2);
   ASSERT_TRUE(fp.last().has_value());

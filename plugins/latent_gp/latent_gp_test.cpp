@@ -7,11 +7,11 @@
 
 #include <gtest/gtest.h>
 
-#include "classifier_common.h"
 #include "ep.h"
 #include "exact_loo.h"
 #include "mean_field.h"
 #include "probit_likelihood.h"
+#include "site_algebra.h"
 #include "svm_limit.h"
 #include "test_clouds.h"
 #include "test_engines.h"
@@ -89,15 +89,15 @@ TEST(Tap, NewtonAndPaperSolversReachTheSameFixedPoint) {
     paper.solver = MeanFieldSolver::paper;
     newton.ftol = 1e-24;
     newton.lambda_tol = 1e-12;
-    paper.ftol = 1e-20;  // the paper's iteration is slow: alpha to ~1e-10
+    paper.ftol = 1e-20;  // the paper's iteration is slow: u to ~1e-10
     paper.lambda_tol = 1e-11;
     const MeanFieldFit a = solve_mean_field(C, d.y_train, *p.likelihood, newton);
     const MeanFieldFit b = solve_mean_field(C, d.y_train, *p.likelihood, paper);
     ASSERT_EQ(a.status.code, RunStatus::ok) << a.status.message;
     ASSERT_EQ(b.status.code, RunStatus::ok) << b.status.message << " noise " << noise;
-    // Converged to |delta alpha| ~ 1e-12 and 1e-10; agreement to 1e-7 relative to max alpha.
-    const double scale = std::max(1.0, b.alpha.cwiseAbs().maxCoeff());
-    EXPECT_LT((a.alpha - b.alpha).cwiseAbs().maxCoeff(), 1e-7 * scale) << "noise " << noise;
+    // Converged to |delta u| ~ 1e-12 and 1e-10; agreement to 1e-7 relative to max |u|.
+    const double scale = std::max(1.0, b.slope.cwiseAbs().maxCoeff());
+    EXPECT_LT((a.slope - b.slope).cwiseAbs().maxCoeff(), 1e-7 * scale) << "noise " << noise;
     EXPECT_LT(((a.cavity_variance - b.cavity_variance).array() / b.cavity_variance.array())
                   .abs()
                   .maxCoeff(),
@@ -120,13 +120,13 @@ TEST(Tap, NewtonReachesEpOnANoiseFreeKernel) {
   const MeanFieldFit b = solve_ep(C, d.y_train, *p.likelihood, e);
   ASSERT_EQ(a.status.code, RunStatus::ok) << a.status.message;
   ASSERT_EQ(b.status.code, RunStatus::ok) << b.status.message;
-  const double scale = std::max(1.0, b.alpha.cwiseAbs().maxCoeff());
-  EXPECT_LT((a.alpha - b.alpha).cwiseAbs().maxCoeff(), 1e-6 * scale);
+  const double scale = std::max(1.0, b.slope.cwiseAbs().maxCoeff());
+  EXPECT_LT((a.slope - b.slope).cwiseAbs().maxCoeff(), 1e-6 * scale);
 }
 
 TEST(Tap, JointNewtonConvergesQuadratically) {
-  // The joint (alpha, lambda) Newton solver: after the global phase a handful of steps; the
-  // old double loop (alpha Newton + plain eq-28 refreshes) needed ~40 refreshes on letter.
+  // The joint (u, lambda) Newton solver: after the global phase a handful of steps; the
+  // old double loop (slope Newton + plain eq-28 refreshes) needed ~40 refreshes on letter.
   const Dataset d = toy_clouds(60, 0, 1.5, 17);
   const Problem p = problem_for(d, 0.5, 0.1);
   const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
@@ -136,19 +136,19 @@ TEST(Tap, JointNewtonConvergesQuadratically) {
   const MeanFieldFit a = solve_mean_field(C, d.y_train, *p.likelihood, o);
   ASSERT_EQ(a.status.code, RunStatus::ok) << a.status.message;
   EXPECT_LE(a.lambda_refreshes, 8);
-  // The fixed point: eq 28 at the returned tau reproduces lambda, eq 23 reproduces alpha.
+  // The fixed point: eq 28 at the returned tau reproduces lambda, eq 23 reproduces u.
   const Eigen::VectorXd fresh = posterior_covariance(C, a.tau).lambda;
   EXPECT_LT(((fresh - a.cavity_variance).array() / a.cavity_variance.array()).abs().maxCoeff(),
             1e-12);
   for (Eigen::Index i = 0; i < d.y_train.size(); ++i)
     EXPECT_NEAR(
-        site_moments(*p.likelihood, d.y_train(i), a.cavity_mean(i), a.cavity_variance(i)).alpha,
-        a.alpha(i), 1e-11);
+        site_moments(*p.likelihood, {d.y_train(i)}, a.cavity_mean(i), a.cavity_variance(i)).slope,
+        a.slope(i), 1e-11);
 }
 
 TEST(SiteDerivatives, MatchFiniteDifferencesOfTheSiteMoments) {
   // Independent check of the heat-equation formulas: central differences of site_moments
-  // (alpha, tau) in m and lambda with a step 1e-5 (truncation ~1e-10, rounding ~1e-11).
+  // (u, tau) in m and lambda with a step 1e-5 (truncation ~1e-10, rounding ~1e-11).
   const likelihoods::ProbitLikelihood lik(0.0, 0.0), noisy(0.3, 0.05);
   for (const Likelihood* l :
        {static_cast<const Likelihood*>(&lik), static_cast<const Likelihood*>(&noisy)})
@@ -158,12 +158,12 @@ TEST(SiteDerivatives, MatchFiniteDifferencesOfTheSiteMoments) {
         const SiteDerivatives d = site_derivatives(*l, t, Eigen::VectorXd::Constant(1, m),
                                                    Eigen::VectorXd::Constant(1, lam));
         const double h = 1e-5;
-        auto sm = [&](double mm, double ll) { return site_moments(*l, 1.0, mm, ll); };
-        const double fm = (sm(m + h, lam).alpha - sm(m - h, lam).alpha) / (2 * h);
-        const double fl = (sm(m, lam + h).alpha - sm(m, lam - h).alpha) / (2 * h);
+        auto sm = [&](double mm, double ll) { return site_moments(*l, {1.0}, mm, ll); };
+        const double fm = (sm(m + h, lam).slope - sm(m - h, lam).slope) / (2 * h);
+        const double fl = (sm(m, lam + h).slope - sm(m, lam - h).slope) / (2 * h);
         const double tm = (sm(m + h, lam).tau - sm(m - h, lam).tau) / (2 * h);
         const double tl = (sm(m, lam + h).tau - sm(m, lam - h).tau) / (2 * h);
-        const double scale = std::fabs(sm(m, lam).tau) + std::fabs(sm(m, lam).alpha) + 1e-3;
+        const double scale = std::fabs(sm(m, lam).tau) + std::fabs(sm(m, lam).slope) + 1e-3;
         EXPECT_NEAR(d.fm(0), fm, 1e-5 * scale / lam) << m << " " << lam;
         EXPECT_NEAR(d.fl(0), fl, 1e-5 * scale / lam) << m << " " << lam;
         EXPECT_NEAR(d.tm(0), tm, 1e-5 * scale / lam) << m << " " << lam;
@@ -253,7 +253,7 @@ TEST(Ep, EveryPathReachesThePlainDampedFixedPoint) {
     for (const MeanFieldFit* f : {&a, &b, &c, &warm})
       ASSERT_EQ(f->status.code, RunStatus::ok) << f->status.message << " kappa " << kappa;
     for (const MeanFieldFit* f : {&b, &c, &warm}) {
-      EXPECT_LT((f->alpha - a.alpha).cwiseAbs().maxCoeff(), 1e-9) << "kappa " << kappa;
+      EXPECT_LT((f->slope - a.slope).cwiseAbs().maxCoeff(), 1e-9) << "kappa " << kappa;
       EXPECT_LT((f->cavity_mean - a.cavity_mean).cwiseAbs().maxCoeff(), 1e-9);
       EXPECT_LT((f->cavity_variance - a.cavity_variance).cwiseAbs().maxCoeff(), 1e-9);
     }
@@ -282,14 +282,15 @@ TEST(NaiveMeanField, IsTapWithLambdaFrozenAtCii) {
   const MeanFieldFit fit = solve_mean_field(C, d.y_train, *p.likelihood, o);
   ASSERT_EQ(fit.status.code, RunStatus::ok);
   EXPECT_EQ((fit.cavity_variance - C.diagonal()).cwiseAbs().maxCoeff(), 0.0);
-  // Eq 23 with lambda_i = C_ii (eq 35) holds at the returned alpha.
+  // Eq 23 with lambda_i = C_ii (eq 35) holds at the returned slopes u.
   for (Eigen::Index i = 0; i < d.y_train.size(); ++i) {
-    const double m = fit.mean_field(i) - C(i, i) * d.y_train(i) * fit.alpha(i);
-    EXPECT_NEAR(site_moments(*p.likelihood, d.y_train(i), m, C(i, i)).alpha, fit.alpha(i), 1e-11);
+    const double m = fit.mean_field(i) - C(i, i) * fit.slope(i);
+    EXPECT_NEAR(site_moments(*p.likelihood, {d.y_train(i)}, m, C(i, i)).slope, fit.slope(i), 1e-11);
   }
-  // The engine gives the same alpha as the solver.
+  // The engine gives the same alpha = t u as the solver.
   const Results r = run("naive_mean_field", p);
-  EXPECT_LT((r.vectors.at("alpha") - fit.alpha).cwiseAbs().maxCoeff(), 1e-8);
+  EXPECT_LT((r.vectors.at("alpha") - d.y_train.cwiseProduct(fit.slope)).cwiseAbs().maxCoeff(),
+            1e-8);
 }
 
 TEST(Loo, BuiltInAgreesWithExactWithinOneError) {

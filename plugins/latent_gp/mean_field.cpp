@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ep.h"
+#include "fit_outputs.h"
 #include "hyperparameter_objectives.h"
 #include "quench/errors.h"
 
@@ -18,20 +19,20 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Cavity means (eq 26) and the fixed-point map of eq 23 at the current alpha, lambda.
+// Cavity means (eq 26) and the fixed-point map of eq 23 at the current slopes u, lambda.
 struct Sweep {
   Eigen::VectorXd h, m, target, tau;
 };
-Sweep sweep(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
-            const Eigen::VectorXd& alpha, const Eigen::VectorXd& lambda) {
+Sweep sweep(const Eigen::MatrixXd& C, const Observations& y, const Likelihood& lik,
+            const Eigen::VectorXd& u, const Eigen::VectorXd& lambda) {
   Sweep s;
-  s.h = C.selfadjointView<Eigen::Lower>() * t.cwiseProduct(alpha);  // eq 19 (symv)
-  s.m = s.h - lambda.cwiseProduct(t).cwiseProduct(alpha);           // eq 26
-  s.target.resize(t.size());
-  s.tau.resize(t.size());
-  for (Eigen::Index i = 0; i < t.size(); ++i) {
-    const SiteMoments sm = site_moments(lik, t(i), s.m(i), lambda(i));  // eq 23
-    s.target(i) = sm.alpha;
+  s.h = C.selfadjointView<Eigen::Lower>() * u;  // eq 19 (symv)
+  s.m = s.h - lambda.cwiseProduct(u);           // eq 26
+  s.target.resize(y.rows());
+  s.tau.resize(y.rows());
+  for (Eigen::Index i = 0; i < y.rows(); ++i) {
+    const SiteMoments sm = site_moments(lik, y[i], s.m(i), lambda(i));  // eq 23
+    s.target(i) = sm.slope;
     s.tau(i) = sm.tau;  // 1/Omega_i, eqs 29-30
   }
   return s;
@@ -93,7 +94,7 @@ Eigen::VectorXd squared_offdiagonal_product(const Eigen::MatrixXd& sigma,
   return w;
 }
 
-// The joint Newton step on the TAP equations in u = t alpha and lambda:
+// The joint Newton step on the TAP equations in the slopes u (001's t alpha) and lambda:
 //   F(u, lambda) = u - f(m, lambda) = 0,  m = (C - Lambda) u          (eqs 19, 23, 26)
 //   G(u, lambda) = log lambda - log lambdahat(tau(m, lambda)) = 0      (eqs 28-30)
 // Linearized: delta u = R D (-F + e delta lambda) with R = (I + T C)^{-1}, D = 1 + lambda tau,
@@ -104,20 +105,20 @@ Eigen::VectorXd squared_offdiagonal_product(const Eigen::MatrixXd& sigma,
 // fixed point, is not cut short by lambda > 0). Every product costs two matrix-vector products
 // (Sigma and Sigma o Sigma, both from the lower triangle of Sigma, the latter never formed),
 // since C R = Sigma and R = I - T Sigma. No O(N^3) work beyond `post`.
-void joint_newton_step(const Eigen::VectorXd& t, const Likelihood& lik, const Eigen::VectorXd& u,
+void joint_newton_step(const Observations& y, const Likelihood& lik, const Eigen::VectorXd& u,
                        const Eigen::VectorXd& lambda, const Eigen::VectorXd& m,
                        const Eigen::VectorXd& tau, const PosteriorCovariance& post,
                        const Eigen::VectorXd& F, const Eigen::VectorXd& G, double tol,
                        Eigen::VectorXd& du, Eigen::VectorXd& dlog) {
-  const SiteDerivatives d = site_derivatives(lik, t, m, lambda);
+  const SiteDerivatives d = site_derivatives(lik, y, m, lambda);
   const Eigen::VectorXd& tf = tau;
   const Eigen::VectorXd D = (1.0 + lambda.array() * tf.array()).matrix();
   const Eigen::VectorXd e = d.fl - d.fm.cwiseProduct(u);
   const Eigen::VectorXd kscale = -post.b.cwiseAbs2().cwiseInverse().cwiseQuotient(post.lambda);
-  // y -> (C - Lambda) R y, and R y.
-  auto clr = [&](const Eigen::VectorXd& y, Eigen::VectorXd& ry) {
-    const Eigen::VectorXd z = post.sigma.selfadjointView<Eigen::Lower>() * y;
-    ry = y - tf.cwiseProduct(z);
+  // v -> (C - Lambda) R v, and R v.
+  auto clr = [&](const Eigen::VectorXd& v, Eigen::VectorXd& ry) {
+    const Eigen::VectorXd z = post.sigma.selfadjointView<Eigen::Lower>() * v;
+    ry = v - tf.cwiseProduct(z);
     return Eigen::VectorXd(z - lambda.cwiseProduct(ry));
   };
   Eigen::VectorXd ry;
@@ -138,7 +139,7 @@ void joint_newton_step(const Eigen::VectorXd& t, const Likelihood& lik, const Ei
 
 // The factorizations of I + S C S far from the fixed point are done in single precision
 // (Precision::single, ~2x cheaper; the steps they give are approximate Newton steps, the
-// residuals are always evaluated in double): the alpha steps of the loose tolerances below
+// residuals are always evaluated in double): the slope steps of the loose tolerances below
 // kSingleTol, and the eq-28 refreshes while max_i |G_i| at the previous refresh exceeds
 // kSingleG (single precision gives lambda to ~1e-7 cond(B) ~ 1e-3 relative on letter). The
 // fixed point is confirmed by refreshes in double precision. `make(p)` factorizes in precision
@@ -155,47 +156,46 @@ auto factorized(Precision precision, const Make& make) {
   return make(Precision::full);
 }
 
-// Newton solver (see MeanFieldSolver::newton). With u = t alpha the alpha equations at fixed
-// lambda read F(u) = u - f(m) = 0, m = (C - Lambda)u (eqs 19, 26), f_i = d log Z_i / dm_i
-// (eq 23). f' = -tau/(1 + lambda tau) with tau the site precision 1/Omega (eqs 29-30), so the
-// Jacobian is diag(1/(1 + lambda tau)) (I + T C) and the Newton step solves
-// (I + T C) du = -(1 + lambda tau) F. For a log-concave likelihood the equations are the
-// stationarity conditions of a convex function (Hessian >= C), so damped Newton with
-// backtracking on |F|^2 converges globally. Phase 1 solves them at lambda_i = C_ii (naive
-// mean field: to ftol, the whole solve) or, for TAP, at the eq-28 lambda of alpha = 0 to a
-// loose 1e-3; phase 2 (TAP) takes joint Newton steps in (alpha, lambda) (joint_newton_step),
-// each with one factorization. On letter (N = 2000): 1 + 3 alpha steps and 3 refreshes in
-// single precision, 3 in double (the last one confirms the fixed point).
-MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
-                          const MeanFieldOptions& o, Eigen::VectorXd alpha, Eigen::VectorXd lambda,
+// Newton solver (see MeanFieldSolver::newton). With the slopes u (001's t alpha) the slope
+// equations at fixed lambda read F(u) = u - f(m) = 0, m = (C - Lambda)u (eqs 19, 26), f_i = d log
+// Z_i / dm_i (eq 23). f' = -tau/(1 + lambda tau) with tau the site precision 1/Omega (eqs 29-30),
+// so the Jacobian is diag(1/(1 + lambda tau)) (I + T C) and the Newton step solves (I + T C) du =
+// -(1 + lambda tau) F. For a log-concave likelihood the equations are the stationarity conditions
+// of a convex function (Hessian >= C), so damped Newton with backtracking on |F|^2 converges
+// globally. Phase 1 solves them at lambda_i = C_ii (naive mean field: to ftol, the whole solve) or,
+// for TAP, at the eq-28 lambda of u = 0 to a loose 1e-3; phase 2 (TAP) takes joint Newton steps in
+// (u, lambda) (joint_newton_step), each with one factorization. On letter (N = 2000): 1 + 3 slope
+// steps and 3 refreshes in single precision, 3 in double (the last one confirms the fixed point).
+MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Observations& y, const Likelihood& lik,
+                          const MeanFieldOptions& o, Eigen::VectorXd u, Eigen::VectorXd lambda,
                           bool warm) {
   MeanFieldFit fit;
-  Sweep s = sweep(C, t, lik, alpha, lambda);
+  Sweep s = sweep(C, y, lik, u, lambda);
   int steps = 0;
   if (o.refresh_lambda && !warm) {
-    // TAP: lambda from eq 28 at alpha = 0 (single precision suffices for a start), much
+    // TAP: lambda from eq 28 at u = 0 (single precision suffices for a start), much
     // closer to the fixed point than C_ii (on letter lambda_i ends at 5e-4..0.5 C_ii).
     ++steps;
     ++fit.lambda_refreshes;
     lambda = factorized(Precision::single, [&](Precision p) {
                return cavity_variances(C, s.tau, p);
              }).lambda;
-    s = sweep(C, t, lik, alpha, lambda);
+    s = sweep(C, y, lik, u, lambda);
   }
   // Newton converges in tens of steps; max_iterations (sized for the paper's iteration)
   // is capped so that a stalled solve is reported instead of running for hours.
   const int max_steps = std::min(o.max_iterations, 2000);
   auto residual = [&](const Sweep& sw, const Eigen::VectorXd& a) {
-    return Eigen::VectorXd(t.cwiseProduct(a - sw.target));  // F in u = t alpha
+    return Eigen::VectorXd(a - sw.target);  // F in u
   };
-  // Tolerances on |F|^2 are relative to max(1, max alpha)^2: with a noise-free kernel alpha
-  // reaches 1e2-1e3 and an absolute 1e-9 on it is below rounding.
-  auto rel = [&] { return std::pow(std::max(1.0, alpha.cwiseAbs().maxCoeff()), 2); };
+  // Tolerances on |F|^2 are relative to max(1, max |u|)^2: with a noise-free kernel u reaches
+  // 1e2-1e3 and an absolute 1e-9 on it is below rounding.
+  auto rel = [&] { return std::pow(std::max(1.0, u.cwiseAbs().maxCoeff()), 2); };
   const double tol1 = o.refresh_lambda ? 1e-3 : o.ftol;
   Eigen::VectorXd F;
-  // Damped Newton steps on the alpha equations at the current lambda until max F^2 < tol rel.
-  auto solve_alpha = [&](double tol) {
-    F = residual(s, alpha);
+  // Damped Newton steps on the slope equations at the current lambda until max F^2 < tol rel.
+  auto solve_slopes = [&](double tol) {
+    F = residual(s, u);
     double merit = F.squaredNorm();
     Precision precision = tol >= kSingleTol ? Precision::single : Precision::full;
     while (F.cwiseAbs2().maxCoeff() >= tol * rel()) {
@@ -203,16 +203,16 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
       const SiteSystem sys =
           factorized(precision, [&](Precision p) { return SiteSystem(C, s.tau, p); });
       const Eigen::VectorXd r = -(1.0 + lambda.array() * s.tau.array()).matrix().cwiseProduct(F);
-      const Eigen::VectorXd da = t.cwiseProduct(sys.solve_newton(r));
+      const Eigen::VectorXd du = sys.solve_newton(r);
       bool accepted = false;
       double step = 1.0;
       for (int k = 0; k < 40 && !accepted; ++k, step /= 2) {
-        const Eigen::VectorXd trial = alpha + step * da;
-        Sweep st = sweep(C, t, lik, trial, lambda);
+        const Eigen::VectorXd trial = u + step * du;
+        Sweep st = sweep(C, y, lik, trial, lambda);
         const Eigen::VectorXd Ft = residual(st, trial);
         const double mt = Ft.squaredNorm();
         if (std::isfinite(mt) && mt < merit) {
-          alpha = trial;
+          u = trial;
           s = std::move(st);
           F = Ft;
           merit = mt;
@@ -228,18 +228,18 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
         if (F.cwiseAbs2().maxCoeff() < 1e6 * o.ftol * rel()) return;
         fit.status = {
             RunStatus::failed,
-            "Newton step on the alpha equations found no decrease at step " + std::to_string(steps),
+            "Newton step on the slope equations found no decrease at step " + std::to_string(steps),
             steps};
         return;
       }
     }
   };
-  solve_alpha(tol1);
+  solve_slopes(tol1);
   bool converged = false;
   if (fit.status.code == RunStatus::ok && steps <= max_steps && !o.refresh_lambda) converged = true;
   // Phase 2: joint Newton steps; a step that does not decrease the merit
   // |F|^2/rel + |G/lambda|^2 is halved (from the previous point).
-  Eigen::VectorXd alpha0, lambda0, da, dl;
+  Eigen::VectorXd u0, lambda0, du, dl;
   double previous = std::numeric_limits<double>::infinity(), theta = 1.0;
   double gmax = std::numeric_limits<double>::infinity();  // max_i |G_i| at the last refresh
   bool single = false;
@@ -257,7 +257,7 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
             ? cavity_variances(C, s.tau)
             : factorized(precision, [&](Precision p) { return posterior_covariance(C, s.tau, p); });
     ++fit.lambda_refreshes;
-    F = residual(s, alpha);
+    F = residual(s, u);
     const Eigen::VectorXd G = (lambda.array() / post.lambda.array()).log().matrix();
     const double change = (post.lambda - lambda).cwiseQuotient(lambda).cwiseAbs().maxCoeff();
     gmax = G.cwiseAbs().maxCoeff();
@@ -271,7 +271,7 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
     const bool stalled = !(m < previous);
     if (change < o.lambda_tol && (fmax < o.ftol || (stalled && fmax < 1e6 * o.ftol))) {
       lambda = post.lambda;  // the final eq-28 refresh
-      s = sweep(C, t, lik, alpha, lambda);
+      s = sweep(C, y, lik, u, lambda);
       converged = true;
       break;
     }
@@ -283,34 +283,32 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
                       steps};
         break;
       }
-      alpha = alpha0 + theta * da;
+      u = u0 + theta * du;
       lambda = lambda0.cwiseProduct((theta * dl).array().exp().matrix());
-      s = sweep(C, t, lik, alpha, lambda);
+      s = sweep(C, y, lik, u, lambda);
       continue;
     }
     previous = m;
     if (post.sigma.size() == 0) post = posterior_covariance(C, s.tau);
-    Eigen::VectorXd du;
-    joint_newton_step(t, lik, t.cwiseProduct(alpha), lambda, s.m, s.tau, post, F, G,
+    joint_newton_step(y, lik, u, lambda, s.m, s.tau, post, F, G,
                       std::clamp(std::sqrt(m), 1e-12, 1e-3), du, dl);
-    da = t.cwiseProduct(du);
     theta = 1.0;
-    // After a Newton step the alpha equations are solved again only when far off (the next
+    // After a Newton step the slope equations are solved again only when far off (the next
     // joint step corrects them); after a plain refresh to the phase-1 tolerance.
     double tol2 = 0.1;
     if (!(dl.cwiseAbs().maxCoeff() <= 5.0)) {
       // Far from the fixed point (a Newton step would change some lambda_i by more than a
-      // factor e^5): the plain eq-28 refresh lambda := lambdahat instead; alpha follows below.
+      // factor e^5): the plain eq-28 refresh lambda := lambdahat instead; u follows below.
       dl = -G;
-      da.setZero();
+      du.setZero();
       tol2 = tol1;
     }
-    alpha0 = alpha;
+    u0 = u;
     lambda0 = lambda;
-    alpha += theta * da;
+    u += theta * du;
     lambda = lambda.cwiseProduct((theta * dl).array().exp().matrix());
-    s = sweep(C, t, lik, alpha, lambda);
-    solve_alpha(tol2);
+    s = sweep(C, y, lik, u, lambda);
+    solve_slopes(tol2);
   }
   if (fit.status.code == RunStatus::ok && !converged)
     fit.status = {
@@ -318,7 +316,7 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
         "the TAP equations did not converge in " + std::to_string(max_steps) + " Newton steps",
         max_steps};
   if (converged) fit.status.iterations = steps;
-  fit.alpha = alpha;
+  fit.slope = u;
   fit.mean_field = s.h;
   fit.cavity_mean = s.m;
   fit.cavity_variance = lambda;
@@ -328,20 +326,20 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Eigen::VectorXd& t, co
 
 }  // namespace
 
-MeanFieldFit solve_mean_field(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+MeanFieldFit solve_mean_field(const Eigen::MatrixXd& C, const Observations& y,
                               const Likelihood& lik, const MeanFieldOptions& o,
                               const MeanFieldFit* warm_start) {
   // Sec. 4 start (lambda_i = C_ii is also eq 35 for naive mean field), or the warm start.
-  Eigen::VectorXd alpha = warm_start ? warm_start->alpha : Eigen::VectorXd::Zero(t.size());
+  Eigen::VectorXd u = warm_start ? warm_start->slope : Eigen::VectorXd::Zero(y.rows());
   Eigen::VectorXd lambda =
       warm_start && o.refresh_lambda ? warm_start->cavity_variance : Eigen::VectorXd(C.diagonal());
   if (o.solver == MeanFieldSolver::newton)
-    return solve_newton(C, t, lik, o, alpha, lambda, warm_start != nullptr);
+    return solve_newton(C, y, lik, o, u, lambda, warm_start != nullptr);
   MeanFieldFit fit;
   double eta = o.eta, previous = std::numeric_limits<double>::infinity();
   bool converged = false;
   int it = 0;
-  // Eq 28: lambda_i = 1/[(Omega + C)^{-1}]_ii - Omega_i at the current alpha.
+  // Eq 28: lambda_i = 1/[(Omega + C)^{-1}]_ii - Omega_i at the current slopes.
   auto refresh = [&](const Sweep& s) {
     const Eigen::VectorXd fresh = posterior_covariance(C, s.tau).lambda;
     const double change = ((fresh - lambda).array().abs() / lambda.array().max(1e-300)).maxCoeff();
@@ -350,11 +348,11 @@ MeanFieldFit solve_mean_field(const Eigen::MatrixXd& C, const Eigen::VectorXd& t
   };
   Sweep s;
   for (it = 1; it <= o.max_iterations; ++it) {
-    s = sweep(C, t, lik, alpha, lambda);
-    const Eigen::VectorXd delta = s.target - alpha;
+    s = sweep(C, y, lik, u, lambda);
+    const Eigen::VectorXd delta = s.target - u;
     const double err = delta.squaredNorm();
     if (!std::isfinite(err)) {
-      fit.status = {RunStatus::failed, "non-finite alpha update at step " + std::to_string(it), it};
+      fit.status = {RunStatus::failed, "non-finite slope update at step " + std::to_string(it), it};
       break;
     }
     if (delta.cwiseAbs2().maxCoeff() < o.ftol) {
@@ -369,20 +367,20 @@ MeanFieldFit solve_mean_field(const Eigen::MatrixXd& C, const Eigen::VectorXd& t
       previous = std::numeric_limits<double>::infinity();
       continue;
     }
-    alpha += eta * delta;
+    u += eta * delta;
     eta = err < previous ? std::min(eta * 1.1, o.eta_max) : eta / 2;  // Sec. 4
     previous = err;
-    if (o.refresh_lambda && it % o.lambda_every == 0) refresh(sweep(C, t, lik, alpha, lambda));
+    if (o.refresh_lambda && it % o.lambda_every == 0) refresh(sweep(C, y, lik, u, lambda));
   }
   if (!converged && fit.status.code == RunStatus::ok)
     fit.status = {RunStatus::not_converged,
-                  "max_i |delta alpha_i|^2 did not fall below ftol in " +
+                  "max_i |delta u_i|^2 did not fall below ftol in " +
                       std::to_string(o.max_iterations) + " steps",
                   o.max_iterations};
   else if (converged)
     fit.status.iterations = it;
-  s = sweep(C, t, lik, alpha, lambda);
-  fit.alpha = alpha;
+  s = sweep(C, y, lik, u, lambda);
+  fit.slope = u;
   fit.mean_field = s.h;
   fit.cavity_mean = s.m;
   fit.cavity_variance = lambda;
@@ -432,26 +430,28 @@ TapEngine::TapEngine(const Params& params) : options_(options_from(params, true)
 Results TapEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
   const Dataset& d = *problem.data;
-  const Eigen::VectorXd t = class_labels(d, DataPart::train, "tap");
+  const Likelihood& lik = *problem.likelihood;
+  const Observations y = observations(d, DataPart::train, *lik.target_kind(), "tap");
   const Eigen::MatrixXd C = problem.kernel->gram(d.X_train);
-  const MeanFieldFit fit = solve_mean_field(C, t, *problem.likelihood, options_);
+  const MeanFieldFit fit = solve_mean_field(C, y, lik, options_);
   Results r;
-  add_fit(r, *problem.likelihood, t, fit);
+  add_fit(r, lik, y, fit);
   const SiteSystem sys(C, fit.tau);
   if (evidence_ && fit.status.code == RunStatus::ok) {
-    const double lz = log_evidence(*problem.likelihood, t, fit, sys);
+    const double lz = log_evidence(lik, y, fit, sys);
     if (std::isfinite(lz)) r.scalars["log_evidence"] = lz;
   }
-  add_model_predictions(r, problem,
-                        [&] { return ClassifierModel::from_fit(problem, t, fit.alpha, &sys); });
+  add_model_predictions(r, problem, [&] { return ClassifierModel::from_fit(problem, fit, &sys); });
   r.info["method"] = "TAP mean field, 001 Secs. 3-4 (eqs 19, 23, 26, 28-30)";
   r.timings["fit"] = seconds_since(start);
   return r;
 }
 
 std::unique_ptr<ResampledModel> TapEngine::prepare_resampling(const Problem& problem) const {
-  return make_resampled_classifier(problem, "tap",
-                                   counted_ep_fit(problem.likelihood, EpOptions{}, "tap"), true);
+  return make_resampled_classifier(
+      problem, "tap",
+      observations(*problem.data, DataPart::train, *problem.likelihood->target_kind(), "tap"),
+      counted_ep_fit(problem.likelihood, EpOptions{}, "tap"), true);
 }
 
 std::vector<std::string> TapEngine::hyperparameter_objectives(const EngineFactory&) const {
@@ -461,10 +461,12 @@ std::vector<std::string> TapEngine::hyperparameter_objectives(const EngineFactor
 std::unique_ptr<HyperparameterObjective> TapEngine::hyperparameter_objective(
     const Problem& problem, const std::string& name) const {
   const MeanFieldOptions o = options_;
-  return make_fixed_point_objective(
-      problem, name, "tap",
-      [o](const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Likelihood& lik,
-          const MeanFieldFit* warm) { return solve_mean_field(C, t, lik, o, warm); });
+  return make_fixed_point_objective(problem, name, "tap",
+                                    [o](const EpPrior& prior, const Likelihood& lik,
+                                        const Observations& y, const MeanFieldFit* warm) {
+                                      return solve_mean_field(*prior.sites().dense(), y, lik, o,
+                                                              warm);
+                                    });
 }
 
 ParamSchema NaiveMeanFieldEngine::schema() { return mean_field_schema(false); }
@@ -474,25 +476,27 @@ NaiveMeanFieldEngine::NaiveMeanFieldEngine(const Params& params)
 Results NaiveMeanFieldEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
   const Dataset& d = *problem.data;
-  const Eigen::VectorXd t = class_labels(d, DataPart::train, "naive_mean_field");
+  const Likelihood& lik = *problem.likelihood;
+  const Observations y = observations(d, DataPart::train, *lik.target_kind(), "naive_mean_field");
   const Eigen::MatrixXd C = problem.kernel->gram(d.X_train);
-  MeanFieldFit fit = solve_mean_field(C, t, *problem.likelihood, options_);
+  MeanFieldFit fit = solve_mean_field(C, y, lik, options_);
   Results r;
-  add_fit(r, *problem.likelihood, t, fit);
+  add_fit(r, lik, y, fit);
   // Leave-one-out of App. D (eqs 47-51): Omega_i = C_ii (1/(t alpha <h>) - 1) (here in the
   // general form lambda Var / (lambda - Var) at lambda = C_ii), then
-  // delta<h_i> = -(1/[(Omega + C)^{-1}]_ii - Omega_i) t_i alpha_i.
+  // delta<h_i> = -(1/[(Omega + C)^{-1}]_ii - Omega_i) u_i.
   const Eigen::VectorXd shift = posterior_covariance(C, fit.tau).lambda;
-  const Eigen::VectorXd loo_mean =
-      fit.mean_field - shift.cwiseProduct(t).cwiseProduct(fit.alpha);  // eq 51
+  const Eigen::VectorXd loo_mean = fit.mean_field - shift.cwiseProduct(fit.slope);  // eq 51
   r.vectors["cavity_mean"] = loo_mean;
   r.vectors["naive_cavity_mean"] = fit.cavity_mean;  // eq 35 cavity, lambda_i = C_ii
-  r.scalars["loo_error"] = error_rate(t, loo_mean);
-  r.scalars["loo_errors"] = static_cast<double>(error_count(t, loo_mean));
+  if (lik.target_kind() == TargetKind::binary) {
+    r.scalars["loo_error"] = error_rate(y.y, loo_mean);
+    r.scalars["loo_errors"] = static_cast<double>(error_count(y.y, loo_mean));
+  }
   // The left-out field's variance as the naive method predicts any input: C_ii (eq 35).
-  add_loo_predictive(r, *problem.likelihood, t, loo_mean, fit.cavity_variance);
+  add_loo_outputs(r, lik, y, loo_mean, fit.cavity_variance);
   add_model_predictions(r, problem, [&] {  // naive: lambda(x) = C(x, x)
-    return ClassifierModel::from_fit(problem, t, fit.alpha, nullptr);
+    return ClassifierModel::from_fit(problem, fit, nullptr);
   });
   r.info["method"] = "naive mean field, 001 Sec. 6 (eq 35), LOO of App. D (eqs 47-51)";
   r.timings["fit"] = seconds_since(start);

@@ -1,6 +1,7 @@
-// TAP (001 Secs. 3-4) and naive mean field (001 Sec. 6) GP classifiers, solved by the paper's
-// iteration: damped updates of alpha (eq 23) with adaptive step eta, the cavity variances
-// lambda (eq 28) refreshed every `lambda_every` steps (never for naive mean field, eq 35).
+// TAP (001 Secs. 3-4) and naive mean field (001 Sec. 6) latent GPs for any scalar likelihood,
+// solved by the paper's iteration: damped updates of the slopes u (001's t alpha, eq 23) with
+// adaptive step eta, the cavity variances lambda (eq 28) refreshed every `lambda_every` steps
+// (never for naive mean field, eq 35), or by Newton steps on the same fixed point.
 #pragma once
 
 #include "classifier_model.h"
@@ -8,8 +9,8 @@
 
 namespace quench::latent_gp {
 
-/// `paper`: the damped alpha iteration of Sec. 4 with lambda refreshed every `lambda_every`
-/// steps. `newton`: the same fixed point by a double loop: at fixed lambda the alpha equations
+/// `paper`: the damped slope iteration of Sec. 4 with lambda refreshed every `lambda_every`
+/// steps. `newton`: the same fixed point by a double loop: at fixed lambda the slope equations
 /// (eqs 19, 23, 26) are solved by damped Newton steps, each one Cholesky of I + S C S
 /// (SiteSystem::solve_newton); then lambda is refreshed (eq 28), until lambda is stationary.
 enum class MeanFieldSolver { paper, newton };
@@ -20,18 +21,18 @@ struct MeanFieldOptions {
   int lambda_every = 20;       ///< recompute Omega, then lambda, every this many steps (Sec. 4)
   double eta = 0.05;           ///< initial step (Sec. 4); x1.1 on progress, /2 otherwise
   double eta_max = 1.0;        ///< cap on eta (1 = the undamped fixed-point map)
-  /// Stop when max_i |delta alpha_i|^2 < ftol (the paper's value is lost in the text) and,
+  /// Stop when max_i |delta u_i|^2 < ftol (the paper's value is lost in the text) and,
   /// for TAP, a lambda refresh at that point changes no lambda_i by more than lambda_tol
-  /// relative. 1e-18: alpha to ~1e-9, far below what changes a predicted class.
+  /// relative. 1e-18: u to ~1e-9, far below what changes a prediction.
   double ftol = 1e-18;
   double lambda_tol = 1e-10;
   int max_iterations = 200000;
 };
 
-/// The fixed point of eqs 19, 23, 26, 28-30 (C includes the diagonal noise), from alpha = 0,
-/// lambda_i = C_ii (Sec. 4), or from alpha and lambda of `warm_start` (a fit on the same labels,
+/// The fixed point of eqs 19, 23, 26, 28-30 (C includes the diagonal noise), from u = 0,
+/// lambda_i = C_ii (Sec. 4), or from u and lambda of `warm_start` (a fit on the same targets,
 /// e.g. at nearby hyperparameters; naive mean field keeps lambda_i = C_ii).
-MeanFieldFit solve_mean_field(const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
+MeanFieldFit solve_mean_field(const Eigen::MatrixXd& C, const Observations& y,
                               const Likelihood& lik, const MeanFieldOptions& options,
                               const MeanFieldFit* warm_start = nullptr);
 
@@ -61,7 +62,7 @@ class TapEngine final : public InferenceEngine {
 
 /// Offers no hyperparameter objective. 001 Sec. 6 derives naive mean field from a Callen
 /// identity (eqs 34-35), not from a free energy. The function whose stationary point it is,
-/// sum_i log Z_i(m_i, C_ii) - 1/2 u^T (C - diag C) u (a Legendre construction in u = t o alpha),
+/// sum_i log Z_i(m_i, C_ii) - 1/2 u^T (C - diag C) u (a Legendre construction in u the slopes),
 /// is no evidence approximation: for a Gaussian likelihood it equals the exact log evidence
 /// with log det(C + sigma^2 I) replaced by sum_i log(C_ii + sigma^2) (Hadamard), losing the
 /// Occam factor of the correlations that kernel learning relies on.

@@ -1,5 +1,5 @@
-// The GP classifiers retrained on bootstrap samples (mc_bootstrap's inner engines): a sample is
-// the occupation counts k_i of the training points, point i entering the posterior as
+// The latent GPs retrained on bootstrap samples (mc_bootstrap's inner engines): a sample is the
+// occupation counts k_i of the training points, point i entering the posterior as
 // p(y_i | f_i)^{k_i} on the latent of the kernel (000 eq 14; the classification guide's eq 2:
 // one site with k-fold tilted moments, not k sites sharing one latent), k_i = 0 dropping it.
 #pragma once
@@ -9,22 +9,22 @@
 #include <string>
 #include <vector>
 
-#include "classifier_common.h"
+#include "site_algebra.h"
 
 namespace quench::latent_gp {
 
-/// One sample's fit: t o alpha, the coefficients of the posterior mean
-/// <f(x)> = sum_i C(x, x_i) t_i alpha_i, and for a Gaussian latent posterior (EP, TAP) its site
-/// precisions tau_i = 1/Omega_i (empty otherwise).
+/// One sample's fit: the slopes u, the coefficients of the posterior mean
+/// <f(x)> = sum_i C(x, x_i) u_i (001's t_i alpha_i), and for a Gaussian latent posterior (EP,
+/// TAP) its site precisions tau_i = 1/Omega_i (empty otherwise).
 struct CountedFitResult {
-  Eigen::VectorXd t_alpha;
+  Eigen::VectorXd slope;
   Eigen::VectorXd tau;
 };
 
-/// Fits one sample: the drawn points' covariance C (diagonal noise included), their labels
-/// t = +-1 and counts k >= 1. Throws NumericalError when the fit fails.
-using CountedFit = std::function<CountedFitResult(
-    const Eigen::MatrixXd& C, const Eigen::VectorXd& t, const Eigen::VectorXi& counts)>;
+/// Fits one sample: the drawn points' covariance C (diagonal noise included), their
+/// observations and counts k >= 1. Throws NumericalError when the fit fails.
+using CountedFit = std::function<CountedFitResult(const Eigen::MatrixXd& C, const Observations& y,
+                                                  const Eigen::VectorXi& counts)>;
 
 /// The points a bootstrap sample draws: the i with k_i = weights_i > 0, in order, and their
 /// counts k_i.
@@ -37,16 +37,15 @@ struct DrawnPoints {
 /// NumericalError when there are not n weights.
 DrawnPoints drawn_points(const Eigen::VectorXd& weights, Eigen::Index n, const std::string& engine);
 
-/// A ResampledModel over the problem's training labels (class_labels) whose predict(weights)
-/// takes the counts k_i = weights_i (drawn_points), fits the drawn points with `fit` and
-/// returns <f> at the training inputs, then the test inputs (the kernel's cross(), without its
-/// diagonal noise). A kernel expansion: the coefficients are t o alpha at the drawn points, 0
-/// elsewhere. The kernel matrices are formed once. With `latent_posterior` (the fit returns
-/// tau) it offers test_probability(): p(+1 | x, D) of each retrain is the likelihood's
-/// predictive integral under N(<f(x)>, lambda(x)), lambda(x) of 001 eq 27 with the retrain's
-/// sites (as the classifiers' own test_probability).
+/// A ResampledModel over the training observations `y` whose predict(weights) takes the counts
+/// k_i = weights_i (drawn_points), fits the drawn points with `fit` and returns <f> at the
+/// training inputs, then the test inputs (the kernel's cross(), without its diagonal noise). A
+/// kernel expansion: the coefficients are u at the drawn points, 0 elsewhere. The kernel
+/// matrices are formed once. With `latent_posterior` (the fit returns tau) it offers
+/// latent_variance(): lambda(x) of 001 eq 27 with the retrain's sites (the variance the
+/// engines' own models predict).
 std::unique_ptr<ResampledModel> make_resampled_classifier(const Problem& problem,
-                                                          const char* engine, CountedFit fit,
-                                                          bool latent_posterior);
+                                                          const char* engine, Observations y,
+                                                          CountedFit fit, bool latent_posterior);
 
 }  // namespace quench::latent_gp

@@ -170,7 +170,7 @@ TEST(ResampledClassifier, EpWithKFoldGaussianSitesIsTheExactPosterior) {
   };
   EpOptions o;
   o.tol = 1e-13;
-  const MeanFieldFit fit = solve_ep(C, d.y_train, gaussian_power, o);
+  const MeanFieldFit fit = solve_ep(DenseSitePrior::viewing(C), gaussian_power, o);
   ASSERT_EQ(fit.status.code, RunStatus::ok) << fit.status.message;
   Eigen::MatrixXd A = C;
   for (int i = 0; i < 20; ++i) A(i, i) += s2 / k(i);

@@ -1,4 +1,4 @@
-// EP on the inducing-point prior (sparse_ep.h) against the dense EP solver run on the same
+// EP on the inducing-point prior (ep_prior.h) against the dense EP solver run on the same
 // prior formed explicitly, against exact EP when every input is inducing, its evidence
 // gradient against finite differences, its built-in LOO against retrains, and its model; its
 // bootstrap refits (counted sites on the drawn rows) against the dense counted EP on the same
@@ -14,11 +14,13 @@
 
 #include "classifier_model.h"
 #include "ep.h"
+#include "ep_prior.h"
 #include "exact_loo.h"
+#include "fit_outputs.h"
 #include "probit_likelihood.h"
 #include "quench/errors.h"
 #include "quench/model_archive.h"
-#include "sparse_ep.h"
+#include "quench/target_prediction.h"
 #include "test_clouds.h"
 #include "test_engines.h"
 #include "test_kernel.h"
@@ -55,6 +57,20 @@ Problem problem_for(const Dataset& d, std::shared_ptr<const Kernel> kernel,
 
 EpEngine engine(double tol) { return EpEngine(Params(EpEngine::schema(), {{"tol", tol}})); }
 
+// The fit of `ep` on the problem's inducing-point prior, swept to `tol`.
+MeanFieldFit solve_sparse(const Problem& p, double tol) {
+  EpOptions o;
+  o.tol = tol;
+  return make_ep_prior(*p.kernel, p.data->X_train, p.inducing.get())
+      ->solve(*p.likelihood, p.data->y_train, o, nullptr);
+}
+
+// log Z_EP of `fit` on the problem's inducing-point prior.
+EpEvidence sparse_evidence(const Problem& p, const MeanFieldFit& fit) {
+  return make_ep_prior(*p.kernel, p.data->X_train, p.inducing.get())
+      ->evidence(*p.kernel, *p.likelihood, p.data->y_train, fit, false);
+}
+
 double max_abs(const Eigen::VectorXd& v) { return v.cwiseAbs().maxCoeff(); }
 
 // The dense EP run on C~ formed explicitly, with its LOO, log Z and test predictions from the
@@ -75,13 +91,12 @@ DenseReference dense_reference(const Problem& p, const InducingSitePrior& prior)
   DenseReference ref;
   ref.fit = solve_ep(C, d.y_train, *p.likelihood, o);
   EXPECT_EQ(ref.fit.status.code, RunStatus::ok) << ref.fit.status.message;
-  add_loo_predictive(ref.loo, *p.likelihood, d.y_train, ref.fit.cavity_mean,
-                     ref.fit.cavity_variance);
+  add_loo_outputs(ref.loo, *p.likelihood, d.y_train, ref.fit.cavity_mean, ref.fit.cavity_variance);
   const SiteSystem sys(C, ref.fit.tau);
   ref.log_evidence = log_evidence(*p.likelihood, d.y_train, ref.fit, sys);
   const Eigen::MatrixXd u = prior.low_rank().features(d.X_test);  // n_test x M
   Eigen::MatrixXd Q = prior.low_rank().factor() * u.transpose();  // Q_nx
-  ref.test_mean = Q.transpose() * d.y_train.cwiseProduct(ref.fit.alpha);
+  ref.test_mean = Q.transpose() * ref.fit.slope;
   const Eigen::VectorXd prior_variance =
       (prior.low_rank().form() == LowRankForm::sor ? Eigen::VectorXd(u.rowwise().squaredNorm())
                                                    : p.kernel->diagonal(d.X_test))
@@ -112,12 +127,10 @@ TEST(SparseEp, MatchesDenseEpOnTheSamePrior) {
     auto near = [&](const Eigen::VectorXd& a, const Eigen::VectorXd& b, const char* what) {
       EXPECT_LT(max_abs(a - b), 1e-10 * std::max(1.0, max_abs(b))) << what << " " << name;
     };
-    EpOptions o;
-    o.tol = 1e-13;
-    const MeanFieldFit fit = solve_sparse_ep(prior, d.y_train, *p.likelihood, o);
+    const MeanFieldFit fit = solve_sparse(p, 1e-13);
     near(fit.tau, ref.fit.tau, "tau");
-    near(site_nu(d.y_train, fit), site_nu(d.y_train, ref.fit), "nu");
-    near(r.vectors.at("alpha"), ref.fit.alpha, "alpha");
+    near(site_nu(fit), site_nu(ref.fit), "nu");
+    near(r.vectors.at("alpha"), d.y_train.cwiseProduct(ref.fit.slope), "alpha");
     near(r.vectors.at("mean_field"), ref.fit.mean_field, "mean_field");
     near(r.vectors.at("cavity_mean"), ref.fit.cavity_mean, "cavity_mean");
     near(r.vectors.at("cavity_variance"), ref.fit.cavity_variance, "cavity_variance");
@@ -137,25 +150,23 @@ TEST(SparseEp, MatchesDenseEpOnTheSamePrior) {
 
 TEST(SparseEp, SitesThatUnderflowToZeroKeepTheEvidence) {
   // A cavity at z > 8.3 (letter at N = 15000) gives the step's site tau_i = 0, or +-1e-17 by
-  // rounding: made here by flattening sites of a converged fit (alpha_i = 0, tau_i = 0 or
+  // rounding: made here by flattening sites of a converged fit (u_i = 0, tau_i = 0 or
   // -1e-17). log Z as a function of the sites and cavities: the dense formula drops the flat
   // sites (and is ~1e-17 off at the negative one), the sparse one floors them at 1e-12 / C~_ii.
   const Dataset d = toy_clouds(60, 0, 1.5, 3);
   const Problem p = problem_for(d, std::make_shared<TestKernel>(1.3, 0.9, 0.1),
                                 inducing(d, 4, LowRankForm::fitc));
   const InducingSitePrior prior(*p.kernel, d.X_train, *p.inducing);
-  EpOptions o;
-  o.tol = 1e-13;
-  MeanFieldFit fit = solve_sparse_ep(prior, d.y_train, *p.likelihood, o);
+  MeanFieldFit fit = solve_sparse(p, 1e-13);
   ASSERT_EQ(fit.status.code, RunStatus::ok) << fit.status.message;
-  for (Eigen::Index i : {0, 7, 30}) fit.tau(i) = fit.alpha(i) = 0.0;
+  for (Eigen::Index i : {0, 7, 30}) fit.tau(i) = fit.slope(i) = 0.0;
   fit.tau(11) = -1e-17;
-  fit.alpha(11) = 0.0;
+  fit.slope(11) = 0.0;
   const double dense =
       log_evidence(*p.likelihood, d.y_train, fit, SiteSystem(prior.formed(), fit.tau));
   // Each floored site multiplies Z by E[exp(-1e-12 (h_i - m_i)^2 / (2 C~_ii))] ~ 1 - 1e-12
   // (posterior spread ~ C~_ii): 1e-11 absolute for four of them, with rounding ~1e-14 |log Z|.
-  EXPECT_NEAR(sparse_log_evidence(prior, *p.likelihood, d.y_train, fit), dense, 1e-11);
+  EXPECT_NEAR(sparse_evidence(p, fit).value, dense, 1e-11);
 }
 
 // Every training input inducing (FITC, M = N) beside the same problem on the exact prior (not
@@ -308,18 +319,17 @@ TEST(SparseEp, SavedModelPredictsTheSameBits) {
 TEST(SparseEp, SitesOfEitherSignDoNotCrash) {
   // Label noise kappa makes some tau_i < 0 (the likelihood is not log-concave). Mild noise:
   // the sweeps converge with G formed from sites of either sign; the log evidence (which needs
-  // tau > 0) is NaN from sparse_log_evidence and left out of the run's outputs.
+  // tau > 0) is NaN with a reason and left out of the run's outputs.
   const Dataset d = toy_clouds(24, 10, 1.5, 5);
   Problem p = problem_for(d, std::make_shared<TestKernel>(1.3, 1.1, 0.2),
                           inducing(d, 2, LowRankForm::fitc));
   p.likelihood = std::make_shared<likelihoods::ProbitLikelihood>(0.3, 0.03);
-  const InducingSitePrior prior(*p.kernel, d.X_train, *p.inducing);
-  EpOptions o;
-  o.tol = 1e-12;
-  const MeanFieldFit fit = solve_sparse_ep(prior, d.y_train, *p.likelihood, o);
+  const MeanFieldFit fit = solve_sparse(p, 1e-12);
   ASSERT_EQ(fit.status.code, RunStatus::ok) << fit.status.message;
   EXPECT_LT(fit.tau.minCoeff(), 0.0);
-  EXPECT_TRUE(std::isnan(sparse_log_evidence(prior, *p.likelihood, d.y_train, fit)));
+  const EpEvidence evidence = sparse_evidence(p, fit);
+  EXPECT_TRUE(std::isnan(evidence.value));
+  EXPECT_NE(evidence.failure.find("tau_i >= 0"), std::string::npos) << evidence.failure;
   const Results r = engine(1e-12).run(p);
   ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
   for (const char* v : {"alpha", "cavity_mean", "cavity_variance", "test_probability"})
@@ -335,7 +345,7 @@ TEST(SparseEp, SitesOfEitherSignDoNotCrash) {
   EpOptions undamped;
   undamped.tol = 1e-12;
   const MeanFieldFit stalled = solve_ep(
-      hard_prior, hard.y_train,
+      hard_prior,
       [&](Eigen::Index i, double m, double v) {
         return q.likelihood->tilted_moments({hard.y_train(i)}, m, v);
       },
@@ -349,10 +359,11 @@ TEST(SparseEp, SitesOfEitherSignDoNotCrash) {
   // Too few sweeps at every damping (1, 1/2, 1/4, 1/8): a status, finite sites, never NaN.
   EpOptions few = undamped;
   few.max_iterations = 5;
-  const MeanFieldFit short_fit = solve_sparse_ep(hard_prior, hard.y_train, *q.likelihood, few);
+  const MeanFieldFit short_fit = make_ep_prior(*q.kernel, hard.X_train, q.inducing.get())
+                                     ->solve(*q.likelihood, hard.y_train, few, nullptr);
   EXPECT_EQ(short_fit.status.code, RunStatus::not_converged);
   EXPECT_EQ(short_fit.status.iterations, 4 * 5);
-  EXPECT_TRUE(short_fit.alpha.allFinite());
+  EXPECT_TRUE(short_fit.slope.allFinite());
   EXPECT_TRUE(short_fit.tau.allFinite());
 }
 
@@ -373,14 +384,20 @@ Eigen::VectorXd bootstrap_counts(Eigen::Index n, unsigned seed) {
 }
 
 // One refit's outputs: <f> at the training then test inputs, the expansion coefficients over Z
-// and p(+1 | x, D) at the test inputs.
+// and p(+1 | x, D) at the test inputs (the predictive of the refit's latent posterior, as
+// mc_bootstrap takes it).
 struct Refit {
   Eigen::VectorXd f, coefficients, probability;
 };
 
-Refit refit(const ResampledModel& model, const Eigen::VectorXd& counts) {
+Refit refit(const ResampledModel& model, const Likelihood& lik, const Eigen::VectorXd& counts) {
   Refit r;
-  r.f = model.predict_with_probability(counts, &r.coefficients, r.probability);
+  Eigen::VectorXd variance;
+  r.f = model.predict_latent(counts, &r.coefficients, variance, false);
+  const Eigen::Index tests = r.f.size() - counts.size();
+  Predictions p;
+  add_target_predictions(p, lik, r.f.tail(tests), variance.tail(tests));
+  r.probability = p.column("probability");
   return r;
 }
 
@@ -399,10 +416,10 @@ TEST(SparseEpRefits, MatchDenseCountedEpOnTheRestrictedPrior) {
     const auto model = engine(1e-13).prepare_resampling(p);
     ASSERT_TRUE(model);
     EXPECT_TRUE(model->kernel_expansion());
-    EXPECT_TRUE(model->test_probability());
+    EXPECT_TRUE(model->latent_variance());
     ASSERT_TRUE(model->expansion_inputs());
     EXPECT_EQ(*model->expansion_inputs(), p.inducing->Z);
-    const Refit r = refit(*model, counts);
+    const Refit r = refit(*model, *p.likelihood, counts);
     ASSERT_EQ(r.f.size(), 120);
     ASSERT_EQ(r.coefficients.size(), 15);
 
@@ -416,7 +433,7 @@ TEST(SparseEpRefits, MatchDenseCountedEpOnTheRestrictedPrior) {
     o.tol = 1e-13;
     const MeanFieldFit fit = solve_ep(C, t, k, *p.likelihood, o);
     ASSERT_EQ(fit.status.code, RunStatus::ok) << fit.status.message;
-    const Eigen::VectorXd t_alpha = t.cwiseProduct(fit.alpha);
+    const Eigen::VectorXd& t_alpha = fit.slope;
     // <f> = K~[., D] (t o alpha) at the training inputs (K~ = C~ - v2 I), Q_xD (t o alpha) at
     // the test inputs, with the test variances of eq 27 on C~_DD.
     Eigen::MatrixXd K = prior.formed();
@@ -459,7 +476,8 @@ TEST(SparseEpRefits, AllCountsOneIsThePlainSparseFit) {
                                   inducing(d, 5, form));  // M = 16
     const Results plain = engine(1e-13).run(p);
     ASSERT_EQ(plain.status.code, RunStatus::ok) << plain.status.message;
-    const Refit r = refit(*engine(1e-13).prepare_resampling(p), Eigen::VectorXd::Ones(80));
+    const Refit r =
+        refit(*engine(1e-13).prepare_resampling(p), *p.likelihood, Eigen::VectorXd::Ones(80));
     // The run's mean_field is eq 19 on C~ = K~ + v2 I; the refit's <f> leaves v2 out.
     const Eigen::VectorXd t_alpha = d.y_train.cwiseProduct(plain.vectors.at("alpha"));
     const Eigen::VectorXd train_mean =
@@ -488,7 +506,7 @@ TEST(SparseEpRefits, RefuseWeightsThatAreNotCounts) {
   }
   EXPECT_THROW(model->predict(Eigen::VectorXd::Ones(19)), NumericalError);
   // Nothing drawn: the prior, <f> = 0 and p(+1 | x) = 1/2 (probit, symmetric).
-  const Refit none = refit(*model, Eigen::VectorXd::Zero(20));
+  const Refit none = refit(*model, *p.likelihood, Eigen::VectorXd::Zero(20));
   EXPECT_EQ(none.f, Eigen::VectorXd::Zero(25));
   EXPECT_EQ(none.coefficients, Eigen::VectorXd::Zero(5));
   EXPECT_LT(max_abs(none.probability.array() - 0.5), 1e-15);
@@ -499,11 +517,10 @@ TEST(SparseEpRefits, AllInputsInducingMatchTheDenseRetrains) {
   const Dataset& d = f.d;
   const Problem &sparse = f.sparse, &exact = f.exact;
   const Eigen::VectorXd counts = bootstrap_counts(60, 9);
-  Eigen::VectorXd a;  // the dense retrain's t o alpha (0 off the drawn points)
-  Eigen::VectorXd p_dense;
-  const Eigen::VectorXd f_dense =
-      engine(1e-13).prepare_resampling(exact)->predict_with_probability(counts, &a, p_dense);
-  const Refit r = refit(*engine(1e-13).prepare_resampling(sparse), counts);
+  // The dense retrain; its coefficients a are the slopes u = t o alpha (0 off the drawn points).
+  const Refit dense = refit(*engine(1e-13).prepare_resampling(exact), *exact.likelihood, counts);
+  const Eigen::VectorXd &a = dense.coefficients, &f_dense = dense.f, &p_dense = dense.probability;
+  const Refit r = refit(*engine(1e-13).prepare_resampling(sparse), *sparse.likelihood, counts);
   // As AllInputsInducingIsExactEp: on the training inputs |K~ - K| <= 2 j (j = 1e-8 of the mean
   // diagonal), which moves the fixed point by ~2e-7 |mu~| and <f> by as much: 1e-6 relative.
   // At the test inputs Q_xn drops at most sqrt(j k(x, x)) / 2 per direction of k_x: |mean

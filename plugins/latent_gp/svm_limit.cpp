@@ -3,8 +3,10 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "fit_outputs.h"
 #include "quench/cholesky.h"
 #include "quench/errors.h"
 
@@ -167,14 +169,15 @@ Results SvmLimitEngine::run(const Problem& problem) const {
 std::unique_ptr<ResampledModel> SvmLimitEngine::prepare_resampling(const Problem& problem) const {
   const double tol = tol_;
   const int max_sweeps = max_sweeps_;
+  Observations labels;
+  labels.y = class_labels(*problem.data, DataPart::train, "svm_limit");
   return make_resampled_classifier(
-      problem, "svm_limit",
-      [tol, max_sweeps](const Eigen::MatrixXd& C, const Eigen::VectorXd& t,
-                        const Eigen::VectorXi&) {
-        const SvmFit fit = solve_svm(C, t, tol, max_sweeps);
+      problem, "svm_limit", std::move(labels),
+      [tol, max_sweeps](const Eigen::MatrixXd& C, const Observations& t, const Eigen::VectorXi&) {
+        const SvmFit fit = solve_svm(C, t.y, tol, max_sweeps);
         if (fit.status.code != RunStatus::ok)
           throw NumericalError("svm_limit", "bootstrap retrain: " + fit.status.message);
-        return CountedFitResult{t.cwiseProduct(fit.alpha), {}};
+        return CountedFitResult{t.y.cwiseProduct(fit.alpha), {}};
       },
       false);
 }

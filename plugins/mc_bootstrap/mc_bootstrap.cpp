@@ -2,24 +2,22 @@
 
 #include <chrono>
 #include <cmath>
-#include <optional>
 
 #include "mc_bootstrap_model.h"
 #include "quench/errors.h"
 #include "quench/losses.h"
 #include "quench/memory_budget.h"
 #include "quench/rng.h"
+#include "quench/target_prediction.h"
 
 namespace quench::mc_bootstrap {
 namespace {
 
-// Targets as t = +-1 when they are class labels: every one -1/+1, or every one 0/1 (0 -> -1).
-std::optional<Eigen::VectorXd> class_labels(const Eigen::VectorXd& y) {
-  if (y.size() == 0) return std::nullopt;
-  if ((y.array() == -1.0 || y.array() == 1.0).all()) return y;
-  if ((y.array() == 0.0 || y.array() == 1.0).all())
-    return Eigen::VectorXd((2.0 * y.array() - 1.0).matrix());
-  return std::nullopt;
+// The loss a target's kind calls for: the 0/1 loss of labels, the regression losses of the
+// latent prediction for the closed-form Gaussian, the predictive losses otherwise.
+std::string automatic_loss(const Likelihood& lik) {
+  if (lik.target_kind() == TargetKind::binary) return "zero_one";
+  return lik.gaussian_noise_variance() ? "regression" : "predictive";
 }
 
 // The 0/1 loss Theta(-t f) of the class sgn f (the classification guide's eq 3), a tie f = 0
@@ -123,10 +121,9 @@ McBootstrap::McBootstrap(const Params& p)
 Results McBootstrap::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
   const Dataset& data = *problem.data;
+  const Likelihood& lik = *problem.likelihood;
   const Eigen::Index n = data.X_train.rows(), m = data.X_test.rows();
   const auto T = static_cast<Eigen::Index>(samples_);
-  const std::optional<Eigen::VectorXd> labels = class_labels(data.y_train);
-  const bool zero_one = loss_ == "zero_one" || (loss_ == "auto" && labels);
   if (!problem.context.make_engine)
     throw ConfigError({}, "mc_bootstrap needs the host to create its inner engine");
   const auto inner = problem.context.make_engine(inner_);
@@ -135,11 +132,9 @@ Results McBootstrap::run(const Problem& problem) const {
     throw ConfigError({}, "engine '" + inner_ + "' cannot be retrained on resampled data");
   const auto prepared = std::chrono::steady_clock::now();
   if (model->classes() > 0) {
-    if (loss_ == "regression")
-      throw ConfigError({},
-                        "mc_bootstrap loss 'regression' does not apply to the classes of "
-                        "engine '" +
-                            inner_ + "'");
+    if (loss_ == "regression" || loss_ == "predictive")
+      throw ConfigError({}, "mc_bootstrap loss '" + loss_ +
+                                "' does not apply to the classes of engine '" + inner_ + "'");
     Results r;
     class_bootstrap(problem, *model, T, r);
     r.info["inner_engine"] = inner_;
@@ -150,10 +145,21 @@ Results McBootstrap::run(const Problem& problem) const {
     r.timings["per_sample"] = sampling / static_cast<double>(T);
     return r;
   }
-  if (zero_one && !labels)
+  const std::string loss = loss_ == "auto" ? automatic_loss(lik) : loss_;
+  const bool zero_one = loss == "zero_one", predictive = loss == "predictive";
+  if (zero_one && lik.target_kind() != TargetKind::binary)
     throw ConfigError({},
-                      "mc_bootstrap loss 'zero_one' needs class labels -1/+1 or 0/1 as "
-                      "training targets (or a multi-class inner engine)");
+                      "mc_bootstrap loss 'zero_one' needs a binary likelihood (labels "
+                      "-1/+1), not one of " +
+                          std::string(to_string(lik.target_kind().value_or(TargetKind::any))) +
+                          " targets");
+  if (predictive && !model->latent_variance())
+    throw ConfigError({},
+                      "mc_bootstrap loss 'predictive' needs retrains with a latent variance; "
+                      "engine '" +
+                          inner_ + "' gives none");
+  const Observations y = observations(data, DataPart::train,
+                                      lik.target_kind().value_or(TargetKind::any), "mc_bootstrap");
 
   // The retrains are kept (as kernel expansions) when they make the model; the model then also
   // gives the test outputs, so a saved model predicts exactly what the run reported.
@@ -164,43 +170,70 @@ Results McBootstrap::run(const Problem& problem) const {
   if (keep_retrains)
     require_memory(8.0 * static_cast<double>(X_expansion.rows()) * static_cast<double>(T),
                    "mc_bootstrap keeping its " + std::to_string(T) + " retrains (N x T)");
-  // Each retrain's p(+1 | x, D) at the test inputs, averaged below (the Monte-Carlo counterpart
-  // of the classification guide's eq 21).
-  const bool probabilities = zero_one && m > 0 && model->test_probability();
+  // Each retrain's predictive of y at the test inputs through its latent variance, averaged
+  // below: p(+1 | x, D) for labels (the Monte-Carlo counterpart of the classification guide's
+  // eq 21), the predictive mean of y otherwise.
+  const bool test_predictive = m > 0 && model->latent_variance() && (zero_one || predictive);
 
   // One unit per sample with its own RNG stream (the result does not depend on the threads or
   // processes): its predictions at the training then test inputs (F), which points it left
-  // out (O), its size, the retrain's coefficients (A) and its test probabilities (P).
+  // out (O), its size, the retrain's coefficients (A), its test predictive (P) and, for the
+  // predictive loss, its square error and negative log predictive density at every training
+  // point (Q, L).
   const Eigen::Index kept_rows = keep_retrains ? X_expansion.rows() : 0,
-                     probability_rows = probabilities ? m : 0;
+                     test_rows = test_predictive ? m : 0, loss_rows = predictive ? n : 0;
+  const std::size_t width =
+      static_cast<std::size_t>((n + m) + n + 1 + kept_rows + test_rows + 2 * loss_rows);
   const UnitOutputs units = map_units(
-      static_cast<std::size_t>(T), (n + m) + n + 1 + kept_rows + probability_rows, problem.context,
+      static_cast<std::size_t>(T), width, problem.context,
       [&](std::size_t t, Eigen::Ref<Eigen::VectorXd> out, std::string&) {
         RngStream rng(problem.seed, t);
         const Eigen::VectorXd w = problem.resampler->sample(rng);
-        Eigen::VectorXd a, p;
+        Eigen::VectorXd a, variance;
         Eigen::VectorXd* coefficients = keep_retrains ? &a : nullptr;
-        out.head(n + m) = probabilities ? model->predict_with_probability(w, coefficients, p)
-                                        : model->predict(w, coefficients);
+        const bool latent = test_predictive || predictive;
+        const Eigen::VectorXd f = latent
+                                      ? model->predict_latent(w, coefficients, variance, predictive)
+                                      : model->predict(w, coefficients);
+        out.head(n + m) = f;
         out.segment(n + m, n) = (w.array() == 0.0).cast<double>();
         out(2 * n + m) = w.sum();
-        if (keep_retrains) out.segment(2 * n + m + 1, kept_rows) = a;
-        if (probabilities) out.tail(m) = p;
+        Eigen::Index at = 2 * n + m + 1;
+        if (keep_retrains) out.segment(at, kept_rows) = a;
+        at += kept_rows;
+        if (test_predictive) {
+          Predictions p;
+          add_target_predictions(p, lik, f.tail(m), variance.tail(m), {data.size_test, {}, -1});
+          out.segment(at, m) = p.column(zero_one ? "probability" : "target_mean");
+        }
+        at += test_rows;
+        if (predictive) {
+          for (Eigen::Index i = 0; i < n; ++i) {
+            const double mean = lik.predictive_moments(f(i), variance(i), y[i].size).mean;
+            out(at + i) = (y.y(i) - mean) * (y.y(i) - mean);
+          }
+          out.segment(at + n, n) = -log_predictive_density(lik, y, f.head(n), variance.head(n));
+        }
       });
   const Eigen::MatrixXd& U = units.values;
   const auto F = U.topRows(n + m);
   const auto O = U.middleRows(n + m, n);
   const Eigen::VectorXd sizes = U.row(2 * n + m).transpose();
   Eigen::MatrixXd A = U.middleRows(2 * n + m + 1, kept_rows);
-  const auto P = U.bottomRows(probability_rows);
+  const auto P = U.middleRows(2 * n + m + 1 + kept_rows, test_rows);
+  const auto losses = U.bottomRows(2 * loss_rows);
   const auto sampled = std::chrono::steady_clock::now();
 
   Results r;
   const Eigen::MatrixXd F_train = F.topRows(n);
+  // Efron's out-of-bag mean of a loss whose per-sample values are the rows of E (n x T).
+  const auto precomputed = [&](const Eigen::MatrixXd& E) {
+    return out_of_bag_error(E, O, Eigen::VectorXd::Zero(n), [](double e, double) { return e; });
+  };
   if (zero_one) {
     // The out-of-bag 0/1 error (000 eq 21; the classification guide's eq 3) and its per-point
     // summands, the left-out error rates.
-    const auto e = out_of_bag_error(F_train, O, *labels, zero_one_loss);
+    const auto e = out_of_bag_error(F_train, O, y.y, zero_one_loss);
     r.scalars["bootstrap_error"] = e.value;
     r.scalars["bootstrap_error_stderr"] = e.standard_error;
     r.scalars["test_error_points"] = static_cast<double>(e.points);
@@ -212,14 +245,12 @@ Results McBootstrap::run(const Problem& problem) const {
     // At labelled test inputs: the mean over samples of Theta(-y f_x) (the Monte-Carlo
     // counterpart of the guide's eq 22), averaged over the inputs; sd/sqrt(T) of the per-sample
     // error rates.
-    const std::optional<Eigen::VectorXd> test_labels =
-        data.y_test.size() == m ? class_labels(data.y_test) : std::nullopt;
-    if (m > 0 && test_labels) {
+    if (m > 0 && data.y_test.size() == m) {
+      const Eigen::VectorXd test_labels = class_labels(data, DataPart::test, "mc_bootstrap");
       Eigen::VectorXd rate(T);
       for (Eigen::Index t = 0; t < T; ++t) {
         double errors = 0.0;
-        for (Eigen::Index x = 0; x < m; ++x)
-          errors += zero_one_loss(F(n + x, t), (*test_labels)(x));
+        for (Eigen::Index x = 0; x < m; ++x) errors += zero_one_loss(F(n + x, t), test_labels(x));
         rate(t) = errors / static_cast<double>(m);
       }
       r.scalars["test_bootstrap_error"] = rate.mean();
@@ -229,11 +260,23 @@ Results McBootstrap::run(const Problem& problem) const {
                 : 0.0;
     }
     r.info["loss"] = "zero_one";
+  } else if (predictive) {
+    // The out-of-bag square error of the predicted mean of y and negative log predictive
+    // density of y (each retrain's predictive at a point it left out).
+    const auto square = precomputed(losses.topRows(n));
+    const auto density = precomputed(losses.bottomRows(n));
+    r.scalars["test_error_square"] = square.value;
+    r.scalars["test_error_square_stderr"] = square.standard_error;
+    r.scalars["test_error_log_predictive"] = density.value;
+    r.scalars["test_error_log_predictive_stderr"] = density.standard_error;
+    r.scalars["test_error_points"] = static_cast<double>(square.points);
+    if (square.points == n) r.vectors["left_out_log_predictive"] = -density.per_point;
+    r.info["loss"] = "predictive";
   } else {
     const auto square = out_of_bag_error(F_train, O, data.y_train,
-                                         [](double f, double y) { return square_loss(f - y); });
-    const auto eps = out_of_bag_error(F_train, O, data.y_train, [this](double f, double y) {
-      return eps_insensitive_loss(f - y, epsilon_, beta_);
+                                         [](double f, double v) { return square_loss(f - v); });
+    const auto eps = out_of_bag_error(F_train, O, data.y_train, [this](double f, double v) {
+      return eps_insensitive_loss(f - v, epsilon_, beta_);
     });
     r.scalars["test_error_square"] = square.value;
     r.scalars["test_error_square_stderr"] = square.standard_error;
@@ -263,10 +306,12 @@ Results McBootstrap::run(const Problem& problem) const {
                     : Eigen::VectorXd::Zero(G.rows()));
   };
   moments(F_train, "train_prediction_");
-  if (probabilities) {
+  if (test_predictive) {
+    // The bootstrap mean over retrains of their predictive at the test inputs.
+    const std::string name = zero_one ? "prediction_probability" : "prediction_target_mean";
     const Eigen::VectorXd mean = P.rowwise().mean();
-    r.vectors["prediction_probability"] = mean;
-    r.vectors["prediction_probability_stderr"] =
+    r.vectors[name] = mean;
+    r.vectors[name + "_stderr"] =
         T > 1 ? Eigen::VectorXd(((P.colwise() - mean).rowwise().squaredNorm() /
                                  static_cast<double>((T - 1) * T))
                                     .cwiseSqrt())

@@ -411,7 +411,7 @@ TEST(McBootstrapClassification, TestProbabilitiesAreTheRetrainsPredictiveProbabi
       precision.diagonal().head(a) += fit.tau;
       const double variance = precision.fullPivLu().inverse()(a, a);
       double mean = 0;
-      for (Eigen::Index b = 0; b < a; ++b) mean += Kx(kept[b], x) * t(b) * fit.alpha(b);
+      for (Eigen::Index b = 0; b < a; ++b) mean += Kx(kept[b], x) * fit.slope(b);
       expected(x) += normal_cdf(mean / std::sqrt(noise + variance)) / static_cast<double>(T);
     }
   }

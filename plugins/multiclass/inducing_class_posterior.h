@@ -1,6 +1,6 @@
 // The posterior of C latent GPs coupled by multi-class sites (class_posterior.h) on the
-// inducing-point prior D + U U^T of every class (sparse_ep.h's InducingSitePrior: D = Lambda + v2,
-// FITC, VFE or SoR), with no N x N matrix (docs/multiclass.md, "The joint model on the
+// inducing-point prior D + U U^T of every class (quench/site_prior.h's InducingSitePrior: D =
+// Lambda + v2, FITC, VFE or SoR), with no N x N matrix (docs/multiclass.md, "The joint model on the
 // inducing-point prior").
 //
 // Write f_c = U a_c + e_c with the whitened inducing values a_c ~ N(0, I_M) and e_ci ~ N(0, D_i),

@@ -10,7 +10,6 @@
 
 #include <gtest/gtest.h>
 
-#include "classifier_common.h"
 #include "ep.h"
 #include "mean_field.h"
 #include "multiclass_ep.h"
@@ -18,6 +17,7 @@
 #include "multinomial_probit_likelihood.h"
 #include "one_vs_rest.h"
 #include "probit_likelihood.h"
+#include "site_algebra.h"
 #include "test_class_clouds.h"
 #include "test_engines.h"
 #include "test_kernel.h"

@@ -103,21 +103,23 @@ class QUENCH_API ResampledModel {
   Eigen::VectorXd predict(const Eigen::VectorXd& weights) const {
     return predict(weights, nullptr);
   }
-  /// Whether each retrain is a classifier with a predictive probability p(+1 | x, D) at the
-  /// test inputs (e.g. EP: the likelihood's predictive integral under the retrain's Gaussian
-  /// latent posterior at x), so that the bootstrap average of it can be taken. Default: false.
-  virtual bool test_probability() const { return false; }
+  /// Whether each retrain has a Gaussian latent posterior whose variance predict_latent gives
+  /// (EP and TAP refits: 001 eq 27 with the retrain's sites), so that the predictive of the target
+  /// can be taken at an input (the probability of a label, the log predictive density of a
+  /// left-out point). Default: false.
+  virtual bool latent_variance() const { return false; }
   /// The number of classes C of a multi-class retrain (0, the default: one value per input).
   /// predict() of a C-class model returns the retrain's class probabilities at the N training
   /// inputs then the test inputs, C per input (input-major, length (N + M) C), and takes no
   /// coefficients.
   virtual Eigen::Index classes() const { return 0; }
-  /// predict(weights, coefficients) and that retrain's p(+1 | x, D) at the test inputs in
-  /// `probability`. Only asked of a test_probability() model: the default throws
-  /// std::logic_error.
-  virtual Eigen::VectorXd predict_with_probability(const Eigen::VectorXd& weights,
-                                                   Eigen::VectorXd* coefficients,
-                                                   Eigen::VectorXd& probability) const;
+  /// predict(weights, coefficients) and that retrain's latent variance at the same inputs in
+  /// `variance` (length N + M): at the test inputs always, at the training inputs only with
+  /// `training_variance` (NaN there otherwise). Only asked of a latent_variance() model: the
+  /// default throws std::logic_error.
+  virtual Eigen::VectorXd predict_latent(const Eigen::VectorXd& weights,
+                                         Eigen::VectorXd* coefficients, Eigen::VectorXd& variance,
+                                         bool training_variance) const;
 };
 
 class QUENCH_API InferenceEngine : public Component {
@@ -137,8 +139,9 @@ class QUENCH_API InferenceEngine : public Component {
       const EngineFactory& /*engines*/) const {
     return {};
   }
-  /// The objective `name` (one of hyperparameter_objectives()) on the problem's training data;
-  /// the kernel and likelihood it is evaluated with are passed to evaluate(). Throws
+  /// The objective `name` (one of hyperparameter_objectives()) on the problem's training data,
+  /// its targets read by the problem's likelihood (Likelihood::target_kind); the kernel and
+  /// likelihood it is evaluated with are passed to evaluate(). Throws
   /// ConfigError for a name the engine does not offer.
   virtual std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const;

@@ -32,12 +32,18 @@ struct QUENCH_API Predictions {
   Eigen::VectorXd column(const std::string& name) const;
 };
 
+struct TargetQuery;
+
 class QUENCH_API Model {
  public:
   virtual ~Model();
   /// Predictions at the rows of X (engine units, X.cols() == input_dimension(); the host
   /// checks the width before calling). Throws NumericalError on numerical failure.
   virtual Predictions predict(const Eigen::MatrixXd& X) const = 0;
+  /// The same with the predictions of y a model of a latent GP gives asked for by `query`
+  /// (the rows' sizes, quantiles, p(y = k); quench/target_prediction.h). The default ignores
+  /// the query (models whose columns do not depend on it).
+  virtual Predictions predict(const Eigen::MatrixXd& X, const TargetQuery& query) const;
   virtual Eigen::Index input_dimension() const = 0;
   /// A stable name of what the model is, e.g. "gp_regression" (written into the file).
   virtual std::string kind() const = 0;

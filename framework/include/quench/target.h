@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -46,6 +47,11 @@ struct Observation {
 struct QUENCH_API Observations {
   Eigen::VectorXd y;
   Eigen::VectorXd sizes;  ///< one per row, or empty: every size is 1
+
+  Observations() = default;
+  /// Targets `y` with sizes `sizes` (empty: 1 each); implicit from targets alone.
+  Observations(Eigen::VectorXd targets, Eigen::VectorXd row_sizes = {})  // NOLINT
+      : y(std::move(targets)), sizes(std::move(row_sizes)) {}
 
   Eigen::Index rows() const { return y.size(); }
   Observation operator[](Eigen::Index i) const { return {y(i), sizes.size() ? sizes(i) : 1.0}; }
