@@ -303,7 +303,9 @@ Integration integrate(const Phi& phi) {
   const double v1 = phi.value(f1);
   if (!std::isfinite(v1))
     throw NumericalError("tilted_rule",
-                         "the tilted density is not finite at its mode f = " + std::to_string(f1));
+                         "the tilted density is not finite at its mode f = " + std::to_string(f1) +
+                             " (cavity m = " + std::to_string(phi.m) +
+                             ", v = " + std::to_string(phi.v) + ")");
   const Phi::Slope s1 = phi.slope(f1);
   const double c1 = phi.curvature(s1);
   std::vector<Maximum> maxima{{f1, v1, 1.0 / std::sqrt(c1 > 0 ? c1 : 1.0 / phi.v)}};

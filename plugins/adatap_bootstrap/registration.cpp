@@ -14,7 +14,7 @@ const LibraryDescriptor* describe() {
            "53-67, App. A) and GP classifiers "
            "(docs/adatap_classification.md)",
            AdatapBootstrap::schema(), {Family::kernel, Family::likelihood, Family::resampler},
-           InducingUse::optional, TargetUse::fitting({TargetKind::real, TargetKind::binary})),
+           InducingUse::optional, TargetUse::fitting(scalar_target_kinds())),
        make_plugin<AdatapSvm>(Family::engine, "adatap_svm", "0.1.0",
                               "analytical (ADATAP) bootstrap of the hard-margin SVM without bias, "
                               "the SVM limit (docs/adatap_classification.md eq 23)",

@@ -127,27 +127,6 @@ Eigen::VectorXd predictor_weights(const InducingSitePrior& prior, const MeanFiel
   return prior.factor().transpose() * fit.slope;
 }
 
-// Parallel EP on the inducing prior, and again from zero sites with half the damping (down to
-// kMinDamping) while it stalls: undamped sweeps can cycle on the FITC prior with a nearly
-// noise-free likelihood (letter at width 1: stalled at a change of 2e-4 after 62 sweeps,
-// converged in 53 at damping 1/2), where the dense engine's Newton finish would end them.
-// status.iterations counts the sweeps of every attempt.
-constexpr double kMinDamping = 0.125;
-
-MeanFieldFit sweep_with_smaller_steps(const InducingSitePrior& prior,
-                                      const SiteTiltedMoments& tilted, const EpOptions& options,
-                                      const MeanFieldFit* warm_start) {
-  MeanFieldFit fit = solve_ep(prior, tilted, options, warm_start);
-  EpOptions smaller = options;
-  while (fit.status.code == RunStatus::not_converged && smaller.damping > kMinDamping) {
-    smaller.damping = std::max(0.5 * smaller.damping, kMinDamping);
-    const int spent = fit.status.iterations;
-    fit = solve_ep(prior, tilted, smaller);
-    fit.status.iterations += spent;
-  }
-  return fit;
-}
-
 // Bootstrap refits of EP on the inducing prior: on the drawn set D with counts k_D, the counted
 // sweeps on C~_DD (docs/large_n.md, "EP classification on the inducing prior"), then the refit's
 // posterior mean K~[., D] u = U w + Lambda_D o u on D (001 eq 19 with the prior K~, v2 left out as
@@ -200,7 +179,7 @@ class ResampledSparseEp final : public ResampledModel {
     if (!drawn.rows.empty()) {
       const InducingSitePrior prior = prior_.restricted_to(drawn.rows);
       const Observations y = y_.subset(drawn.rows);
-      const MeanFieldFit fit = sweep_with_smaller_steps(
+      const MeanFieldFit fit = solve_ep_with_smaller_steps(
           prior, counted_tilted_moments(*likelihood_, y, drawn.counts), options_, nullptr);
       if (fit.status.code != RunStatus::ok)
         throw NumericalError("ep", "bootstrap retrain: " + fit.status.message);
@@ -259,7 +238,8 @@ class InducingEpPrior final : public EpPrior {
 
   MeanFieldFit solve(const Likelihood& lik, const Observations& y, const EpOptions& options,
                      const MeanFieldFit* warm_start) const override {
-    return sweep_with_smaller_steps(prior_, likelihood_tilted_moments(lik, y), options, warm_start);
+    return solve_ep_with_smaller_steps(prior_, likelihood_tilted_moments(lik, y), options,
+                                       warm_start);
   }
 
   // Through the sites' Gaussian model nu/tau ~ N(0, C~ + diag(1/tau)) (quench/low_rank_evidence.h):
