@@ -1,9 +1,10 @@
-// Exact leave-one-out: retrains a classifier engine N times, each without one training point,
-// and classifies the left-out point (the reference for the built-in estimates of 001
-// eqs 32, 38, 47-51). Retrains run in threads; every retrain writes its own slot, so the
-// result does not depend on the number of threads.
+// Exact leave-one-out: retrains an engine N times (or on `rows` evenly spaced rows), each
+// without one training point, and scores the left-out point (the reference for the built-in
+// estimates of 001 eqs 32, 38, 47-51). Retrains run in threads; every retrain writes its own slot,
+// so the result does not depend on the number of threads.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -24,6 +25,7 @@ class ExactLooEngine final : public InferenceEngine {
 
  private:
   std::string inner_;
+  std::int64_t rows_ = 0;
 };
 
 }  // namespace quench::exact_loo

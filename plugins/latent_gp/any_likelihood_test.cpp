@@ -7,6 +7,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -206,6 +207,22 @@ TEST_P(EveryLikelihood, BuiltInLooMatchesRetraining) {
   EXPECT_LT(
       (builtin.vectors.at("loo_mean") - exact.vectors.at("exact_loo_mean")).cwiseAbs().maxCoeff(),
       0.05 * f.y.y.cwiseAbs().maxCoeff());
+  EXPECT_NEAR(exact.scalars.at("loo_log_predictive_difference"), (a - b).cwiseAbs().mean(), 1e-12);
+  // rows: 7 leaves out rows 0, 5, 11, 17, 22, 28, 34 (floor(j 40 / 7)) only, each retrain the
+  // same as in the full run.
+  const Results some =
+      exact_loo::ExactLooEngine(Params(exact_loo::ExactLooEngine::schema(),
+                                       {{"inner", std::string("ep")}, {"rows", std::int64_t{7}}}))
+          .run(f.problem);
+  const std::vector<Eigen::Index> rows{0, 5, 11, 17, 22, 28, 34};
+  ASSERT_EQ(some.vectors.at("exact_loo_rows").size(), 7);
+  for (std::size_t j = 0; j < rows.size(); ++j) {
+    const auto k = static_cast<Eigen::Index>(j);
+    EXPECT_EQ(some.vectors.at("exact_loo_rows")(k), static_cast<double>(rows[j]));
+    EXPECT_EQ(some.vectors.at("exact_loo_log_predictive_density")(k), b(rows[j]));
+  }
+  EXPECT_NEAR(some.scalars.at("loo_log_predictive_difference"),
+              (a(rows) - b(rows)).cwiseAbs().mean(), 1e-12);
   // The test outputs are those of the target: a density per test row, finite.
   EXPECT_EQ(builtin.vectors.at("test_log_predictive_density").size(), 10);
   EXPECT_TRUE(builtin.vectors.at("test_log_predictive_density").allFinite());
