@@ -239,10 +239,12 @@ void check_tilted_power_arguments(double m, double v, int k) {
   if (k < 0)
     throw std::invalid_argument("tilted_moments_power: the occupation k must be >= 0, got " +
                                 std::to_string(k));
+  // A cavity that is not finite comes from a solver's iterate, not from the caller's code: a
+  // numerical state the solver can undo or report as its status.
   if (!(v > 0) || !std::isfinite(v) || !std::isfinite(m))
-    throw std::invalid_argument(
-        "tilted_moments_power: need a finite mean and a finite variance v > 0, got m = " +
-        std::to_string(m) + ", v = " + std::to_string(v));
+    throw NumericalError("tilted_moments_power",
+                         "need a finite cavity mean and variance v > 0, got m = " +
+                             std::to_string(m) + ", v = " + std::to_string(v));
 }
 
 TiltedMoments tilted_power_moments(const TiltedPowerSite& site, double m, double v, int k) {
