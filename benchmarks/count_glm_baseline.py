@@ -34,11 +34,18 @@ predicted means equal statsmodels' predict; the fitted parameters are at a stati
 training log-likelihood (max |score| / n_train < 1e-5); the NB2 alpha maximizes the profile
 likelihood computed by statsmodels' GLM (IRLS at fixed alpha, at alpha and alpha * exp(+-0.05)).
 
-    /usr/bin/python3 benchmarks/count_glm_baseline.py [split.csv ...]
+    /usr/bin/python3 benchmarks/count_glm_baseline.py [split.csv ...] [--quench REPORT ...]
+
+--quench REPORT: also scores the `ep` run of each quench report folder (results.json of a count
+pipeline, e.g. examples/pipelines/doctorvisits_negative_binomial.yaml) with the same formulas:
+its per-row test_log_predictive_density (mlpd) and test_target_mean (deviance, RMSE) against the
+test rows of the pipeline's data file, so the GP and the GLMs share one table.
 
 (Debian's python3 with python3-numpy, python3-pandas, python3-statsmodels, python3-scipy; default:
 the three split files, a few seconds.)
 """
+import hashlib
+import json
 import math
 import os
 import sys
@@ -196,14 +203,47 @@ def self_check(path, tol=1e-9):
     return True
 
 
+def quench_scores(report):
+    """(data name, model label, n_train, n_test, scores) of the `ep` run of a quench report: the
+    pipeline's split file re-read here, its test targets against the run's per-row outputs."""
+    with open(os.path.join(report, "results.json")) as f:
+        r = json.load(f)
+    run = next(u for u in r["runs"] if u["engine"] == "ep")
+    provenance = r["provenance"]
+    # The run's data file, found by name among examples/data and checked by its SHA-256.
+    used = provenance["data"]["files"][0]
+    data_file = os.path.join(DATA, os.path.basename(used["path"]))
+    with open(data_file, "rb") as f:
+        if hashlib.sha256(f.read()).hexdigest() != used["sha256"]:
+            raise ValueError(f"{report}: {data_file} is not the file the run read")
+    _, y_train, _, y_test, _ = load_split(data_file)
+
+    def vector(name):
+        v = run["vectors"][name]
+        return np.array(v if isinstance(v, list) else v["values"], dtype=float)
+
+    mu = vector("test_target_mean")
+    density = vector("test_log_predictive_density")
+    if len(mu) != len(y_test):
+        raise ValueError(f"{report}: {len(mu)} test predictions for {len(y_test)} test rows")
+    name = os.path.basename(data_file).replace("_split.csv", "")
+    likelihood = next(p for p in provenance["plugins"] if p["role"] == "likelihood")["plugin"]
+    label = "GP " + {"negative_binomial": "negbin"}.get(likelihood, likelihood)
+    return name, label, len(y_train), len(y_test), _scores(y_test, mu, density, float("nan"))
+
+
 def main(argv):
+    reports = []
+    if "--quench" in argv:
+        at = argv.index("--quench")
+        reports, argv = argv[at + 1:], argv[:at]
     files = argv or [os.path.join(DATA, f) for f in DEFAULT_FILES]
     for path in files:
         self_check(path)
     print("self-check passed: test log densities (math.lgamma) = statsmodels loglikeobs = scipy "
           "logpmf to 1e-9, means = predict, fits stationary, NB2 alpha = profile maximum")
     print()
-    head = (f"{'data':<13} {'model':<8} {'n_train':>7} {'n_test':>6} {'test mlpd':>10} "
+    head = (f"{'data':<13} {'model':<10} {'n_train':>7} {'n_test':>6} {'test mlpd':>10} "
             f"{'mean dev':>9} {'RMSE':>8} {'alpha':>8} {'fit s':>7}")
     print(head)
     print("-" * len(head))
@@ -211,9 +251,13 @@ def main(argv):
         name = os.path.basename(path).replace("_split.csv", "")
         for r in (evaluate_poisson(path), evaluate_negbin(path)):
             alpha = "" if math.isnan(r["alpha"]) else f"{r['alpha']:.4f}"
-            print(f"{name:<13} {r['model']:<8} {r['n_train']:>7} {r['n_test']:>6} "
+            print(f"{name:<13} {r['model']:<10} {r['n_train']:>7} {r['n_test']:>6} "
                   f"{r['mlpd']:>10.4f} {r['deviance']:>9.4f} {r['rmse']:>8.4f} {alpha:>8} "
                   f"{r['fit_s']:>7.3f}")
+    for report in reports:
+        name, label, n_train, n_test, r = quench_scores(report)
+        print(f"{name:<13} {label:<10} {n_train:>7} {n_test:>6} {r['mlpd']:>10.4f} "
+              f"{r['deviance']:>9.4f} {r['rmse']:>8.4f}")
     print()
     print("test mlpd: mean log p(y_i | x_i) over the test rows (nats, higher is better); mean dev:"
           " mean Poisson deviance of the predicted mean (lower is better); NB2: Var = mu + alpha "
