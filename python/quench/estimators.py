@@ -3,6 +3,7 @@ set_params, fit returns self, fitted attributes end in "_", predict / predict_pr
 Each fit runs a pipeline built from the estimator's parameters on the arrays in memory (no
 files), through the same plugins as the CLI, and keeps the fitted model for predict."""
 import inspect
+import json
 import sys
 import warnings
 
@@ -104,6 +105,13 @@ def _sklearn_or(name, own):
     return getattr(module, name, own) if module is not None else own
 
 
+def _forget(estimator, *names):
+    """Removes fitted attributes an earlier fit of another configuration left."""
+    for name in names:
+        if hasattr(estimator, name):
+            delattr(estimator, name)
+
+
 def _labelled(X, y, what):
     """y as a 1-D array with one entry per sample of X (a column vector is flattened, with a
     DataConversionWarning, as scikit-learn does), real and, if numbers, finite; float64 for
@@ -154,15 +162,155 @@ def _r2(estimator, X, y):
     return float(1.0 - np.sum((y - estimator.predict(X)) ** 2) / np.sum((y - y.mean()) ** 2))
 
 
-def _regression_data(estimator, X, y, fewest=1):
+def _regression_data(estimator, X, y, fewest=1, likelihood=None):
     """X checked (at least `fewest` samples), and y as the texts of its numbers (finite, one per
-    sample)."""
+    sample; of the kind `likelihood` reads, when given: _likelihood)."""
     X = estimator._inputs(X)
     if X.shape[0] < fewest:
         raise ValueError(f"{type(estimator).__name__} needs at least {fewest} samples here, got "
                          f"{X.shape[0]} sample" + ("" if X.shape[0] == 1 else "s"))
     y = _labelled(X, y, "target")
+    if likelihood is not None:
+        _check_targets(y, likelihood)
     return X, [repr(float(v)) for v in y]
+
+
+_REGRESSION_KINDS = ("real", "count", "successes")  # scalar non-binary targets
+
+# What each target kind of a regression likelihood holds (quench/target.h), and which values are
+# not of it.
+_TARGET_KINDS = {
+    "real": ("real numbers", lambda y: np.zeros(y.shape, dtype=bool)),
+    "count": ("counts (non-negative integers)", lambda y: (y < 0) | (y != np.round(y))),
+    "successes": ("successes out of one trial (0 or 1)", lambda y: (y != 0) & (y != 1)),
+}
+
+
+def _check_targets(y, likelihood):
+    """ValueError naming the first sample whose target the likelihood cannot read."""
+    what, bad = _TARGET_KINDS[likelihood["kind"]]
+    wrong = np.flatnonzero(bad(y))
+    if wrong.size:
+        raise ValueError(f"likelihood '{likelihood['name']}' needs {what} as targets, got "
+                         f"{y[wrong[0]]!r} at sample {wrong[0]} ({wrong.size} such sample"
+                         + ("" if wrong.size == 1 else "s") + ")")
+
+
+def _plain(value):
+    """A likelihood parameter as a plain Python value: NumPy scalars unwrapped, sequences as
+    lists of floats."""
+    if isinstance(value, (np.generic, np.ndarray)) and np.ndim(value) == 0:
+        return value.item()
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [float(v) for v in np.ravel(value)]
+    return value
+
+
+def _yaml_value(value):
+    """A plain parameter value as YAML flow text."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(repr(v) for v in value) + "]"
+    return repr(value)
+
+
+def _likelihood(estimator, kinds, default):
+    """estimator.likelihood with its likelihood_params, as the plugin found says it is: None for
+    `default` (the estimator's own model, unchanged), else a dict with name, params (plain
+    values), kind (its target kind) and hyperparameters (the names of its learnable blocks).
+    ValueError for an unknown name (listing the likelihood plugins found), a parameter the plugin
+    refuses, a target kind not in `kinds`, or a size column (exposures, trials: the estimators
+    pass none)."""
+    name, params = estimator.likelihood, getattr(estimator, "likelihood_params", None)
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"likelihood must be the name of a likelihood plugin, got {name!r}")
+    if params is not None and not isinstance(params, dict):
+        raise ValueError(f"likelihood_params must be None or a dict of the likelihood plugin's "
+                         f"parameters, got {params!r}")
+    if name == default:
+        if params:
+            hint = " (the noise is noise=)" if default == "gaussian" else ""
+            raise ValueError(f"likelihood_params are for a likelihood other than '{default}', got "
+                             f"{params!r}{hint}")
+        return None
+    params = {str(k): _plain(v) for k, v in (params or {}).items()}
+    info = _quench.likelihood_info(name, params, [])
+    kind = info["target_kind"]
+    if kind not in kinds:
+        owner = ("GaussianProcessClassifier" if kind == "binary" else
+                 "GaussianProcessRegressor" if kind in _TARGET_KINDS else None)
+        raise ValueError(f"likelihood '{name}' reads {kind or 'undeclared'} targets; "
+                         f"{type(estimator).__name__} needs one of {', '.join(kinds)} targets"
+                         + (f": use {owner}(likelihood='{name}')" if owner else ""))
+    if info["size_column"]:
+        raise ValueError(f"likelihood '{name}' reads each row's size from the column "
+                         f"'{info['size_column']}'; the estimators pass no such column (leave "
+                         f"the likelihood's exposure or trials parameter empty)")
+    return {"name": name, "params": params, "kind": kind,
+            "hyperparameters": info["hyperparameters"]}
+
+
+# Likelihood hyperparameters learn_noise=True leaves fixed: Student-t's degrees of freedom (its
+# evidence is flat or has several optima in nu, which heads for the Cauchy's nu ~ 1 on data with
+# a few outliers, and EP at small nu and scale costs many times a fit at a fixed nu; pass
+# learn_noise=("dof", "scale") to learn it too).
+_FIXED_BY_DEFAULT = {"student_t": ("dof",)}
+
+
+# Search intervals of likelihood hyperparameters on standardized targets, narrower than the
+# plugin's: Student-t's scale from 1 % of the targets' sd (the plugin's floor, 1e-5, lets the
+# evidence of nearly noise-free targets drive it where EP's tilted moments cost most: a fit
+# of 20 points that learns in 5.4 s within these bounds ran over 5 min without them).
+_STANDARDIZED_BOUNDS = {"student_t": {"scale": (0.01, 1000.0)}}
+
+
+def _learned_likelihood_blocks(estimator, likelihood):
+    """The likelihood's hyperparameters a fit learns: learn_noise True (its learnable blocks but
+    those of _FIXED_BY_DEFAULT), False (none) or the names of some of its blocks."""
+    blocks, choice = likelihood["hyperparameters"], estimator.learn_noise
+    if isinstance(choice, (bool, np.bool_)):
+        fixed = _FIXED_BY_DEFAULT.get(likelihood["name"], ())
+        return [b for b in blocks if b not in fixed] if choice else []
+    names = [choice] if isinstance(choice, str) else list(choice)
+    unknown = [n for n in names if n not in blocks]
+    if unknown:
+        raise ValueError(f"learn_noise names {', '.join(map(repr, unknown))}, which likelihood "
+                         f"'{likelihood['name']}' does not learn; it learns "
+                         + (", ".join(map(repr, blocks)) or "nothing"))
+    return names
+
+
+def _likelihood_node(likelihood):
+    """The pipeline's likelihood node: {plugin: name, parameter: value, ...}."""
+    entries = [f"plugin: {likelihood['name']}"]
+    entries += [f"{k}: {_yaml_value(v)}" for k, v in likelihood["params"].items()]
+    return "{" + ", ".join(entries) + "}"
+
+
+def _fit_regression(estimator, yaml, X, targets, likelihood):
+    """estimator._fit_pipeline; with a likelihood (_likelihood, not None), a target the core's
+    loader refuses (a third party's likelihood's checks) is a ValueError with its message."""
+    if likelihood is None:
+        return estimator._fit_pipeline(yaml, X, targets)
+    try:
+        return estimator._fit_pipeline(yaml, X, targets)
+    except _quench.DataError as e:
+        raise ValueError(f"{type(estimator).__name__}.fit: y does not suit likelihood "
+                         f"'{likelihood['name']}': {e}") from e
+
+
+def _fitted_likelihood_params(likelihood, learned):
+    """The likelihood's parameters with the values learned by the fit (likelihood_params_)."""
+    params = dict(likelihood["params"])
+    for key, value in learned.items():
+        if key.startswith("likelihood."):
+            value = np.asarray(value, dtype=np.float64)
+            params[key[len("likelihood."):]] = (float(value[0]) if value.size == 1
+                                                else [float(v) for v in value])
+    return params
 
 
 def _user_kernel(estimator):
@@ -175,22 +323,38 @@ def _user_kernel(estimator):
 
 
 def _standardized(estimator, option):
-    """estimator's standardize_inputs or standardize_target: None means True for the default
+    """estimator's standardize_inputs (or another such option): None means True for the default
     kernel (its hyperparameters are in standardized units) and False for a given kernel (its
     hyperparameters are in the data's units, as in scikit-learn)."""
     value = getattr(estimator, option)
     return _user_kernel(estimator) is None if value is None else value
 
 
-def _target_yaml(estimator):
-    """The data block's keys for estimator.standardize_target: True (centre and scale), "center"
-    (subtract the mean only) or False (the targets as given)."""
-    value = _standardized(estimator, "standardize_target")
+def _target_transform(estimator, likelihood=None):
+    """estimator.standardize_target resolved: True (centre and scale), "center" (subtract the
+    mean only) or False (the targets as given). None is True for the default kernel, False for a
+    given one, and False for a likelihood (_likelihood; None: Gaussian) of counts or successes,
+    which are never transformed (ValueError if asked for)."""
+    value = estimator.standardize_target
+    real = likelihood is None or likelihood["kind"] == "real"
+    if value is None:
+        value = _user_kernel(estimator) is None and real
+    elif not real and value is not False:
+        raise ValueError(f"standardize_target={value!r} applies to real targets; likelihood "
+                         f"'{likelihood['name']}' reads {likelihood['kind']} targets, taken as "
+                         "given (standardize_target=None or False)")
     if isinstance(value, str) and value == "center":
-        return "standardize_target: false, center_target: true"
+        return value
     if value not in (True, False):
         raise ValueError(f"standardize_target must be None, True, False or 'center', got {value!r}")
-    return f"standardize_target: {str(bool(value)).lower()}"
+    return bool(value)
+
+
+def _target_yaml(transform):
+    """The data block's keys for a _target_transform."""
+    if transform == "center":
+        return "standardize_target: false, center_target: true"
+    return f"standardize_target: {str(transform).lower()}"
 
 
 def _kernel_entry(kernel, n_features):
@@ -234,11 +398,13 @@ def _inducing_yaml(estimator, n_samples):
             f"form: {estimator.inducing_form}}}\n")
 
 
-def _regression_yaml(estimator, resampler, engine, X):
+def _regression_yaml(estimator, resampler, engine, X, likelihood=None):
     """GP regression: estimator.kernel (default: a Gaussian ARD kernel on standardized inputs
     and targets), Gaussian noise, the inducing-point prior when estimator.inducing_points, the
     kernel's hyperparameters (and the noise unless learn_noise=False) learned by the evidence
-    when estimator.learn, then `engine`."""
+    when estimator.learn, then `engine`. With `likelihood` (_likelihood; None: Gaussian) that
+    likelihood instead, its learnable hyperparameters learned with the kernel's unless
+    learn_noise=False, by EP's evidence, and the targets as given unless standardize_target."""
     kernel = _user_kernel(estimator)
     if kernel is None:
         entry = "  kernel: {plugin: gaussian}\n"
@@ -246,16 +412,24 @@ def _regression_yaml(estimator, resampler, engine, X):
     else:
         entry = _kernel_entry(kernel, X.shape[1])
         parameters = kernel.learned_hyperparameters()
-    if estimator.learn_noise:
-        parameters["likelihood.noise"] = None
-    learn = (f"learn: {{objective: evidence, {_learn_lists(parameters)}, "
+    transform = _target_transform(estimator, likelihood)
+    if likelihood is None:
+        node, evidence = f"{{plugin: gaussian, noise: {float(estimator.noise)!r}}}", ""
+        if estimator.learn_noise:
+            parameters["likelihood.noise"] = None
+    else:
+        node, evidence = _likelihood_node(likelihood), "engine: ep, "
+        bounds = _STANDARDIZED_BOUNDS.get(likelihood["name"], {}) if transform is True else {}
+        for name in _learned_likelihood_blocks(estimator, likelihood):
+            parameters[f"likelihood.{name}"] = bounds.get(name)
+    learn = (f"learn: {{objective: evidence, {evidence}{_learn_lists(parameters)}, "
              f"restarts: {int(estimator.restarts)}}}\n" if estimator.learn and parameters else "")
     inputs = str(bool(_standardized(estimator, "standardize_inputs"))).lower()
     return (f"name: estimator\nseed: {int(estimator.seed)}\n"
             f"data: {{file: fit data, target: y, standardize_inputs: {inputs}, "
-            f"{_target_yaml(estimator)}}}\n"
+            f"{_target_yaml(transform)}}}\n"
             + _inducing_yaml(estimator, X.shape[0]) + "components:\n" + entry +
-            f"  likelihood: {{plugin: gaussian, noise: {float(estimator.noise)!r}}}\n" + resampler +
+            f"  likelihood: {node}\n" + resampler +
             learn + f"engines:\n  - {engine}\noutputs: {{models: true}}\n")
 
 
@@ -301,6 +475,10 @@ class GaussianProcessClassifier(_Estimator):
     are standardized (standardize_inputs: None = True for the default kernel, False for a
     given one, whose length scales are then in X's units).
 
+    likelihood: "probit" (default, 001's model) or another likelihood plugin of binary targets
+    ("logit", a third party's) for the binary model and one-vs-rest's problems, fitted by the
+    same engines (the joint model of C > 2 classes is the multinomial probit's only).
+
     Fitted attributes: classes_, n_classes_, loo_error_ (the built-in leave-one-out error: 001
     eq 32, App. D, eq 38), loo_proba_ (N x C: p(class | the other examples) at each training
     input, the left-out field Gaussian at the cavity; not for "svm"), log_evidence_ (tap, ep,
@@ -319,7 +497,7 @@ class GaussianProcessClassifier(_Estimator):
 
     def __init__(self, method="tap", width=1.0, noise=0.01, learn=True, seed=0, threads=0,
                  inducing_points=None, inducing_form="fitc", multi_class="joint", kernel=None,
-                 standardize_inputs=None):
+                 standardize_inputs=None, likelihood="probit"):
         self.method = method
         self.width = width
         self.noise = noise
@@ -331,8 +509,10 @@ class GaussianProcessClassifier(_Estimator):
         self.multi_class = multi_class
         self.kernel = kernel
         self.standardize_inputs = standardize_inputs
+        self.likelihood = likelihood
 
     def fit(self, X, y):
+        likelihood = _likelihood(self, ("binary",), "probit")
         if self.method not in _METHODS:
             raise ValueError(f"unknown method '{self.method}': use one of {', '.join(_METHODS)}")
         if self.multi_class not in _MULTI_CLASS:
@@ -352,6 +532,10 @@ class GaussianProcessClassifier(_Estimator):
                 raise ValueError(f"method 'svm' has no joint model of {classes.size} classes "
                                  "(the SVM limit gives no probabilities): use "
                                  "multi_class='one_vs_rest'")
+            if likelihood is not None and self.multi_class == "joint":
+                raise ValueError(f"likelihood '{self.likelihood}' has no joint model of "
+                                 f"{classes.size} classes (the joint model is the multinomial "
+                                 "probit): use multi_class='one_vs_rest'")
         self.classes_ = classes
         self.n_classes_ = classes.size
         if classes.size == 2:
@@ -403,13 +587,13 @@ class GaussianProcessClassifier(_Estimator):
             parameters = kernel.learned_hyperparameters()
         extra = ""  # a second engine whose objective the learning maximizes
         if n_classes == 2:
-            likelihood, entry = "probit", f"{{name: gp, plugin: {engine}}}"
+            likelihood, entry = self.likelihood, f"{{name: gp, plugin: {engine}}}"
             evidence = engine if engine in ("tap", "ep") else "tap"  # a plugin, defaults
         elif joint:
             likelihood, entry = "multinomial_probit", "{name: gp, plugin: multiclass_ep}"
             evidence = "gp"
         else:
-            likelihood = "probit"
+            likelihood = self.likelihood
             entry = f"{{name: gp, plugin: one_vs_rest, inner: {engine}}}"
             evidence = "gp"
             if engine not in ("tap", "ep"):  # naive, svm: TAP's evidence, as for two classes
@@ -490,13 +674,28 @@ class GaussianProcessRegressor(_Estimator):
     learn_noise=False, the noise are learned by the evidence (its VFE bound; `restarts` seeded
     restarts). Fitted attributes: log_marginal_likelihood_ (the bound for VFE), kernel_ (the
     kernel with the learned values), learned_, model_. predict(X, return_std=True) gives the
-    predictive standard deviation (noise included)."""
+    predictive standard deviation (noise included).
+
+    likelihood: "gaussian" (default: the model above, exact Gaussian algebra) or any other
+    likelihood plugin of real, count or 0/1 targets: "poisson", "negative_binomial",
+    "student_t", "binomial" (one trial), a third party's; likelihood_params (a dict) sets its
+    parameters (e.g. {"dispersion": 2.0}; `noise` is the Gaussian's only). It is fitted by EP
+    (engine ep; on the inducing-point prior with inducing_points) and learn=True learns the
+    kernel's hyperparameters and, unless learn_noise=False, the likelihood's learnable ones by
+    EP's evidence (the dispersion; Student-t's scale, and its dof when learn_noise names it:
+    learn_noise=("dof", "scale")). Targets are standardized (standardize_target=None with the
+    default kernel) when real (Gaussian, Student-t), never when counts. Fitted besides:
+    log_evidence_ (= log_marginal_likelihood_, EP's), loo_log_predictive_ (log p(y_i | the
+    other rows) per training row, at the cavities, without refitting) and loo_mean_ (their
+    predictive means of y_i), likelihood_params_ (with the learned values). predict gives the
+    predictive mean of y (and its standard deviation with return_std=True), not the latent
+    function's; log_predictive_density(X, y) gives log p(y_i | data) per row (any likelihood)."""
 
     _estimator_type = "regressor"  # scikit-learn's is_regressor
 
     def __init__(self, noise=0.1, learn=True, restarts=0, seed=0, threads=0, inducing_points=None,
                  inducing_form="vfe", kernel=None, learn_noise=True, standardize_inputs=None,
-                 standardize_target=None):
+                 standardize_target=None, likelihood="gaussian", likelihood_params=None):
         self.noise = noise
         self.learn = learn
         self.restarts = restarts
@@ -508,22 +707,52 @@ class GaussianProcessRegressor(_Estimator):
         self.learn_noise = learn_noise
         self.standardize_inputs = standardize_inputs
         self.standardize_target = standardize_target
+        self.likelihood = likelihood
+        self.likelihood_params = likelihood_params
 
     def fit(self, X, y):
-        X, targets = _regression_data(self, X, y)
-        engine = "exact_gp_regression" if self.inducing_points is None else "sparse_gp_regression"
-        (run,) = self._fit_pipeline(
-            _regression_yaml(self, "", f"{{name: gp, plugin: {engine}}}", X), X, targets)
+        likelihood = _likelihood(self, _REGRESSION_KINDS, "gaussian")
+        X, targets = _regression_data(self, X, y, likelihood=likelihood)
+        engine = ("ep" if likelihood is not None else "exact_gp_regression"
+                  if self.inducing_points is None else "sparse_gp_regression")
+        yaml = _regression_yaml(self, "", f"{{name: gp, plugin: {engine}}}", X, likelihood)
+        (run,) = _fit_regression(self, yaml, X, targets, likelihood)
         scalars = run["scalars"]
         self.log_marginal_likelihood_ = scalars.get(
-            "log_marginal_likelihood", scalars.get("log_marginal_likelihood_bound"))
+            "log_marginal_likelihood",
+            scalars.get("log_marginal_likelihood_bound", scalars.get("log_evidence")))
         self.kernel_ = _fitted_regression_kernel(self)
+        if likelihood is None:
+            _forget(self, "log_evidence_", "loo_log_predictive_", "loo_mean_",
+                    "likelihood_params_")
+            return self
+        # The built-in leave-one-out in y's units (the engine's are the standardized y's when
+        # standardize_target is asked for).
+        shift, scale = self.model_.target_mean, self.model_.target_scale
+        self.log_evidence_ = scalars["log_evidence"]
+        self.loo_log_predictive_ = (np.asarray(run["vectors"]["loo_log_predictive_density"])
+                                    - np.log(scale))
+        self.loo_mean_ = np.asarray(run["vectors"]["loo_mean"]) * scale + shift
+        self.likelihood_params_ = _fitted_likelihood_params(likelihood, self.learned_)
         return self
 
     def predict(self, X, return_std=False):
+        """The predictive mean of y at X (with return_std=True also its standard deviation:
+        noise included), in y's units."""
         p = self._predictions(X)
-        mean = np.asarray(p["mean"])
-        return (mean, np.sqrt(p["predictive_variance"])) if return_std else mean
+        if "target_mean" in p:  # a likelihood of the latent GP
+            mean, variance = np.asarray(p["target_mean"]), p["target_variance"]
+        else:
+            mean, variance = np.asarray(p["mean"]), p["predictive_variance"]
+        return (mean, np.sqrt(variance)) if return_std else mean
+
+    def log_predictive_density(self, X, y):
+        """log p(y_i | the training data) at each row of X, for the likelihood's density of y
+        (counts: the probability of y_i) under the latent GP's predictive distribution at x_i
+        (quench/target_prediction.h), in y's units."""
+        self._check_fitted()
+        X = self._inputs(X, self.n_features_in_)
+        return self.model_.log_predictive_density(X, _labelled(X, y, "target"))
 
     score = _r2
 
@@ -532,7 +761,11 @@ class _BootstrapRegressor(_Estimator):
     """The bootstrap of GP regression (000) at resampling ratios S/N: the engine's test error per
     ratio and a model per ratio whose predict gives the bootstrap mean and variance of the
     predictor at new inputs. The GP is GaussianProcessRegressor's: `kernel`, learn,
-    learn_noise, standardize_inputs and standardize_target as there; kernel_ after fit."""
+    learn_noise, standardize_inputs, standardize_target, likelihood and likelihood_params as
+    there; kernel_ after fit. With a likelihood other than "gaussian" the bootstrap is of its EP
+    fit (docs/adatap_classification.md), the predictor is the latent posterior mean (the log
+    rate of a count model), and test_error_log_predictive_ (the bootstrap's mean negative log
+    predictive density of a left-out y) is fitted beside the square loss test_error_."""
 
     _estimator_type = "regressor"  # scikit-learn's is_regressor
 
@@ -540,24 +773,35 @@ class _BootstrapRegressor(_Estimator):
         ratios = [float(r) for r in np.atleast_1d(self.ratios)]
         if not ratios or min(ratios) <= 0:
             raise ValueError(f"ratios must be positive resampling ratios S/N, got {self.ratios!r}")
-        X, targets = _regression_data(self, X, y, fewest=2)
+        likelihood = _likelihood(self, _REGRESSION_KINDS, "gaussian")
+        X, targets = _regression_data(self, X, y, fewest=2, likelihood=likelihood)
         resampler = f"  resampler: {{plugin: poisson_bootstrap, ratio: {ratios!r}}}\n"
-        runs = self._fit_pipeline(
-            _regression_yaml(self, resampler, self._engine_entry(), X), X, targets)
+        yaml = _regression_yaml(self, resampler, self._engine_entry(likelihood is None), X,
+                                likelihood)
+        runs = _fit_regression(self, yaml, X, targets, likelihood)
         self.kernel_ = _fitted_regression_kernel(self)
         self.ratios_ = np.array([r["sweep"]["resampler.ratio"] for r in runs])
         # 000 eq 21 with the square loss, in the units the GP sees (standardized by default, as
-        # in results.json).
-        self.test_error_ = np.array([r["scalars"]["test_error_square"] for r in runs])
-        if "test_error_square_stderr" in runs[0]["scalars"]:  # Monte-Carlo: sd / sqrt(T)
-            self.test_error_stderr_ = np.array(
-                [r["scalars"]["test_error_square_stderr"] for r in runs])
+        # in results.json); another likelihood's also with the log loss; Monte-Carlo's standard
+        # errors sd / sqrt(T).
+        scalars = [r["scalars"] for r in runs]
+        self.test_error_ = np.array([s["test_error_square"] for s in scalars])
+        optional = {"test_error_stderr_": "test_error_square_stderr",
+                    "test_error_log_predictive_": "test_error_log_predictive",
+                    "test_error_log_predictive_stderr_": "test_error_log_predictive_stderr"}
+        _forget(self, "likelihood_params_", *optional)
+        for attribute, key in optional.items():
+            if key in scalars[0]:
+                setattr(self, attribute, np.array([s[key] for s in scalars]))
+        if likelihood is not None:
+            self.likelihood_params_ = _fitted_likelihood_params(likelihood, self.learned_)
         self.models_ = [r["model"] for r in runs]
         return self
 
     def predict(self, X, ratio=None, return_var=False):
         """The bootstrap mean of the predictor at X (and its bootstrap variance) at `ratio`
-        (default: the first fitted ratio), in the target's units."""
+        (default: the first fitted ratio), in the target's units (a likelihood other than
+        "gaussian": of the latent posterior mean)."""
         self._check_fitted("models_")
         i = 0 if ratio is None else int(np.argmin(np.abs(self.ratios_ - float(ratio))))
         if ratio is not None and self.ratios_[i] != float(ratio):
@@ -578,7 +822,8 @@ class AdatapBootstrap(_BootstrapRegressor):
 
     def __init__(self, ratios=(1.0,), noise=0.1, learn=True, restarts=0, seed=0, threads=0,
                  inducing_points=None, inducing_form="fitc", kernel=None, learn_noise=True,
-                 standardize_inputs=None, standardize_target=None):
+                 standardize_inputs=None, standardize_target=None, likelihood="gaussian",
+                 likelihood_params=None):
         self.ratios = ratios
         self.noise = noise
         self.learn = learn
@@ -591,8 +836,10 @@ class AdatapBootstrap(_BootstrapRegressor):
         self.learn_noise = learn_noise
         self.standardize_inputs = standardize_inputs
         self.standardize_target = standardize_target
+        self.likelihood = likelihood
+        self.likelihood_params = likelihood_params
 
-    def _engine_entry(self):
+    def _engine_entry(self, gaussian):
         return "{name: adatap, plugin: adatap_bootstrap, density: false}"
 
 
@@ -605,7 +852,8 @@ class MonteCarloBootstrap(_BootstrapRegressor):
 
     def __init__(self, ratios=(1.0,), samples=1000, noise=0.1, learn=True, restarts=0, seed=0,
                  threads=0, inducing_points=None, inducing_form="fitc", kernel=None,
-                 learn_noise=True, standardize_inputs=None, standardize_target=None):
+                 learn_noise=True, standardize_inputs=None, standardize_target=None,
+                 likelihood="gaussian", likelihood_params=None):
         self.ratios = ratios
         self.samples = samples
         self.noise = noise
@@ -619,9 +867,12 @@ class MonteCarloBootstrap(_BootstrapRegressor):
         self.learn_noise = learn_noise
         self.standardize_inputs = standardize_inputs
         self.standardize_target = standardize_target
+        self.likelihood = likelihood
+        self.likelihood_params = likelihood_params
 
-    def _engine_entry(self):
+    def _engine_entry(self, gaussian):
         inner = "exact_gp_regression" if self.inducing_points is None else "sparse_gp_regression"
+        inner = inner if gaussian else "ep"
         return (f"{{name: monte_carlo, plugin: mc_bootstrap, samples: {int(self.samples)}, "
                 f"inner: {inner}, keep_samples: false}}")
 

@@ -1,10 +1,13 @@
 // The quench Python module's native part (`quench._quench`): pipelines run through the same
 // registry and plugins as the CLI, results as NumPy arrays without copies, quench's errors as
 // Python exceptions with the same messages (docs/python.md).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -22,11 +25,13 @@
 #include "quench/dataset.h"
 #include "quench/errors.h"
 #include "quench/fitted_model.h"
+#include "quench/likelihood.h"
 #include "quench/model_archive.h"
 #include "quench/pipeline.h"
 #include "quench/registry.h"
 #include "quench/registry_models.h"
 #include "quench/results.h"
+#include "quench/target_prediction.h"
 #include "quench/version.h"
 
 namespace py = pybind11;
@@ -77,6 +82,145 @@ double native_predict_seconds(const PyModel& m, const Eigen::MatrixXd& X) {
   const auto start = std::chrono::steady_clock::now();
   const quench::Predictions p = m.model->predict(X);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The plugin name of a model's likelihood ("" when it has none).
+std::string likelihood_name(const quench::ModelCard& card) {
+  for (const quench::ComponentRecord& r : card.components)
+    if (r.family == quench::Family::likelihood) return r.plugin;
+  return {};
+}
+
+// The likelihood a model was fitted with, rebuilt from its card by the model's registry (the
+// plugin of the version it was saved with, its parameters, its learned values).
+std::shared_ptr<quench::Likelihood> model_likelihood(const PyModel& m) {
+  for (const quench::ComponentRecord& r : m.model->card().components) {
+    if (r.family != quench::Family::likelihood) continue;
+    auto likelihood = std::dynamic_pointer_cast<quench::Likelihood>(
+        quench::RegistryComponentSource(*m.registry)
+            .create(r.family, r.plugin, r.version, r.params));
+    if (!likelihood) break;
+    for (const auto& [block, value] : r.learned) likelihood->set_hyperparameter(block, value);
+    return likelihood;
+  }
+  throw py::value_error("this " + m.model->card().kind + " model has no likelihood");
+}
+
+// ValueError naming the first target (0-based row) the likelihood cannot read: counts are
+// non-negative integers, successes integers from 0 to the row's size, binary targets -1 or +1.
+void check_targets(const quench::Likelihood& likelihood, const std::string& name,
+                   const quench::Observations& y) {
+  const auto kind = likelihood.target_kind();
+  if (!kind) return;
+  for (Eigen::Index i = 0; i < y.rows(); ++i) {
+    const quench::Observation o = y[i];
+    const bool whole = std::isfinite(o.y) && o.y == std::floor(o.y) && o.y >= 0;
+    const char* needs = nullptr;
+    if (*kind == quench::TargetKind::count && !whole)
+      needs = "a count (a non-negative integer)";
+    else if (*kind == quench::TargetKind::successes && !(whole && o.y <= o.size))
+      needs = "a number of successes (an integer from 0 to the row's size)";
+    else if (*kind == quench::TargetKind::binary && o.y != 1.0 && o.y != -1.0)
+      needs = "a binary target (-1 or +1)";
+    if (needs)
+      throw py::value_error("log_predictive_density: the target of row " + std::to_string(i) +
+                            " is " + py::repr(py::float_(o.y)).cast<std::string>() + ", not " +
+                            needs + " as likelihood '" + name + "' reads");
+  }
+}
+
+bool has_column(const quench::Predictions& p, const std::string& name) {
+  return std::find(p.columns.begin(), p.columns.end(), name) != p.columns.end();
+}
+
+// log p(y_i | training data) at the raw inputs X, in y's units: the likelihood's log predictive
+// density (quench/target_prediction.h) at the model's latent predictive N(m_i, v_i) in engine
+// units (latent_mean and latent_variance, or a GP regression's mean and variance mapped back),
+// minus log target_scale for a standardized target (the Jacobian of y's transform).
+py::array_t<double> log_predictive_density(const PyModel& m,
+                                           const Eigen::Ref<const Eigen::MatrixXd>& X,
+                                           const Eigen::VectorXd& y,
+                                           const std::optional<Eigen::VectorXd>& sizes) {
+  if (y.size() != X.rows() || (sizes && sizes->size() != X.rows()))
+    throw py::value_error("log_predictive_density: " + std::to_string(X.rows()) + " inputs but " +
+                          std::to_string(y.size()) + " targets" +
+                          (sizes ? " and " + std::to_string(sizes->size()) + " sizes" : ""));
+  const std::shared_ptr<const quench::Likelihood> likelihood = model_likelihood(m);
+  const quench::ModelCard& card = m.model->card();
+  const double shift = card.target_mean, scale = card.target_scale;
+  const quench::Observations observed((y.array() - shift) / scale,
+                                      sizes ? *sizes : Eigen::VectorXd());
+  check_targets(*likelihood, likelihood_name(card), observed);
+  Eigen::VectorXd density;
+  {
+    py::gil_scoped_release release;
+    const quench::Predictions p = m.model->predict(X);
+    Eigen::VectorXd mean, variance;
+    if (has_column(p, "latent_mean") && has_column(p, "latent_variance")) {
+      mean = p.column("latent_mean");
+      variance = p.column("latent_variance");
+    } else if (has_column(p, "mean") && has_column(p, "variance")) {  // target units
+      mean = (p.column("mean").array() - shift) / scale;
+      variance = p.column("variance") / (scale * scale);
+    } else {
+      throw py::value_error("a " + card.kind + " model gives no latent predictive distribution");
+    }
+    density = quench::log_predictive_density(*likelihood, observed, mean, variance);
+    density.array() -= std::log(scale);
+  }
+  return to_numpy(std::move(density));
+}
+
+// A Python parameter value as a plugin parameter (numbers, booleans, strings, lists of numbers).
+quench::ParamValue param_value(const std::string& name, const py::handle& value) {
+  if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
+  if (py::isinstance<py::int_>(value)) return value.cast<std::int64_t>();
+  if (py::isinstance<py::float_>(value)) return value.cast<double>();
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::isinstance<py::sequence>(value)) return value.cast<std::vector<double>>();
+  throw py::value_error("parameter '" + name + "' must be a number, boolean, string or list " +
+                        "of numbers, got " + py::repr(value).cast<std::string>());
+}
+
+// A likelihood plugin as a pipeline would build it with `params`: its target kind (None when it
+// declares none), the data column of its observations' sizes and its learnable
+// hyperparameters. ValueError naming the plugins found for an unknown name, or the problem with
+// a parameter.
+py::dict likelihood_info(const std::string& name, const py::dict& params,
+                         const std::vector<std::string>& plugin_paths) {
+  std::map<std::string, quench::ParamValue> values;
+  for (const auto& [key, value] : params) {
+    const auto text = key.cast<std::string>();
+    values[text] = param_value(text, value);
+  }
+  const quench::Registry registry = quench::Registry::discover(plugin_paths);
+  const quench::PluginEntry* entry = registry.find(quench::Family::likelihood, name);
+  if (!entry) {
+    std::string found;
+    for (const std::string& n : registry.names(quench::Family::likelihood))
+      found += (found.empty() ? "" : ", ") + n;
+    throw py::value_error("unknown likelihood '" + name + "': the likelihood plugins found are " +
+                          found);
+  }
+  quench::Params checked;
+  try {
+    checked = quench::Params(entry->info->schema, std::move(values));
+  } catch (const quench::ConfigError& e) {
+    throw py::value_error("likelihood '" + name + "': " + e.what());
+  }
+  std::shared_ptr<quench::Likelihood> likelihood;
+  try {  // the plugin's own checks name it
+    likelihood = registry.create_as<quench::Likelihood>(quench::Family::likelihood, name, checked);
+  } catch (const quench::ConfigError& e) {
+    throw py::value_error(e.what());
+  }
+  const auto kind = likelihood->target_kind();
+  py::list hyperparameters;
+  for (const quench::Hyperparameter& h : likelihood->hyperparameters())
+    hyperparameters.append(h.name);
+  return py::dict(py::arg("target_kind") = kind ? py::cast(quench::to_string(*kind)) : py::none(),
+                  py::arg("size_column") = likelihood->size_column(),
+                  py::arg("hyperparameters") = hyperparameters);
 }
 
 py::dict to_dict(quench::Results&& r, const std::shared_ptr<const quench::Registry>& registry) {
@@ -242,6 +386,8 @@ PYBIND11_MODULE(_quench, m) {
         py::arg("is_file"), py::arg("threads") = 0,
         py::arg("plugin_paths") = std::vector<std::string>{});
   m.def("plugins", &plugins, py::arg("plugin_paths") = std::vector<std::string>{});
+  m.def("likelihood_info", &likelihood_info, py::arg("name"), py::arg("params"),
+        py::arg("plugin_paths") = std::vector<std::string>{});
   m.def("run_arrays", &run_arrays, py::arg("text"), py::arg("train_name"), py::arg("test_name"),
         py::arg("threads"), py::arg("plugin_paths"), py::arg("input_names"), py::arg("target"),
         py::arg("X_train"), py::arg("y_train"), py::arg("X_test"), py::arg("y_test"));
@@ -254,7 +400,13 @@ PYBIND11_MODULE(_quench, m) {
                              [](const PyModel& m) { return m.model->card().target_name; })
       .def_property_readonly("class_names",
                              [](const PyModel& m) { return m.model->card().class_names; })
+      .def_property_readonly("target_mean",
+                             [](const PyModel& m) { return m.model->card().target_mean; })
+      .def_property_readonly("target_scale",
+                             [](const PyModel& m) { return m.model->card().target_scale; })
       .def("predict", &predict, py::arg("X"))
+      .def("log_predictive_density", &log_predictive_density, py::arg("X"), py::arg("y"),
+           py::arg("sizes") = std::nullopt)
       .def(
           "save",
           [](const PyModel& m, const std::filesystem::path& path) {
