@@ -10,21 +10,22 @@
 // the descriptor records this file's Eigen alignment and vectorization, and quench refuses a
 // plugin whose values differ from its own.
 //
-//   cmake -S examples/plugin_template -B build-matern32 -DCMAKE_PREFIX_PATH=<quench prefix>
-//   cmake --build build-matern32
+//   cmake -S examples/plugin_template -B build-template -DCMAKE_PREFIX_PATH=<quench prefix>
+//   cmake --build build-template
 //
-// which produces build-matern32/libquench_matern32.so. Load it in one of three ways:
+// which produces build-template/libquench_matern32.so (and the zero-inflated Poisson likelihood
+// of zero_inflated_poisson.cpp beside it). Load it in one of three ways:
 //
-//   quench plugins --plugin-path build-matern32        (any quench command takes --plugin-path)
-//   QUENCH_PLUGIN_PATH=build-matern32 quench plugins   (colon-separated list of directories)
-//   plugin_paths: [build-matern32]                     (in a pipeline, relative to its file;
+//   quench plugins --plugin-path build-template        (any quench command takes --plugin-path)
+//   QUENCH_PLUGIN_PATH=build-template quench plugins   (colon-separated list of directories)
+//   plugin_paths: [build-template]                     (in a pipeline, relative to its file;
 //                                                       loaded only by `quench run
 //                                                       --allow-pipeline-plugins`)
 //
 // or install it into the installation's plugin directory (see CMakeLists.txt). Then use it
 // as `kernel: {plugin: matern32, ...}`, e.g. with the pipeline next to this file:
 //
-//   quench run examples/plugin_template/matern32_pipeline.yaml --plugin-path build-matern32
+//   quench run examples/plugin_template/matern32_pipeline.yaml --plugin-path build-template
 //
 // Rebuild the plugin when quench's plugin API version (quench::kPluginApiVersion) changes:
 // the registry refuses a library built for another version and says why.

@@ -9,7 +9,12 @@
 #      `quench validate`;
 #   6. runs the template pipeline with the installed `quench run`, loading matern32 through the
 #      pipeline's plugin_paths with --allow-pipeline-plugins;
-#   7. imports the installed Python package (when built) and lists the installed plugins.
+#   7. the template's likelihood, zero_inflated_poisson: its checks (derivatives against central
+#      differences), `quench validate` refusing an engine that cannot fit its count target at
+#      file:line:col, zip_pipeline.yaml with every latent-GP engine (ep, tap, exact_loo and
+#      mc_bootstrap over ep, adatap_bootstrap) after learning pi by the EP evidence, and the same
+#      engines at pi = 1e-100 against the built-in poisson likelihood;
+#   8. imports the installed Python package (when built) and lists the installed plugins.
 #
 #   install_and_build.sh <quench build dir> <quench source dir> [cmake] [c++ compiler]
 set -euo pipefail
@@ -77,6 +82,8 @@ step "build examples/embed and examples/plugin_template against $prefix"
 build_against_prefix embed "$source/examples/embed"
 build_against_prefix plugin "$source/examples/plugin_template"
 [[ -f $work/plugin/libquench_matern32.so ]] || fail "libquench_matern32.so was not built"
+[[ -f $work/plugin/libquench_zero_inflated_poisson.so ]] ||
+  fail "libquench_zero_inflated_poisson.so was not built"
 
 step "run the embed program"
 logged embed.out "$work/embed/quench_embed" "$source/examples/data/boston.csv"
@@ -149,7 +156,114 @@ awk -v a="$one" -v b="$sum" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "
   fail "a sum of matern32 kernels gives log marginal likelihood $sum, the single kernel $one"
 echo "  matern32 sum: log marginal likelihood $sum (single kernel $one)"
 
-# 7. The installed Python package (when the build has it) finds the installed plugins.
+# 7. The template's likelihood plugin (docs/plugins.md, "Likelihood plugins").
+step "the template's likelihood: zero_inflated_poisson_check"
+logged zip-check.out "$work/plugin/zero_inflated_poisson_check"
+cat "$work/zip-check.out"
+grep -q '^zero_inflated_poisson checks: ok$' "$work/zip-check.out" ||
+  fail "zero_inflated_poisson_check did not end ok"
+
+step "quench validate refuses an engine that cannot fit the likelihood's count target"
+zip_pipeline=$source/examples/plugin_template/zip_pipeline.yaml
+zip_data=$source/examples/plugin_template/recreation_subset.csv
+# The pipeline with its data file named absolutely, written into $work.
+zip_copy() { sed -e "s|file: recreation_subset.csv|file: $zip_data|" "$zip_pipeline"; }
+{
+  zip_copy
+  echo "  - {name: gp, plugin: exact_gp_regression}"
+} >"$work/zip_refused.yaml"
+gp_line=$(wc -l <"$work/zip_refused.yaml")
+status=0
+"$quench" validate "$work/zip_refused.yaml" --plugin-path "$work/plugin" \
+  >"$work/zip-refused.out" 2>&1 || status=$?
+refusal="$work/zip_refused.yaml:$gp_line:24: engine 'gp' (exact_gp_regression) cannot fit the"
+refusal+=" count target of likelihood 'zero_inflated_poisson'; it fits real targets"
+if [[ $status -ne 2 ]] || ! grep -qF "$refusal" "$work/zip-refused.out"; then
+  cat "$work/zip-refused.out" >&2
+  fail "quench validate did not refuse exact_gp_regression at line $gp_line (exit $status)"
+fi
+sed 's/^/  /' "$work/zip-refused.out"
+
+zip_engines="ep tap exact_loo adatap monte_carlo"
+# Every engine's row of <report>/tables/scalars.csv has status ok.
+engines_ok() {  # <report dir>
+  local engine
+  for engine in $zip_engines; do
+    awk -F, -v e="$engine" '$1 == e && $2 == "ok" { found = 1 } END { exit !found }' \
+      "$1/tables/scalars.csv" ||
+      fail "engine $engine is not ok in $1: $(grep "^$engine," "$1/tables/scalars.csv")"
+  done
+  if grep -Eiq '(^|,)[-+]?(nan|inf)' "$1/tables/scalars.csv"; then
+    fail "non-finite numbers in $1/tables/scalars.csv"
+  fi
+}
+
+step "quench run examples/plugin_template/zip_pipeline.yaml (pi learned; $zip_engines)"
+logged run-zip.out "$quench" run "$zip_pipeline" --plugin-path "$work/plugin" \
+  --out "$work/run-zip" --threads 2 --no-progress
+engines_ok "$work/run-zip"
+pi=$(sed -n 's/.*"likelihood.zero_probability": \([-0-9.eE+]*\).*/\1/p' \
+  "$work/run-zip/results.json" | head -1)
+awk -v p="$pi" 'BEGIN { exit !(p != "" && p > 1e-6 && p < 0.9) }' ||
+  fail "learned zero_probability '$pi' is not inside (1e-6, 0.9)"
+grep -q '"at_bound": \[\]' "$work/run-zip/results.json" ||
+  fail "a learned hyperparameter ended on a bound"
+grep -E '^(learned|    likelihood.zero_probability|ep |tap |exact_loo |adatap |monte_carlo )' \
+  "$work/run-zip.out" | sed 's/^/  /'
+
+step "zero_probability 1e-100 gives the built-in poisson likelihood's numbers in every engine"
+# The pipeline at its start values (no learn:), once with pi = 1e-100 and once with `poisson`.
+# At pi = 1e-100 log p(y | f) is the Poisson's to rounding wherever e^-mu > 1e-86, so the two
+# runs differ only by their quadratures: quench's adaptive rule for this likelihood, the
+# re-centred mode-centred rule of `poisson`, each within 1e-10 of the exact tilted moments
+# (quench/tilted_quadrature.h). Measured: every scalar within 3e-12 relative, the same
+# iteration counts; allowed |a - b| <= 1e-8 (1 + |b|).
+zip_copy | sed -e '/^learn:/,/^engines:/{/^engines:/!d}' \
+  -e 's|zero_probability: 0.3}|zero_probability: 1e-100}|' >"$work/zip_tiny.yaml"
+zip_copy | sed -e '/^learn:/,/^engines:/{/^engines:/!d}' \
+  -e 's|{plugin: zero_inflated_poisson, zero_probability: 0.3}|{plugin: poisson}|' \
+  >"$work/zip_poisson.yaml"
+if ! grep -q 'zero_probability: 1e-100}' "$work/zip_tiny.yaml" ||
+  ! grep -q '{plugin: poisson}' "$work/zip_poisson.yaml" ||
+  grep -q '^learn:' "$work/zip_tiny.yaml"; then
+  fail "the comparison pipelines were not written"
+fi
+logged run-tiny.out "$quench" run "$work/zip_tiny.yaml" --plugin-path "$work/plugin" \
+  --out "$work/run-tiny" --threads 2 --no-progress
+logged run-poisson.out "$quench" run "$work/zip_poisson.yaml" --out "$work/run-poisson" \
+  --threads 2 --no-progress
+engines_ok "$work/run-tiny"
+engines_ok "$work/run-poisson"
+awk -F, -v tolerance=1e-8 '
+  NR == FNR { row[FNR] = $0; rows = FNR; next }
+  {
+    if (!(FNR in row)) { print "  extra row " FNR ": " $0; bad = 1; next }
+    n = split(row[FNR], a, ",")
+    if (n != NF) { print "  row " FNR ": " n " and " NF " fields"; bad = 1; next }
+    for (i = 1; i <= NF; ++i) {
+      if (a[i] == $i) continue
+      d = a[i] - $i; d = d < 0 ? -d : d; s = $i < 0 ? -$i : $i
+      if (FNR > 1 && a[i] != "" && $i != "") {
+        if (d / (1 + s) > worst) worst = d / (1 + s)
+        if (d <= tolerance * (1 + s)) continue
+      }
+      print "  row " FNR ", field " i ": " a[i] " vs " $i
+      bad = 1
+    }
+  }
+  END {
+    if (FNR != rows) { print "  " rows " rows and " FNR " rows"; bad = 1 }
+    printf "  every scalar of %d runs within %.1e relative (allowed %g)\n", FNR - 1, worst,
+      tolerance
+    exit bad
+  }' "$work/run-tiny/tables/scalars.csv" "$work/run-poisson/tables/scalars.csv" \
+  >"$work/compare.out" || {
+  cat "$work/compare.out" >&2
+  fail "zero_inflated_poisson at pi = 1e-100 differs from poisson"
+}
+cat "$work/compare.out"
+
+# 8. The installed Python package (when the build has it) finds the installed plugins.
 if grep -q '^QUENCH_WITH_PYTHON:BOOL=ON' "$build/CMakeCache.txt"; then
   step "the installed Python package runs"
   pydir=$(sed -n 's/^QUENCH_PYTHON_INSTALL_DIR:[A-Z]*=//p' "$build/CMakeCache.txt")
