@@ -263,6 +263,20 @@ MassSums mass_sums(const Likelihood& lik, double f, double size, double last) {
   return s;
 }
 
+// A likelihood's closed-form predictive_moments against the interface's 32-point
+// Gauss-Hermite default at latent N(m, v), size 2: 1e-12 relative.
+void check_closed_form_predictive(const Likelihood& lik, MaxError& predictive) {
+  for (double m : {-2.0, 0.5, 3.0})
+    for (double v : {0.01, 1.0, 4.0}) {
+      const TargetMoments t = lik.predictive_moments(m, v, 2.0);
+      const TargetMoments g = lik.Likelihood::predictive_moments(m, v, 2.0);
+      EXPECT_NEAR(t.mean, g.mean, 1e-12 * g.mean);
+      EXPECT_NEAR(t.variance, g.variance, 1e-12 * g.variance);
+      predictive.record(
+          std::max(std::fabs(t.mean / g.mean - 1), std::fabs(t.variance / g.variance - 1)));
+    }
+}
+
 // target_moments and target_cdf at (f, size) against mass_sums: the masses exp(log p) err by
 // eps times the size of log p's terms (~1e-12 relative at y ~ 2500), so the mean within 1e-11
 // relative, the variance and the cdf within 1e-10 (the cdf at 0, 1, the mean and 3 sds above
@@ -349,15 +363,7 @@ TEST(Poisson, PredictionsEqualMassSumsAndQuadrature) {
     for (double f : {-3.0, 0.0, 2.0, 6.9}) check_mass_predictions(lik, f, n, kInf, moments, cdf);
   // The lognormal closed form against the interface's 32-point Gauss-Hermite rule, exact to
   // ~1e-15 for e^(f) and e^(2f) at these variances: 1e-12 relative.
-  for (double m : {-2.0, 0.5, 3.0})
-    for (double v : {0.01, 1.0, 4.0}) {
-      const TargetMoments t = lik.predictive_moments(m, v, 2.0);
-      const TargetMoments g = lik.Likelihood::predictive_moments(m, v, 2.0);
-      EXPECT_NEAR(t.mean, g.mean, 1e-12 * g.mean);
-      EXPECT_NEAR(t.variance, g.variance, 1e-12 * g.variance);
-      predictive.record(
-          std::max(std::fabs(t.mean / g.mean - 1), std::fabs(t.variance / g.variance - 1)));
-    }
+  check_closed_form_predictive(lik, predictive);
   std::printf("poisson: target moments %.3g, cdf %.3g, predictive %.3g (relative)\n", moments.value,
               cdf.value, predictive.value);
 }
@@ -453,15 +459,7 @@ TEST(NegativeBinomial, PredictionsEqualMassSumsAndQuadrature) {
     for (double n : {1.0, 3.0})
       for (double f : {-3.0, 0.0, 3.0}) check_mass_predictions(lik, f, n, kInf, moments, cdf);
     // The closed form against the interface's 32-point Gauss-Hermite rule: 1e-12 relative.
-    for (double m : {-2.0, 0.5, 3.0})
-      for (double v : {0.01, 1.0, 4.0}) {
-        const TargetMoments t = lik.predictive_moments(m, v, 2.0);
-        const TargetMoments g = lik.Likelihood::predictive_moments(m, v, 2.0);
-        EXPECT_NEAR(t.mean, g.mean, 1e-12 * g.mean);
-        EXPECT_NEAR(t.variance, g.variance, 1e-12 * g.variance);
-        predictive.record(
-            std::max(std::fabs(t.mean / g.mean - 1), std::fabs(t.variance / g.variance - 1)));
-      }
+    check_closed_form_predictive(lik, predictive);
   }
   std::printf("negative_binomial: target moments %.3g, cdf %.3g, predictive %.3g (relative)\n",
               moments.value, cdf.value, predictive.value);
