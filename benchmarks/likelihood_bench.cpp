@@ -154,6 +154,7 @@ void adatap_against_monte_carlo(const Rows& d) {
   quench::Dataset data;
   data.X_train = d.X;
   data.y_train = d.counts;
+  data.X_test = Eigen::MatrixXd(0, d.X.cols());  // no test rows
   quench::Problem problem;
   problem.data = &data;
   problem.kernel = doctorvisits_kernel(d.X);
