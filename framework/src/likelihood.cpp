@@ -1,6 +1,6 @@
 // The default implementations of quench::Likelihood: tilted moments by quadrature (mode-centred
-// for log-concave sites, adaptive otherwise), predictions of y from the probability mass of a
-// discrete target, and the hyperparameter gradient of log Z as a tilted mean.
+// for log-concave tilted densities, adaptive otherwise), predictions of y from the probability mass
+// of a discrete target, and the hyperparameter gradient of log Z as a tilted mean.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -55,19 +55,11 @@ void for_each_outcome(const Likelihood& lik, double f, double size, Visit&& visi
   }
 }
 
-// The moments of p(y|f)^k N(f; m, v) by quadrature: mode-centred for a log-concave
-// likelihood, adaptive otherwise.
-TiltedMoments integrated(const Likelihood& lik, const Observation& y, double m, double v, int k) {
-  const LikelihoodSite site(lik, y);
-  return lik.log_concave() ? tilted_power_moments(site, m, v, k)
-                           : tilted_moments_adaptive(site, m, v, k);
-}
-
 }  // namespace
 
 TiltedMoments Likelihood::tilted_moments(const Observation& y, double m, double v) const {
   check_tilted_power_arguments(m, v, 1);
-  return integrated(*this, y, m, v, 1);
+  return tilted_site_moments(*this, y, m, v, 1);
 }
 
 TiltedMoments Likelihood::tilted_moments_power(const Observation& y, double m, double v,
@@ -75,7 +67,7 @@ TiltedMoments Likelihood::tilted_moments_power(const Observation& y, double m, d
   check_tilted_power_arguments(m, v, k);
   if (k == 0) return {0.0, m, v};
   if (k == 1) return tilted_moments(y, m, v);
-  return integrated(*this, y, m, v, k);
+  return tilted_site_moments(*this, y, m, v, k);
 }
 
 TargetMoments Likelihood::target_moments(double f, double size) const {
@@ -128,7 +120,7 @@ Eigen::VectorXd Likelihood::d_log_tilted_normalizer(const Observation& y, double
   if (hyperparameters().empty())
     throw ConfigError({}, "this likelihood has no learnable hyperparameters");
   // d log Z / dtheta = E_T[d log p(y | f) / dtheta] under the tilted density.
-  const TiltedRule rule = tilted_rule(LikelihoodSite(*this, y), m, v, 1);
+  const TiltedRule rule = tilted_site_rule(*this, y, m, v, 1);
   Eigen::VectorXd g = Eigen::VectorXd::Zero(flat_size(hyperparameters()));
   for (std::size_t j = 0; j < rule.nodes.size(); ++j)
     g += rule.weights[j] * d_log_likelihood_hyperparameters(y, rule.nodes[j]);

@@ -61,10 +61,11 @@ const LegendreRule& legendre(int nodes) {
   return nodes == kNodes ? rule : short_rule;
 }
 
-// log T_k up to its normalization: phi(f) = k l(f) - (f - m)^2 / (2 v).
+// log T_k up to its normalization: phi(f) = k l(f) - (f - m)^2 / (2 v), with -phi'' >= 1 /
+// spread > 0 (spread = v for a concave l, 1 / (1/v - k b) when l'' <= b).
 struct LogTilted {
   const TiltedPowerSite& site;
-  double m, v, k;
+  double m, v, k, spread;
   double at(double f, double l) const { return k * l - 0.5 * (f - m) * (f - m) / v; }
   double value(double f) const {
     double l;
@@ -90,9 +91,9 @@ std::pair<double, double> find_mode(const LogTilted& phi) {
     throw NumericalError(
         "tilted_power_moments",
         "the log-likelihood's derivatives are not finite at f = " + std::to_string(f));
-  // phi' <= k l'(m) - (f - m) / v for f > m (l' decreasing), so the root lies in
-  // [m, m + v k l'(m)] when phi'(m) > 0, and in the mirror bracket otherwise.
-  double lo = g >= 0 ? f : f + phi.v * g, hi = g >= 0 ? f + phi.v * g : f;
+  // phi' <= phi'(m) - (f - m) / spread for f > m, so the root lies in
+  // [m, m + spread phi'(m)] when phi'(m) > 0, and in the mirror bracket otherwise.
+  double lo = g >= 0 ? f : f + phi.spread * g, hi = g >= 0 ? f + phi.spread * g : f;
   double previous = std::numeric_limits<double>::infinity();
   for (int it = 0; it < 200 && g != 0.0; ++it) {
     double next = f + g / c;
@@ -123,10 +124,10 @@ std::pair<double, double> find_mode(const LogTilted& phi) {
 // Distance d > 0 from the mode in direction dir where phi has dropped by kDrop..kDrop+slack.
 // h(d) = phi(f* + dir d) - phi* + kDrop is concave and decreasing in d: a Newton iterate from
 // a point with h <= 0 stays there and approaches the root monotonically; the first iterate
-// from h > 0 is capped by sqrt(2 kDrop v), where phi has surely dropped by kDrop (phi'' <=
-// -1/v).
+// from h > 0 is capped by sqrt(2 kDrop spread), where phi has surely dropped by kDrop (phi''
+// <= -1/spread).
 double find_limit(const LogTilted& phi, double mode, double top, double width, int dir) {
-  const double cap = std::sqrt(2.0 * kDrop * phi.v);
+  const double cap = std::sqrt(2.0 * kDrop * phi.spread);
   double d = std::min(std::sqrt(2.0 * kDrop) * width, cap);
   for (int it = 0; it < 100; ++it) {
     const double f = mode + dir * d;
@@ -149,9 +150,12 @@ struct Point {
   double width() const { return 1.0 / std::sqrt(c + g * g); }
 };
 
-// Moments of d = f - mode under e^{phi - top}: sums of w e, w e d, w e d^2.
+// Moments of d = f - mode under e^{phi - top}: sums of w e, w e d, w e d^2; with `rule`, every
+// node f and its weight w e as well.
 struct Sums {
   double m0 = 0, m1 = 0, m2 = 0;
+  double mode = 0;  // the reference of d
+  TiltedRule* rule = nullptr;
 };
 
 class Integrator {
@@ -222,6 +226,10 @@ class Integrator {
         sums.m0 += w;
         sums.m1 += w * d;
         sums.m2 += w * d * d;
+        if (sums.rule) {
+          sums.rule->nodes.push_back(f[j]);
+          sums.rule->weights.push_back(w);
+        }
       }
     }
   }
@@ -247,11 +255,22 @@ void check_tilted_power_arguments(double m, double v, int k) {
                              std::to_string(m) + ", v = " + std::to_string(v));
 }
 
-TiltedMoments tilted_power_moments(const TiltedPowerSite& site, double m, double v, int k) {
+namespace {
+
+// The quadrature of tilted_power_moments into `sums`; returns log Z_k.
+double integrate(const TiltedPowerSite& site, double m, double v, int k, double curvature_bound,
+                 Sums& sums) {
   check_tilted_power_arguments(m, v, k);
   if (k < 1) throw std::invalid_argument("tilted_power_moments: k must be >= 1");
-  const LogTilted phi{site, m, v, static_cast<double>(k)};
+  if (!(k * v * curvature_bound < 1.0))
+    throw std::invalid_argument(
+        "tilted_power_moments: the tilted density is not log-concave (k v b = " +
+        std::to_string(k * v * curvature_bound) + " >= 1)");
+  // 1 / (1/v - k b), exactly v for a concave l.
+  const double spread = curvature_bound > 0 ? 1.0 / (1.0 / v - k * curvature_bound) : v;
+  const LogTilted phi{site, m, v, static_cast<double>(k), spread};
   const auto [mode, curvature] = find_mode(phi);
+  sums.mode = mode;
   const double top = phi.value(mode);
   if (!std::isfinite(top))
     throw NumericalError("tilted_power_moments",
@@ -270,20 +289,47 @@ TiltedMoments tilted_power_moments(const TiltedPowerSite& site, double m, double
   for (std::size_t i = 1; i < n; ++i)  // insertion sort of at most 7 cuts
     for (std::size_t j = i; j > 0 && cuts[j] < cuts[j - 1]; --j) std::swap(cuts[j], cuts[j - 1]);
   const Integrator integrator(phi, mode, top, known < 0);
-  Sums sums;
   Point a = integrator.at(cuts[0]);
   for (std::size_t i = 1; i < n; ++i) {
     const Point b = cuts[i] == mode ? Point{mode, 0.0, curvature} : integrator.at(cuts[i]);
     integrator.piece(a, b, 0, sums);
     a = b;
   }
+  // Z_k = int e^phi df / sqrt(2 pi v).
+  return top + std::log(sums.m0) - 0.5 * std::log(2.0 * M_PI * v);
+}
+
+}  // namespace
+
+TiltedMoments tilted_power_moments(const TiltedPowerSite& site, double m, double v, int k,
+                                   double curvature_bound) {
+  Sums sums;
+  const double log_z = integrate(site, m, v, k, curvature_bound, sums);
   const double shift = sums.m1 / sums.m0;
   TiltedMoments out;
-  // Z_k = int e^phi df / sqrt(2 pi v).
-  out.log_z = top + std::log(sums.m0) - 0.5 * std::log(2.0 * M_PI * v);
-  out.mean = mode + shift;
+  out.log_z = log_z;
+  out.mean = sums.mode + shift;
   out.variance = std::max(sums.m2 / sums.m0 - shift * shift, 0.0);
   return out;
+}
+
+TiltedRule tilted_power_rule(const TiltedPowerSite& site, double m, double v, int k,
+                             double curvature_bound) {
+  TiltedRule rule;
+  Sums sums;
+  sums.rule = &rule;
+  rule.log_z = integrate(site, m, v, k, curvature_bound, sums);
+  for (double& w : rule.weights) w /= sums.m0;
+  return rule;
+}
+
+TiltedMoments TiltedRule::moments() const {
+  double mean = 0;
+  for (std::size_t j = 0; j < nodes.size(); ++j) mean += weights[j] * nodes[j];
+  double variance = 0;
+  for (std::size_t j = 0; j < nodes.size(); ++j)
+    variance += weights[j] * (nodes[j] - mean) * (nodes[j] - mean);
+  return {log_z, mean, variance};
 }
 
 }  // namespace quench

@@ -16,7 +16,7 @@ class GaussianLikelihood final : public Likelihood {
   double log_likelihood(const Observation& y, double f) const override;
   double d_log_likelihood(const Observation& y, double f) const override;
   double d2_log_likelihood(const Observation& y, double f) const override;
-  bool log_concave() const override { return true; }
+  double curvature_bound() const override { return 0.0; }
   /// Closed form: Z = N(y; m, v + sigma^2), the product of two Gaussians.
   TiltedMoments tilted_moments(const Observation& y, double m, double v) const override;
   std::optional<double> gaussian_noise_variance() const override { return noise_; }

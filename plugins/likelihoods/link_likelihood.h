@@ -52,7 +52,7 @@ class LinkLikelihood : public Likelihood {
   double log_likelihood(const Observation& y, double f) const final;
   double d_log_likelihood(const Observation& y, double f) const final;
   double d2_log_likelihood(const Observation& y, double f) const final;
-  bool log_concave() const final { return true; }
+  double curvature_bound() const final { return 0.0; }
   /// k = 0 the Gaussian, else the mode-centred rule on site(y), log Z_k shifted by
   /// k log_normalizer(y).
   TiltedMoments tilted_moments(const Observation& y, double m, double v) const override;

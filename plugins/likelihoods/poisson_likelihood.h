@@ -25,7 +25,7 @@ class PoissonLikelihood final : public Likelihood {
   double log_likelihood(const Observation& y, double f) const override;
   double d_log_likelihood(const Observation& y, double f) const override;
   double d2_log_likelihood(const Observation& y, double f) const override;
-  bool log_concave() const override { return true; }
+  double curvature_bound() const override { return 0.0; }
   /// k = 0 the Gaussian, else the mode-centred rule of quench/tilted_power_moments.h on the
   /// cavity re-centred at the tilted mode (completing the square: exact), found through
   /// w + log w = x (Lambert W): the rule's own mode search is then one step, and log y! is

@@ -5,6 +5,8 @@
 // probit noise v on the covariance diagonal (kernel `noise`), which is equivalent.
 #pragma once
 
+#include <limits>
+
 #include "quench/likelihood.h"
 #include "quench/parameters.h"
 
@@ -22,8 +24,11 @@ class ProbitLikelihood final : public Likelihood {
   /// Derivatives in f; for noise = 0 (a step) they are 0 almost everywhere.
   double d_log_likelihood(const Observation& y, double f) const override;
   double d2_log_likelihood(const Observation& y, double f) const override;
-  /// log Phi is concave; label noise kappa > 0 makes the likelihood bounded below, not concave.
-  bool log_concave() const override { return kappa_ == 0.0; }
+  /// log Phi is concave (0); label noise kappa > 0 makes the likelihood bounded below, not
+  /// concave (unknown: +infinity).
+  double curvature_bound() const override {
+    return kappa_ == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
+  }
   /// Closed form (001 eq 23, 003): Z = kappa + (1 - 2 kappa) Phi(z), z = y m / sqrt(v + sigma^2),
   /// with the D/Phi ratios taken in log space / continued fractions (quench/normal.h).
   TiltedMoments tilted_moments(const Observation& y, double m, double v) const override;

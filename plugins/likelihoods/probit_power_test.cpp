@@ -58,7 +58,7 @@ class Generic final : public Likelihood {
   TiltedMoments tilted_moments(const Observation& y, double m, double v) const override {
     return l_.tilted_moments(y, m, v);
   }
-  bool log_concave() const override { return l_.log_concave(); }
+  double curvature_bound() const override { return l_.curvature_bound(); }
 
  private:
   const Likelihood& l_;

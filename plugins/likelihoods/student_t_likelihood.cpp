@@ -34,12 +34,17 @@ StudentTLikelihood::StudentTLikelihood(const Params& params)
 
 StudentTLikelihood::StudentTLikelihood(double dof, double scale)
     : nu_(positive_parameter(kName, "dof", dof)),
-      sigma_(positive_parameter(kName, "scale", scale)) {}
+      sigma_(positive_parameter(kName, "scale", scale)) {
+  update_normalizer();
+}
+
+void StudentTLikelihood::update_normalizer() {
+  log_normalizer_ = log_gamma_ratio(0.5 * nu_, 0.5) - 0.5 * std::log(M_PI * nu_) - std::log(sigma_);
+}
 
 double StudentTLikelihood::log_likelihood(const Observation& o, double f) const {
   const double z = (o.y - f) / sigma_;
-  return log_gamma_ratio(0.5 * nu_, 0.5) - 0.5 * std::log(M_PI * nu_) - std::log(sigma_) -
-         0.5 * (nu_ + 1) * std::log1p(z * z / nu_);
+  return log_normalizer_ - 0.5 * (nu_ + 1) * std::log1p(z * z / nu_);
 }
 
 double StudentTLikelihood::d_log_likelihood(const Observation& o, double f) const {
@@ -51,6 +56,18 @@ double StudentTLikelihood::d2_log_likelihood(const Observation& o, double f) con
   const double z = (o.y - f) / sigma_;
   const double d = nu_ + z * z;
   return (nu_ + 1) * (z * z - nu_) / (sigma_ * sigma_ * d * d);
+}
+
+double StudentTLikelihood::curvature_bound() const {
+  return (nu_ + 1) / (8 * nu_ * sigma_ * sigma_);
+}
+
+int StudentTLikelihood::transitions(const Observation& o, double* out) const {
+  const double bend = sigma_ * std::sqrt(nu_);
+  out[0] = o.y - bend;
+  out[1] = o.y;
+  out[2] = o.y + bend;
+  return 3;
 }
 
 TargetMoments StudentTLikelihood::target_moments(double f, double) const {
@@ -80,6 +97,7 @@ std::vector<Hyperparameter> StudentTLikelihood::hyperparameters() const {
 void StudentTLikelihood::set_hyperparameter(const std::string& name, const Eigen::VectorXd& value) {
   if (name != "dof" && name != "scale") Likelihood::set_hyperparameter(name, value);  // throws
   (name == "dof" ? nu_ : sigma_) = positive_block(kName, name, value);
+  update_normalizer();
 }
 
 Eigen::VectorXd StudentTLikelihood::d_log_likelihood_hyperparameters(const Observation& o,

@@ -27,6 +27,13 @@ class StudentTLikelihood final : public Likelihood {
   double log_likelihood(const Observation& y, double f) const override;
   double d_log_likelihood(const Observation& y, double f) const override;
   double d2_log_likelihood(const Observation& y, double f) const override;
+  /// (nu + 1) / (8 nu sigma^2), the largest d^2/df^2 log p (at z^2 = 3 nu): the tilted density
+  /// of a cavity variance v < 8 nu sigma^2 / (nu + 1) is log-concave whatever y, so most sites
+  /// take the fast mode-centred rule.
+  double curvature_bound() const override;
+  /// y and y -+ sigma sqrt(nu), where l'' changes sign: the peak of the likelihood and the
+  /// bends to its power tails.
+  int transitions(const Observation& y, double* out) const override;
 
   /// E[y | f] = f (for nu <= 1, where the mean does not exist, the centre f of the symmetric
   /// distribution), Var[y | f] = sigma^2 nu / (nu - 2) for nu > 2, +infinity otherwise;
@@ -54,8 +61,13 @@ class StudentTLikelihood final : public Likelihood {
   Eigen::VectorXd d_log_likelihood_hyperparameters(const Observation& y, double f) const override;
 
  private:
+  /// Sets log_normalizer_ from nu_ and sigma_.
+  void update_normalizer();
+
   double nu_;
   double sigma_;
+  /// log Gamma((nu + 1) / 2) / Gamma(nu / 2) - log(pi nu) / 2 - log sigma.
+  double log_normalizer_ = 0.0;
 };
 
 }  // namespace quench::likelihoods

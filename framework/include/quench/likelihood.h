@@ -3,6 +3,7 @@
 // powers) and the predictions of y at a latent value (docs/likelihoods.md).
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,11 +57,15 @@ class QUENCH_API Likelihood : public Component {
   /// d/df log p(y | f) and d^2/df^2 log p(y | f).
   virtual double d_log_likelihood(const Observation& y, double f) const = 0;
   virtual double d2_log_likelihood(const Observation& y, double f) const = 0;
-  /// Whether log p(y | f) is concave in f for every y (false, the default, assumes nothing).
-  /// The default tilted moments then take the fast mode-centred rule of
-  /// quench/tilted_power_moments.h; otherwise the adaptive rule of quench/tilted_quadrature.h,
-  /// which finds every mode.
-  virtual bool log_concave() const { return false; }
+  /// An upper bound b on d^2/df^2 log p(y | f) over every y and f: b <= 0 when log p is
+  /// concave in f (log_concave()), +infinity (the default) when unknown. Where k v b < 1 the
+  /// k-fold tilted density p(y|f)^k N(f; m, v) is log-concave (one mode), so the default tilted
+  /// moments take the fast mode-centred rule of quench/tilted_power_moments.h; elsewhere the
+  /// adaptive rule of quench/tilted_quadrature.h, which finds every mode. A bound that is too
+  /// low integrates a two-mode tilted density around one mode.
+  virtual double curvature_bound() const { return std::numeric_limits<double>::infinity(); }
+  /// curvature_bound() <= 0: log p(y | f) concave in f for every y.
+  bool log_concave() const { return curvature_bound() <= 0; }
   /// Points where log p(y | f) changes its length scale in f (the bends of a link function:
   /// the logit's at s = -6, 0, 6), at most TiltedPowerSite::kMaxTransitions written to out;
   /// the number, or -1 (the default) when unknown: the mode-centred rule then searches for
@@ -73,9 +78,9 @@ class QUENCH_API Likelihood : public Component {
 
   /// Moments of p(y|f)^k N(f; m, v) / Z_k (one site of a point drawn k times, 000 eqs 43-46):
   /// k = 0 the Gaussian itself (log_z = 0), k = 1 tilted_moments. The default (k >= 2)
-  /// integrates numerically from
-  /// log_likelihood and its derivatives: mode-centred quadrature when log_concave(), else the
-  /// adaptive multimodal rule (quench/tilted_quadrature.h). Throws std::invalid_argument for
+  /// integrates numerically from log_likelihood and its derivatives: mode-centred quadrature
+  /// where the tilted density is log-concave (k v curvature_bound() < 1), else the adaptive
+  /// multimodal rule (quench/tilted_quadrature.h). Throws std::invalid_argument for
   /// k < 0 or v <= 0.
   virtual TiltedMoments tilted_moments_power(const Observation& y, double m, double v, int k) const;
 
@@ -126,8 +131,8 @@ class QUENCH_API Likelihood : public Component {
   /// d log Z / dtheta_j of the tilted normalizer Z = \int p(y|f) N(f; m, v) df for every
   /// entry j of the flat vector, at fixed m and v (the likelihood part of the gradient of an
   /// EP/TAP log evidence). The default is the tilted mean of d_log_likelihood_hyperparameters
-  /// by the quadrature of tilted_moments_power. Throws ConfigError when the likelihood has no
-  /// hyperparameters.
+  /// by the quadrature rule of tilted_moments_power (tilted_site_rule, quench/tilted_quadrature.h).
+  /// Throws ConfigError when the likelihood has no hyperparameters.
   virtual Eigen::VectorXd d_log_tilted_normalizer(const Observation& y, double m, double v) const;
 };
 

@@ -1,8 +1,9 @@
 // The tilted density of one site of any shape, T_k(f) = p(y|f)^k N(f; m, v) / Z_k (000 eqs 43-46;
 // k = 1 the tilted distribution of EP), as a quadrature rule: no log-concavity is assumed, so a
 // Student-t site of an outlier, whose tilted density has a mode near the cavity and one near
-// the observation, is integrated whole. Log-concave sites have the faster rule of
-// quench/tilted_power_moments.h.
+// the observation, is integrated whole. Log-concave tilted densities have the faster rule of
+// quench/tilted_power_moments.h; tilted_site_rule and tilted_site_moments choose between them
+// by the likelihood's curvature bound.
 #pragma once
 
 #include <vector>
@@ -12,16 +13,6 @@
 #include "quench/tilted_power_moments.h"
 
 namespace quench {
-
-/// T_k as nodes and weights: E_T[g] ~= sum_j weights_j g(nodes_j) for any smooth g (a tilted
-/// moment, the tilted mean of a hyperparameter gradient).
-struct QUENCH_API TiltedRule {
-  double log_z = 0.0;           ///< log Z_k = log \int p(y|f)^k N(f; m, v) df
-  std::vector<double> nodes;    ///< f_j
-  std::vector<double> weights;  ///< > 0, summing to 1
-  /// log_z and the mean and variance of T_k from the nodes.
-  TiltedMoments moments() const;
-};
 
 /// The rule for k >= 1, v > 0 and any log-likelihood l(f) = `site` (its slope() may have
 /// l'' > 0 anywhere; values() may be -infinity where p(y|f) = 0). With phi(f) = k l(f) -
@@ -36,7 +27,8 @@ struct QUENCH_API TiltedRule {
 ///    Gaussian's);
 /// 3. adaptive Gauss-Kronrod (7, 15) on panels cut at every maximum and a few local widths
 ///    around it, the panel of largest error bisected until the estimated error of Z_k and of
-///    the second moment is below 1e-13 relative (at most 400 panels).
+///    the second moment is below 1e-11 relative (at most 400 panels); a panel's error is
+///    QUADPACK's estimate from |Kronrod - Gauss| (Piessens et al. 1983, qk15).
 /// Against Boost's adaptive Gauss-Kronrod on pieces cut at the known modes
 /// (tests/unit/tilted_quadrature_test.cpp): log Z within 1e-10, the mean within 1e-10 sd, the
 /// variance within 1e-9 relative, for Student-t sites (scales 0.05-1, cavity variances
@@ -63,5 +55,13 @@ class QUENCH_API LikelihoodSite final : public TiltedPowerSite {
   const Likelihood& lik_;
   Observation y_;
 };
+
+/// The rule for one site of `likelihood`: tilted_power_rule when the tilted density is
+/// log-concave (k v curvature_bound() < 1), tilted_rule otherwise.
+QUENCH_API TiltedRule tilted_site_rule(const Likelihood& likelihood, const Observation& y, double m,
+                                       double v, int k);
+/// tilted_site_rule's moments, computed without keeping the nodes.
+QUENCH_API TiltedMoments tilted_site_moments(const Likelihood& likelihood, const Observation& y,
+                                             double m, double v, int k);
 
 }  // namespace quench
