@@ -4,6 +4,7 @@
 //   quench validate FILE [--plugin-path DIR]...
 //   quench plugins [--plugin-path DIR]...
 //   quench predict MODEL DATA.csv --out PREDICTIONS.csv [--ignore-extra-columns]
+//                  [--quantiles Q,Q,...] [--max-count K]
 //   quench info MODEL
 // Exit codes: 0 success (also --help, --version); 1 data, plugin or I/O error (also an output
 // directory that is not a quench report); 2 invalid pipeline (its data included) or
@@ -91,13 +92,22 @@ int main(int argc, char** argv) {
                       "plugin directory searched first (repeatable)");
 
   std::string model_file, data_file, predictions_file;
-  bool ignore_extra_columns = false;
+  quench::cli::PredictOptions predict_options;
+  int max_count = 0;
   auto* predict = app.add_subcommand("predict", "predict new rows with a saved model");
   predict->add_option("model", model_file, "model file (models/*.h5 of a run)")->required();
   predict->add_option("data", data_file, "CSV file with the model's input columns")->required();
   predict->add_option("--out", predictions_file, "CSV file to write")->required();
-  predict->add_flag("--ignore-extra-columns", ignore_extra_columns,
-                    "skip columns that are neither inputs nor the target");
+  predict->add_flag("--ignore-extra-columns", predict_options.ignore_extra_columns,
+                    "skip columns that are neither inputs, the size nor the target");
+  predict
+      ->add_option("--quantiles", predict_options.quantiles,
+                   "probabilities of the quantiles of y to give, e.g. 0.1,0.5,0.9 (default "
+                   "0.05,0.5,0.95)")
+      ->delimiter(',');
+  auto* max_count_option =
+      predict->add_option("--max-count", max_count, "give p(y = k) for k = 0..K (default 10)")
+          ->check(CLI::Range(0, 100000));
   predict->add_option("--plugin-path", plugin_paths,
                       "plugin directory searched first (repeatable)");
   auto* info = app.add_subcommand("info", "print what a saved model is and how it was trained");
@@ -130,9 +140,11 @@ int main(int argc, char** argv) {
       return quench::cli::run_command(request);
     }
     if (*validate) return quench::cli::validate_command(file, plugin_paths);
-    if (*predict)
-      return quench::cli::predict_command(model_file, data_file, predictions_file,
-                                          ignore_extra_columns, plugin_paths);
+    if (*predict) {
+      if (*max_count_option) predict_options.max_count = max_count;
+      predict_options.plugin_paths = plugin_paths;
+      return quench::cli::predict_command(model_file, data_file, predictions_file, predict_options);
+    }
     if (*info) return quench::cli::info_command(model_file, plugin_paths);
     if (*plugins) {
       const auto registry = quench::Registry::discover(plugin_paths);

@@ -1,7 +1,9 @@
 #include "model_commands.h"
 
+#include <algorithm>
 #include <iostream>
 
+#include "quench/errors.h"
 #include "quench/kernel_record.h"
 #include "quench/prediction_table.h"
 #include "quench/printable.h"
@@ -55,12 +57,29 @@ void print_record(const ComponentRecord& r) {
 }  // namespace
 
 int predict_command(const std::string& model_file, const std::string& data_file,
-                    const std::string& out, bool ignore_extra_columns,
-                    const std::vector<std::string>& plugin_paths) {
-  const FittedModel model = load(model_file, plugin_paths);
+                    const std::string& out, const PredictOptions& options) {
+  TargetQuery query;
+  for (const double q : options.quantiles)
+    if (!(q > 0 && q < 1))
+      throw ConfigError(
+          {}, "quench predict: --quantiles takes probabilities in (0, 1), got " + format_number(q));
+  if (!options.quantiles.empty()) query.quantiles = options.quantiles;
+  if (options.max_count) query.max_count = *options.max_count;
+  const FittedModel model = load(model_file, options.plugin_paths);
   const PredictionInputs inputs =
-      read_prediction_inputs(data_file, model.card(), ignore_extra_columns);
-  const Predictions predictions = model.predict(inputs.X);
+      read_prediction_inputs(data_file, model.card(), options.ignore_extra_columns);
+  query.sizes = inputs.sizes;
+  const Predictions predictions = model.predict(inputs.X, query);
+  const auto has = [&](const std::string& column) {
+    return std::find(predictions.columns.begin(), predictions.columns.end(), column) !=
+           predictions.columns.end();
+  };
+  if (!options.quantiles.empty() && !has(quantile_column(options.quantiles.front())))
+    throw ConfigError({}, "quench predict: --quantiles: this model ('" + model.card().kind +
+                              "') gives no quantiles of its target");
+  if (options.max_count && *options.max_count >= 0 && !has("target_p0"))
+    throw ConfigError({}, "quench predict: --max-count: this model ('" + model.card().kind +
+                              "') gives no probabilities of counts or successes");
   write_file_atomically(out, predictions_csv(predictions, model.card(), inputs));
   std::cout << "predictions: " << out << " (" << inputs.X.rows() << " rows; " << [&] {
     std::string names;

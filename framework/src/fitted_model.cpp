@@ -118,7 +118,7 @@ FittedModel::FittedModel(ModelCard card, Eigen::MatrixXd X_train,
                                 "inputs or the model");
 }
 
-Predictions FittedModel::predict(const Eigen::MatrixXd& X) const {
+Predictions FittedModel::predict(const Eigen::MatrixXd& X, const TargetQuery& query) const {
   const auto d = static_cast<Eigen::Index>(card_.input_names.size());
   if (X.cols() != d) {
     std::string names;
@@ -126,9 +126,12 @@ Predictions FittedModel::predict(const Eigen::MatrixXd& X) const {
     throw std::invalid_argument("the model takes " + std::to_string(d) + " inputs (" + names +
                                 "), got " + std::to_string(X.cols()));
   }
+  if (query.sizes.size() != 0 && query.sizes.size() != X.rows())
+    throw std::invalid_argument("the model was asked for " + std::to_string(X.rows()) +
+                                " rows with " + std::to_string(query.sizes.size()) + " sizes");
   const Eigen::MatrixXd Xs =
       (X.rowwise() - card_.input_mean).array().rowwise() / card_.input_scale.array();
-  Predictions p = model_->predict(Xs);
+  Predictions p = model_->predict(Xs, query);
   for (std::size_t j = 0; j < p.columns.size(); ++j) {
     auto column = p.values.col(static_cast<Eigen::Index>(j)).array();
     if (p.units[j] == PredictionUnit::target)
@@ -203,6 +206,8 @@ FittedModel load_model(const std::string& path, const ComponentSource& source) {
       } else if (auto l = std::dynamic_pointer_cast<Likelihood>(c)) {
         for (const auto& [block, value] : r.learned) l->set_hyperparameter(block, value);
         parts.likelihood = l;
+        card.size_column = l->size_column();
+        card.whole_sizes = l->target_kind() == TargetKind::successes;
       } else if (auto s = std::dynamic_pointer_cast<Resampler>(c)) {
         parts.resampler = s;
       }

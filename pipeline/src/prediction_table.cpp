@@ -65,11 +65,18 @@ PredictionInputs read_prediction_inputs(const std::string& file, const ModelCard
   }
   if (!missing.empty())
     throw DataError(file, 1, "", "the model's input column(s) " + missing + " are missing");
+  const Eigen::Index size = card.size_column.empty() ? -1 : table.column_index(card.size_column);
+  if (!card.size_column.empty() && size < 0)
+    throw DataError(file, 1, "",
+                    "the model's likelihood reads each row's " +
+                        std::string(card.whole_sizes ? "trials" : "exposure") + " from column '" +
+                        printable(card.size_column) + "', which is missing");
   const Eigen::Index target = table.column_index(card.target_name);
   if (!ignore_extra_columns) {
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
       const auto index = static_cast<Eigen::Index>(c);
-      if (index == target || std::find(columns.begin(), columns.end(), index) != columns.end())
+      if (index == target || index == size ||
+          std::find(columns.begin(), columns.end(), index) != columns.end())
         continue;
       throw DataError(
           file, 1, printable(table.columns[c]),
@@ -95,6 +102,21 @@ PredictionInputs read_prediction_inputs(const std::string& file, const ModelCard
                             "': every input of a row to predict must be a number");
       if (cell.kind != CellKind::number) throw cell_error(table, i, columns[j], cell);
       in.X(i, static_cast<Eigen::Index>(j)) = cell.value;
+    }
+  }
+  if (size >= 0) {
+    in.sizes.resize(table.size());
+    for (Eigen::Index i = 0; i < table.size(); ++i) {
+      const Cell cell = read_cell(table.cell(i, size));
+      if (cell.kind != CellKind::number) throw cell_error(table, i, size, cell);
+      const double n = cell.value;
+      if (!(n > 0) || (card.whole_sizes && n != std::floor(n)))
+        throw DataError(
+            file, table.rows[static_cast<std::size_t>(i)], printable(card.size_column),
+            std::string("the model needs ") +
+                (card.whole_sizes ? "positive whole numbers of trials" : "a positive exposure") +
+                ", got " + printable(table.cell(i, size), 40));
+      in.sizes(i) = n;
     }
   }
   if (target >= 0) {

@@ -61,12 +61,38 @@ struct PyModel {
 };
 
 // Predictions at raw inputs (columns in the model's input_names order): one array per column,
-// views into one buffer.
-py::dict predict(const PyModel& m, const Eigen::Ref<const Eigen::MatrixXd>& X) {
+// views into one buffer. `sizes`: each row's exposure or trials, required exactly when the
+// model's likelihood reads a size column (ValueError otherwise, and for a size that is not
+// positive, or not whole for trials).
+py::dict predict(const PyModel& m, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                 const std::optional<Eigen::VectorXd>& sizes) {
+  const quench::ModelCard& card = m.model->card();
+  const std::string what = card.whole_sizes ? "trials" : "exposure";
+  if (!card.size_column.empty() && !sizes)
+    throw py::value_error("predict: this model reads each row's " + what + " (column '" +
+                          card.size_column + "' in training): pass sizes=, one per row");
+  if (card.size_column.empty() && sizes)
+    throw py::value_error("predict: this " + card.kind +
+                          " model's likelihood takes no sizes (exposures or trials)");
+  quench::TargetQuery query;
+  if (sizes) {
+    if (sizes->size() != X.rows())
+      throw py::value_error("predict: " + std::to_string(X.rows()) + " inputs but " +
+                            std::to_string(sizes->size()) + " sizes");
+    for (Eigen::Index i = 0; i < sizes->size(); ++i) {
+      const double n = (*sizes)(i);
+      if (!(n > 0) || !std::isfinite(n) || (card.whole_sizes && n != std::floor(n)))
+        throw py::value_error(
+            "predict: the size of row " + std::to_string(i) + " is " +
+            py::repr(py::float_(n)).cast<std::string>() + ", not " +
+            (card.whole_sizes ? "a positive whole number of trials" : "a positive exposure"));
+    }
+    query.sizes = *sizes;
+  }
   quench::Predictions p;
   {
     py::gil_scoped_release release;
-    p = m.model->predict(X);
+    p = m.model->predict(X, query);
   }
   py::array_t<double> all = to_numpy(std::move(p.values));
   py::dict out;
@@ -404,7 +430,7 @@ PYBIND11_MODULE(_quench, m) {
                              [](const PyModel& m) { return m.model->card().target_mean; })
       .def_property_readonly("target_scale",
                              [](const PyModel& m) { return m.model->card().target_scale; })
-      .def("predict", &predict, py::arg("X"))
+      .def("predict", &predict, py::arg("X"), py::arg("sizes") = std::nullopt)
       .def("log_predictive_density", &log_predictive_density, py::arg("X"), py::arg("y"),
            py::arg("sizes") = std::nullopt)
       .def(

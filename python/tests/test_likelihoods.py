@@ -305,3 +305,42 @@ def test_bad_values_raise_value_errors(estimator, y, message):
     X = np.linspace(0, 1, 20)[:, None]
     with pytest.raises(ValueError, match=message):
         estimator.fit(X, np.arange(20.0) % 4 if y is None else np.array(y, dtype=float))
+
+
+def test_a_model_with_an_exposure_predicts_with_the_sizes_given(tmp_path):
+    """A Poisson model with `exposure: days` (quench.run, models kept): Model.predict needs each
+    row's exposure and then gives the run's own test predictions; twice the exposure, twice
+    the mean; no sizes, or sizes a model without a size column cannot take, are ValueErrors."""
+    header, d = table(QUINE)
+    days = 1.0 + 0.5 * (np.arange(len(d)) % 4)
+    data = tmp_path / "quine_days.csv"
+    np.savetxt(data, np.column_stack([d, days]), delimiter=",", fmt="%.17g",
+               header=",".join(header + ["days"]), comments="")
+    (run,) = quench.run(f"""name: days
+data:
+  file: {data}
+  target: y
+  split: {{rule: column, column: train}}
+  standardize_inputs: true
+components:
+  kernel: {{plugin: gaussian, width: 4.0, amplitude: 1.0}}
+  likelihood: {{plugin: poisson, exposure: days}}
+engines:
+  - {{name: ep, plugin: ep}}
+outputs: {{models: true, plots: false}}
+""")
+    test = d[:, header.index("train")] == 0
+    X = d[test][:, [header.index(c) for c in ("Eth", "Sex", "Age", "Lrn")]]
+    model = run["model"]
+    p = model.predict(X, sizes=days[test])
+    for column in ("target_mean", "target_variance", "target_p0"):
+        np.testing.assert_allclose(p[column], run["vectors"]["test_" + column], rtol=1e-12)
+    twice = model.predict(X, sizes=2 * days[test])
+    np.testing.assert_allclose(twice["target_mean"], 2 * p["target_mean"], rtol=1e-12)
+    with pytest.raises(ValueError, match="reads each row's exposure .*'days'.*pass sizes="):
+        model.predict(X)
+    with pytest.raises(ValueError, match="the size of row 1 is 0.0, not a positive exposure"):
+        model.predict(X, sizes=np.r_[1.0, 0.0, np.ones(len(X) - 2)])
+    (gaussian,) = quench.run(os.path.join(SOURCE, "examples", "pipelines", "boston_model.yaml"))
+    with pytest.raises(ValueError, match="takes no sizes"):
+        gaussian["model"].predict(np.zeros((1, 13)), sizes=np.ones(1))

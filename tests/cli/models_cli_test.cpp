@@ -32,6 +32,13 @@ void write_file(const fs::path& path, const std::string& content) {
   std::ofstream(path, std::ios::binary) << content;
 }
 
+// A positive number as quench writes it back (shortest round trip for these halves).
+std::string format_days(double days) {
+  std::ostringstream out;
+  out << days;
+  return out.str();
+}
+
 // Rows of a CSV file without quoting (as `quench predict` writes numbers), header included.
 std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
   std::vector<std::vector<std::string>> rows;
@@ -470,6 +477,100 @@ TEST_F(ModelsCli, BadRowsAndDamagedModelsAreRefusedWithTheirReason) {
   const auto r =
       quench({"predict", model, "extra.csv", "--out", "p.csv", "--ignore-extra-columns"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// A count model with an exposure (Poisson, `exposure: days`, EP on quine with a made-up
+// column of days): `quench predict` reads each row's exposure from the data, so the test rows'
+// predicted mean, variance, quantiles and p(y = k) are the run's own (1e-12 relative), and the
+// mean of a row with its exposure doubled is twice its mean (E[y] = n e^(m + v/2)); --quantiles
+// and --max-count give the columns asked for; a file without the exposure column, a bad
+// exposure and options the model cannot take are refused before anything is written.
+TEST_F(ModelsCli, CountModelsReadTheExposureAndTakeQuantilesAndCountBounds) {
+  const auto quine = csv_rows(read_file(fs::path(kData) / "quine_split.csv"));
+  std::string data = "Eth,Sex,Age,Lrn,train,y,days\n", doubled = data;
+  std::vector<std::size_t> test_rows;
+  for (std::size_t i = 1; i < quine.size(); ++i) {
+    std::string line;
+    for (const auto& cell : quine[i]) line += cell + ",";
+    const double days = 1.0 + 0.5 * static_cast<double>(i % 4);
+    data += line + format_days(days) + "\n";
+    doubled += line + format_days(2 * days) + "\n";
+    if (quine[i][4] == "0") test_rows.push_back(i);
+  }
+  write_file(work_ / "quine_days.csv", data);
+  write_file(work_ / "quine_doubled.csv", doubled);
+  write_file(work_ / "counts.yaml", R"(name: counts
+data:
+  file: quine_days.csv
+  target: y
+  split: {rule: column, column: train}
+  standardize_inputs: true
+components:
+  kernel: {plugin: gaussian, width: 4.0, amplitude: 1.0}
+  likelihood: {plugin: poisson, exposure: days}
+engines:
+  - {name: ep, plugin: ep}
+outputs: {models: true, plots: false}
+)");
+  const auto r = quench({"run", "counts.yaml", "--out", "out", "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json run = json::parse(read_file(work_ / "out" / "results.json"))["runs"][0];
+  const std::string model = "out/" + run["model"].get<std::string>();
+  const auto rows = predicted_rows(model, "quine_days.csv", true);
+  ASSERT_EQ(rows.size(), quine.size());
+  const std::vector<std::string> header = rows[0];
+  auto column = [&](const std::string& name) {
+    const auto at = std::find(header.begin(), header.end(), name);
+    EXPECT_NE(at, header.end()) << name;
+    return static_cast<std::size_t>(at - header.begin());
+  };
+  for (const std::string name :
+       {"target_mean", "target_variance", "target_quantile_0.95", "target_p0", "target_p10"}) {
+    const json& want = run["vectors"]["test_" + name];
+    ASSERT_EQ(want.size(), test_rows.size()) << name;
+    for (std::size_t t = 0; t < test_rows.size(); ++t) {
+      const double got = std::stod(rows[test_rows[t]][column(name)]);
+      EXPECT_NEAR(got, want[t].get<double>(), 1e-12 * (1 + std::abs(got))) << name << " " << t;
+    }
+  }
+  const auto twice = predicted_rows(model, "quine_doubled.csv", true);
+  const std::size_t mean = column("target_mean");
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    EXPECT_NEAR(std::stod(twice[i][mean]), 2 * std::stod(rows[i][mean]),
+                1e-12 * std::stod(twice[i][mean]))
+        << "row " << i;
+  // Asked-for quantiles and count bound: exactly those columns.
+  fs::remove(work_ / "p.csv");
+  const auto asked =
+      quench({"predict", model, "quine_days.csv", "--out", "p.csv", "--ignore-extra-columns",
+              "--quantiles", "0.25,0.75", "--max-count", "2"});
+  ASSERT_EQ(asked.exit_code, 0) << asked.err;
+  EXPECT_EQ(
+      csv_rows(read_file(work_ / "p.csv"))[0],
+      (std::vector<std::string>{"y", "latent_mean", "latent_variance", "target_mean",
+                                "target_variance", "target_quantile_0.25", "target_quantile_0.75",
+                                "target_p0", "target_p1", "target_p2"}));
+  fs::remove(work_ / "p.csv");
+  auto refused = [&](const std::vector<std::string>& args, int code, const std::string& reason) {
+    const auto out = quench(args);
+    EXPECT_EQ(out.exit_code, code) << out.err;
+    EXPECT_NE(out.err.find(reason), std::string::npos) << out.err;
+    EXPECT_FALSE(fs::exists(work_ / "p.csv"));
+  };
+  write_file(work_ / "no_days.csv", "Eth,Sex,Age,Lrn\n0,1,0,1\n");
+  refused({"predict", model, "no_days.csv", "--out", "p.csv"}, 1,
+          "reads each row's exposure from column 'days', which is missing");
+  write_file(work_ / "zero_days.csv", "Eth,Sex,Age,Lrn,days\n0,1,0,1,1\n0,1,0,1,0\n");
+  refused({"predict", model, "zero_days.csv", "--out", "p.csv"}, 1,
+          "row 3, column 'days': the model needs a positive exposure, got 0");
+  refused({"predict", model, "quine_days.csv", "--out", "p.csv", "--ignore-extra-columns",
+           "--quantiles", "0.5,1.5"},
+          2, "--quantiles takes probabilities in (0, 1), got 1.5");
+  run_gp();
+  refused({"predict", "out/models/gp.h5", "boston.csv", "--out", "p.csv", "--quantiles", "0.5"}, 2,
+          "--quantiles: this model ('gp_regression') gives no quantiles of its target");
+  refused({"predict", "out/models/gp.h5", "boston.csv", "--out", "p.csv", "--max-count", "3"}, 2,
+          "--max-count: this model ('gp_regression') gives no probabilities of counts");
 }
 
 // The bootstrap models (ADATAP, eq 57, and Monte-Carlo with its retrains kept): one file per

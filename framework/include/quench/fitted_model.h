@@ -18,6 +18,7 @@
 #include "quench/model.h"
 #include "quench/model_archive.h"
 #include "quench/parameters.h"
+#include "quench/target_prediction.h"
 
 namespace quench {
 
@@ -48,6 +49,11 @@ struct ModelCard {
   /// The raw target values of the classes -1 and +1 (classifiers; empty for regression), or
   /// the C > 2 class names of a classes target in class-index order.
   std::vector<std::string> class_names;
+  /// The data column of each row's size (an exposure or trials: Likelihood::size_column) and
+  /// whether sizes are whole numbers (trials); empty: none. Not stored: taken from the
+  /// likelihood when the model is built or loaded.
+  std::string size_column;
+  bool whole_sizes = false;
   /// Where it came from: pipeline, data file and its SHA-256, seed, sweep, quench version...
   std::map<std::string, std::string> provenance;
 };
@@ -62,9 +68,11 @@ class QUENCH_API FittedModel {
   const Eigen::MatrixXd& training_inputs() const { return X_train_; }
 
   /// Predictions at raw inputs, columns in card().input_names order: standardized as in
-  /// training, predicted, and the target-valued columns mapped back to the target's units.
-  /// Throws std::invalid_argument when X has another number of columns.
-  Predictions predict(const Eigen::MatrixXd& X) const;
+  /// training, predicted (with the predictions of y `query` asks for: each row's size, the
+  /// quantiles, p(y = k) up to a bound; quench/target_prediction.h), and the target-valued
+  /// columns mapped back to the target's units. Throws std::invalid_argument when X has
+  /// another number of columns or query.sizes is neither empty nor one per row.
+  Predictions predict(const Eigen::MatrixXd& X, const TargetQuery& query = {}) const;
 
   ModelArchive to_archive() const;
   /// save_archive(to_archive(), path): atomic.

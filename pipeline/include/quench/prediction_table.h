@@ -18,11 +18,16 @@ struct PredictionInputs {
   Eigen::MatrixXd X;                ///< rows x model inputs, in the model's input order
   std::vector<std::string> target;  ///< the target column's cells when present, else empty
   bool has_target = false;
+  /// Each row's size from the model's size column (ModelCard::size_column); empty when the
+  /// model has none.
+  Eigen::VectorXd sizes;
 };
 
-/// Reads `file` (read_csv) and takes the model's input columns by name. DataError naming the
-/// file (and the row and column for a cell that is not a finite number) when an input column
-/// is missing or a column is neither an input nor the target — unless ignore_extra_columns.
+/// Reads `file` (read_csv) and takes the model's input columns by name, and its size column
+/// when the model's likelihood has one (an exposure: positive; trials: positive whole numbers).
+/// DataError naming the file (and the row and column for a cell that is not a finite number or
+/// not a valid size) when an input or the size column is missing or a column is neither an
+/// input, the size nor the target — unless ignore_extra_columns.
 QUENCH_API PredictionInputs read_prediction_inputs(const std::string& file, const ModelCard& card,
                                                    bool ignore_extra_columns);
 
