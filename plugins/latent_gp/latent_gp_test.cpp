@@ -172,15 +172,20 @@ TEST(SiteDerivatives, MatchFiniteDifferencesOfTheSiteMoments) {
 }
 
 TEST(PosteriorCovariance, MatchesTheDirectInverse) {
-  // Sigma = (I + C T)^{-1} C by an LU of the unscaled system (independent of the B^{-1} scaling),
-  // with site precisions from exactly 0 (floored inside) to 1e5, in both code paths.
+  // Sigma = (I + C T)^{-1} C by an LU of the unscaled system (independent of the B^{-1} scaling
+  // and of the Woodbury correction for negative sites), with site precisions from exactly 0
+  // (floored inside) to 1e5, then three of them negative (-1e-12 to -0.4).
   const Dataset d = toy_clouds(12, 0, 1.0, 3);
   const Problem p = problem_for(d, 0.5, 0.01);
   const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
   Eigen::VectorXd tau(12);
   tau << 0.0, 1e-30, 1e-8, 1e-3, 0.3, 2.0, 50.0, 1e5, 0.0, 7.0, 1e-12, 0.9;
   for (bool negative : {false, true}) {
-    if (negative) tau(3) = -1e-3;  // the LU path (label noise)
+    if (negative) {  // sites of either sign: the negative-site correction
+      tau(3) = -1e-3;
+      tau(5) = -0.4;
+      tau(10) = -1e-12;
+    }
     Eigen::MatrixXd M = C * tau.asDiagonal();
     M.diagonal().array() += 1.0;
     const Eigen::MatrixXd ref = Eigen::PartialPivLU<Eigen::MatrixXd>(M).solve(C);
@@ -199,7 +204,7 @@ TEST(PosteriorCovariance, MatchesTheDirectInverse) {
 TEST(PosteriorCovariance, CavityVariancesGiveTheMeanOfTheSites) {
   // The posterior mean Sigma nu that cavity_variances computes from L^{-1} (for the EP sweeps)
   // against (I + C T)^{-1} C nu by an LU of the unscaled system, with the same site precisions
-  // as above (exactly 0 to 1e5, both code paths) and nu of either sign; in single precision to
+  // as above (exactly 0 to 1e5, then three negative) and nu of either sign; in single precision to
   // the ~1e-7 cond(B) of a float factor.
   const Dataset d = toy_clouds(12, 0, 1.0, 3);
   const Problem p = problem_for(d, 0.5, 0.01);
@@ -208,7 +213,11 @@ TEST(PosteriorCovariance, CavityVariancesGiveTheMeanOfTheSites) {
   tau << 0.0, 1e-30, 1e-8, 1e-3, 0.3, 2.0, 50.0, 1e5, 0.0, 7.0, 1e-12, 0.9;
   nu << 0.0, 1e-30, -1e-8, 2e-3, 0.5, -1.0, 30.0, -2e4, 0.0, 3.0, 1e-12, -0.4;
   for (bool negative : {false, true}) {
-    if (negative) tau(3) = -1e-3;  // the LU path (label noise)
+    if (negative) {  // sites of either sign: the negative-site correction
+      tau(3) = -1e-3;
+      tau(5) = -0.4;
+      tau(10) = -1e-12;
+    }
     Eigen::MatrixXd M = C * tau.asDiagonal();
     M.diagonal().array() += 1.0;
     const Eigen::VectorXd ref = Eigen::PartialPivLU<Eigen::MatrixXd>(M).solve(C * nu);
@@ -225,6 +234,41 @@ TEST(PosteriorCovariance, CavityVariancesGiveTheMeanOfTheSites) {
       EXPECT_LT((single.mean - ref).cwiseAbs().maxCoeff(), 1e-3 * scale);
     }
   }
+}
+
+// SiteSystem with sites of either sign (the Cholesky of B_+ and the correction of the negative
+// ones) against the definitions by a dense LU of M = I + C T: Newton solves (I + T C)^{-1} r,
+// Sigma v = M^{-1} C v, log det M and (Omega + C)^{-1} = T M^{-1}; 1e-10 relative to each
+// quantity's scale (cond(M) ~ 1e4 here). A posterior that is not positive definite (a site of
+// -50 against a prior variance ~ 1) has log_det NaN, as det M < 0 says.
+TEST(SiteSystem, SitesOfEitherSignEqualTheDenseDefinitions) {
+  const Dataset d = toy_clouds(12, 0, 1.0, 3);
+  const Problem p = problem_for(d, 0.5, 0.01);
+  const Eigen::MatrixXd C = p.kernel->gram(d.X_train);
+  Eigen::VectorXd tau(12), r(12);
+  tau << 0.0, 1e-30, 1e-8, -1e-3, 0.3, -0.4, 50.0, 1e5, 0.0, 7.0, -1e-12, 0.9;
+  r << 1.0, -2.0, 0.5, 3.0, -1.0, 0.25, 2.0, -0.5, 1.5, 0.0, -3.0, 0.75;
+  Eigen::MatrixXd M = C * tau.asDiagonal();
+  M.diagonal().array() += 1.0;
+  const Eigen::PartialPivLU<Eigen::MatrixXd> lu(M);
+  const SiteSystem sys(C, tau);
+  EXPECT_FALSE(sys.nonnegative_sites());
+  EXPECT_EQ(sys.b_factor(), nullptr);
+  auto near = [](const Eigen::MatrixXd& got, const Eigen::MatrixXd& want, const char* what) {
+    EXPECT_LT((got - want).cwiseAbs().maxCoeff(), 1e-10 * want.cwiseAbs().maxCoeff()) << what;
+  };
+  Eigen::MatrixXd TC = tau.asDiagonal() * C;
+  TC.diagonal().array() += 1.0;
+  near(sys.solve_newton(r), TC.partialPivLu().solve(r), "solve_newton");
+  near(sys.sigma_times(r), lu.solve(C * r), "sigma_times");
+  near(sys.inverse_omega_plus_c(), tau.asDiagonal() * lu.inverse(), "inverse_omega_plus_c");
+  EXPECT_NEAR(sys.log_det(), std::log(lu.determinant()),
+              1e-10 * std::fabs(std::log(lu.determinant())) + 1e-12);
+  tau(5) = -50.0;
+  M = C * tau.asDiagonal();
+  M.diagonal().array() += 1.0;
+  ASSERT_LT(M.determinant(), 0.0);
+  EXPECT_TRUE(std::isnan(SiteSystem(C, tau).log_det()));
 }
 
 TEST(Ep, EveryPathReachesThePlainDampedFixedPoint) {

@@ -73,7 +73,7 @@ double log_evidence(const Likelihood& lik, const Observations& y, const MeanFiel
   //            + sum u^2 (1 + lambda tau) / (2 tau) - 1/2 w^T B^{-1} w,
   // w_i = sqrt(tau_i) mu~_i with site means mu~_i = m_i + u_i (lambda_i + Omega_i).
   const Eigen::Index n = y.rows();
-  if (!sys.log_concave()) {
+  if (!sys.nonnegative_sites()) {
     // Sites of either sign, from the definition: log Z = sum_i (log Zhat_i - log c_i)
     //   - 1/2 log det(I + C T) + 1/2 nu^T Sigma nu,  c_i = \int exp(-tau_i h^2/2 + nu_i h)
     //   N(h; m_i, lambda_i) dh = exp((nu_i + m_i/lambda_i)^2 / (2 (tau_i + 1/lambda_i))

@@ -6,6 +6,7 @@
 
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include <Eigen/Core>
 #include <Eigen/LU>
@@ -20,40 +21,76 @@ namespace quench {
 /// steps of an iteration whose fixed point is confirmed in double precision afterwards.
 enum class Precision { full, single };
 
+/// The sites J with tau_j < 0 (a likelihood that is not log-concave: the Student-t's outliers,
+/// label noise kappa > 0; Jylanki, Vanhatalo & Vehtari 2011) as a rank-r correction of the
+/// posterior Sigma_+ = (C^{-1} + T_+)^{-1} of the sites with tau_+ = max(tau, 0), which the
+/// Cholesky form handles (Woodbury, N = diag(-tau_J), U the columns J of I):
+///   Sigma = (Sigma_+^{-1} - U N U^T)^{-1} = Sigma_+ + G H^{-1} G^T,
+///   G = Sigma_+ U (N x r),  H = N^{-1} - U^T Sigma_+ U (r x r),
+/// O(N^2 r) beside the O(N^3) of Sigma_+; Sigma is positive definite iff H is. H by a pivoted
+/// LU (any sign: a state where Sigma is not positive definite is reported by log_det's NaN).
+class QUENCH_API NegativeSiteCorrection {
+ public:
+  /// `sigma_columns` = G, the columns `index` of Sigma_+; tau the sites' precisions (all N).
+  NegativeSiteCorrection(const Eigen::VectorXd& tau, std::vector<Eigen::Index> index,
+                         Eigen::MatrixXd sigma_columns);
+  const std::vector<Eigen::Index>& index() const { return index_; }
+  const Eigen::MatrixXd& sigma_columns() const { return g_; }  ///< G
+  const Eigen::MatrixXd& weights() const { return w_; }        ///< H^{-1} G^T
+  /// diag(G H^{-1} G^T), what Sigma_ii gains.
+  Eigen::VectorXd diagonal() const;
+  /// G H^{-1} G^T v.
+  Eigen::VectorXd times(const Eigen::VectorXd& v) const;
+  /// log det(N) + log det(H) = log det(I + C T) - log det(I + C T_+); NaN when det H <= 0.
+  double log_det() const;
+
+ private:
+  std::vector<Eigen::Index> index_;
+  Eigen::VectorXd tau_;  ///< tau_J
+  Eigen::MatrixXd g_, w_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> h_;
+};
+
 /// Site precisions tau_i = 1/Omega_i with the prior covariance C (noise on the diagonal).
-/// When every tau_i >= 0: B = I + S C S, S = diag(sqrt tau), so that
-/// (Omega + C)^{-1} = S B^{-1} S without ever forming Omega (infinite where tau = 0); one
-/// Cholesky of B. Negative tau (label noise kappa > 0 makes the likelihood non-log-concave)
-/// falls back to an LU factorization of M = I + C T: Sigma = M^{-1} C, (Omega + C)^{-1} = T M^{-1}.
+/// B = I + S C S, S = diag(sqrt max(tau, 0)), so that (Omega + C)^{-1} = S B^{-1} S when every
+/// tau_i >= 0, without ever forming Omega (infinite where tau = 0); one Cholesky of B. Sites
+/// with tau_i < 0 add a NegativeSiteCorrection (O(N^2 r) for r of them).
 /// Precision::single (all tau_i >= 0 only, else full): B^{-1} = L^{-T} L^{-1} from
 /// inverse_lower_single; throws NumericalError when B is not positive definite in single.
 class QUENCH_API SiteSystem {
  public:
   SiteSystem(const Eigen::MatrixXd& C, const Eigen::VectorXd& tau,
              Precision precision = Precision::full);
-  /// (I + T C)^{-1} r, T = diag(tau): the Newton system of the alpha equations at fixed lambda
-  /// (mean_field.cpp). Cholesky form r - S B^{-1} S C r; LU form r - T M^{-1} C r.
+  /// (I + T C)^{-1} r = r - T Sigma r, T = diag(tau): the Newton system of the alpha equations
+  /// at fixed lambda (mean_field.cpp); r - S B^{-1} S C r when every tau_i >= 0.
   Eigen::VectorXd solve_newton(const Eigen::VectorXd& r) const;
-  /// B^{-1} w (Cholesky form only: every tau_i >= 0; either precision).
+  /// B^{-1} w (either precision).
   Eigen::VectorXd solve_b(const Eigen::VectorXd& w) const;
-  /// log det(I + C T) (= log det B in the Cholesky form); NaN when the determinant is not
-  /// positive (LU form: Sigma = (C^{-1} + T)^{-1} is then not positive definite).
+  /// log det(I + C T) (= log det B when every tau_i >= 0); NaN when the determinant is not
+  /// positive (Sigma = (C^{-1} + T)^{-1} is then not positive definite).
   double log_det() const;
-  /// Sigma v = (I + C T)^{-1} C v: C v - C S B^{-1} S C v, or M^{-1} C v (LU form).
+  /// Sigma v = (I + C T)^{-1} C v: C v - C S B^{-1} S C v, plus the correction's G H^{-1} G^T v.
   Eigen::VectorXd sigma_times(const Eigen::VectorXd& v) const;
-  bool log_concave() const { return !lu_.has_value(); }
-  /// (Omega + C)^{-1}: S B^{-1} S (dpotri on the factor), or T M^{-1} (LU form). Precision::full.
+  /// Every tau_i >= 0 (no correction).
+  bool nonnegative_sites() const { return !negative_.has_value(); }
+  /// (Omega + C)^{-1}: S B^{-1} S (dpotri on the factor), or T - T Sigma T with negative sites.
+  /// Precision::full.
   Eigen::MatrixXd inverse_omega_plus_c() const;
-  /// The lower Cholesky factor L of B = L L^T (Cholesky form, Precision::full), else nullptr.
-  const Eigen::MatrixXd* b_factor() const { return chol_ ? &chol_->lower() : nullptr; }
+  /// The lower Cholesky factor L of B = L L^T (every tau_i >= 0, Precision::full), else nullptr.
+  const Eigen::MatrixXd* b_factor() const {
+    return chol_ && !negative_ ? &chol_->lower() : nullptr;
+  }
   const Eigen::VectorXd& site_scale() const { return s_; }  ///< sqrt(max(tau_i, 0))
 
  private:
+  /// Sigma_+ v from cv = C v.
+  Eigen::VectorXd positive_sigma_times(const Eigen::VectorXd& cv) const;
+
   const Eigen::MatrixXd& C_;
   Eigen::VectorXd tau_, s_;
   std::optional<Cholesky> chol_;
   std::optional<Eigen::MatrixXf> inv_lower_single_;  ///< L^{-1}, Precision::single
-  std::optional<Eigen::PartialPivLU<Eigen::MatrixXd>> lu_;
+  std::optional<NegativeSiteCorrection> negative_;
 };
 
 /// The full posterior covariance Sigma = (C^{-1} + T)^{-1} and the cavity variances of eq 28
@@ -63,7 +100,8 @@ class QUENCH_API SiteSystem {
 /// S C, i.e. Sigma_ij = -[B^{-1}]_ij/(s_i s_j) off the diagonal and Sigma_ii = (1 - b_i)/tau_i
 /// where q_i = 1 - b_i >= 1e-3, else (1/s_i) sum_k [B^{-1}]_ik s_k C_ki (no cancellation for weakly
 /// constrained sites; the entries of B^{-1} in row i scale with s_i, so the division is exact in
-/// relative terms). Some tau_i < 0 (label noise): LU of I + C T, Sigma = (I + C T)^{-1} C.
+/// relative terms). Some tau_i < 0: Sigma_+ of tau_+ = max(tau, 0) so, then its
+/// NegativeSiteCorrection (b_i = 1 - tau_i Sigma_ii from b_+ without cancellation).
 /// Precision::single (all tau_i >= 0 only): B^{-1} from inverse_lower_single + slauum (throws
 /// NumericalError when B is not positive definite in single precision).
 struct PosteriorCovariance {
@@ -88,9 +126,10 @@ QUENCH_API void cavities_from_marginals(const Eigen::VectorXd& prior_variance,
 /// the dlauum of the full B^{-1}: [B^{-1}]_ii = |L^{-1} e_i|^2, and the columns of B^{-1} that
 /// the weakly constrained sites need (q_i < 1e-3) as L^{-T} L^{-1} e_i. 2/3 of the flops of
 /// posterior_covariance while those sites are few; for a refresh whose Sigma may not be needed.
-/// Some tau_i < 0: the full computation. With `nu` (the sites' precision times mean) also the
-/// posterior mean Sigma nu = C nu - C S B^{-1} S C nu from the same L^{-1} (two symv and two
-/// trmv, O(N^2)): everything a parallel EP sweep needs from one factorization.
+/// Some tau_i < 0: their NegativeSiteCorrection from the columns J of Sigma_+ (O(N^2 r)). With `nu`
+/// (the sites' precision times mean) also the posterior mean Sigma nu = C nu - C S B^{-1} S C nu
+/// from the same L^{-1} (two symv and two trmv, O(N^2)): everything a parallel EP sweep needs from
+/// one factorization.
 QUENCH_API PosteriorCovariance cavity_variances(const Eigen::MatrixXd& C,
                                                 const Eigen::VectorXd& tau,
                                                 Precision precision = Precision::full,
