@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "adatap_model.h"
+#include "bootstrap_prior.h"
 #include "classifier_outputs.h"
 #include "general_solver.h"
 #include "quench/errors.h"
@@ -170,30 +171,27 @@ Results AdatapBootstrap::site_results(const Solution& sol, const Problem& proble
 }
 
 Results AdatapBootstrap::run(const Problem& problem) const {
-  if (problem.inducing) return run_sparse(problem);
+  const auto noise = problem.likelihood->gaussian_noise_variance();
+  return noise ? run_gaussian(problem, *noise) : run_general(problem);
+}
+
+Results AdatapBootstrap::run_gaussian(const Problem& problem, double noise) const {
   using clock = std::chrono::steady_clock;
   using seconds = std::chrono::duration<double>;
   const auto start = clock::now();
   const Dataset& data = *problem.data;
-  const Kernel& kernel = *problem.kernel;
-  const auto lik_noise = problem.likelihood->gaussian_noise_variance();
-  if (!lik_noise) return run_general(problem);
-  const double s2 = *lik_noise + kernel.diagonal_noise();  // as gp_regression's observation_noise
+  const double s2 = noise + problem.kernel->diagonal_noise();  // as gp_regression's
   const Occupation occ = occupation_of(*problem.resampler, tail_);
-  const Eigen::MatrixXd K = kernel.cross(data.X_train, data.X_train);
-  const auto kernel_done = clock::now();
-
-  SolverOptions o = options_;
-  o.seed = problem.seed;
-  Solution sol = solve(K, data.y_train, s2, occ, o);
+  const std::unique_ptr<BootstrapPrior> prior = make_bootstrap_prior(problem, true, options_);
+  const auto prior_done = clock::now();
+  Solution sol = prior->solve_gaussian(data.y_train, s2, occ, options_);
   const auto solved = clock::now();
 
   Results r = site_results(sol, problem, occ, s2);
+  prior->describe(r);
   if (data.X_test.rows() > 0 || problem.make_model) {  // eq 57; the test outputs are the
                                                        // model's predictions
-    auto model =
-        std::make_shared<const AdatapModel>(problem.kernel, data.X_train, std::move(sol.G), sol.dl,
-                                            sol.gamma, sol.lam, problem.resampler->expected_size());
+    std::shared_ptr<const Model> model = prior->gaussian_model(sol, data.y_train);
     if (data.X_test.rows() > 0) {
       const Predictions p = model->predict(data.X_test);
       r.vectors["prediction_mean"] = p.column("bootstrap_mean");
@@ -201,8 +199,7 @@ Results AdatapBootstrap::run(const Problem& problem) const {
     }
     if (problem.make_model) r.model = std::move(model);
   }
-  r.timings["kernel"] = seconds(kernel_done - start).count();
-  r.timings["solve"] = seconds(solved - kernel_done).count();
+  r.timings["solve"] = seconds(solved - prior_done).count();
   r.timings["total"] = seconds(clock::now() - start).count();
   return r;
 }
@@ -225,20 +222,19 @@ Results AdatapBootstrap::run_general(const Problem& problem) const {
   using clock = std::chrono::steady_clock;
   using seconds = std::chrono::duration<double>;
   const auto start = clock::now();
-  const Dataset& data = *problem.data;
-  const auto [y, occ] = general_inputs(problem);
-  const Eigen::MatrixXd K = problem.kernel->cross(data.X_train, data.X_train);
-  const auto kernel_done = clock::now();
+  const auto [y, occ] = general_inputs(problem);  // its checks before the prior's setup
+  const std::unique_ptr<BootstrapPrior> prior = make_bootstrap_prior(problem, false, options_);
+  const auto prior_done = clock::now();
   GeneralSolution sol =
-      solve_general(K, y, *problem.likelihood, occ, for_run(general_, problem.context));
+      prior->solve_general(y, *problem.likelihood, occ, for_run(general_, problem.context));
   const auto solved = clock::now();
 
   Results r =
-      classifier_results(problem, y, sol, AdatapModel::Form::classifier,
-                         dense_classifier_model(problem, sol, AdatapModel::Form::classifier));
-  r.info["method"] = "general likelihood (docs/adatap_classification.md)";
-  r.timings["kernel"] = seconds(kernel_done - start).count();
-  r.timings["solve"] = seconds(solved - kernel_done).count();
+      classifier_results(problem, y, sol, AdatapModel::Form::classifier, prior->general_model(sol));
+  prior->describe(r);
+  r.info["method"] =
+      std::string("general likelihood (docs/adatap_classification.md)") + prior->where();
+  r.timings["solve"] = seconds(solved - prior_done).count();
   r.timings["total"] = seconds(clock::now() - start).count();
   return r;
 }

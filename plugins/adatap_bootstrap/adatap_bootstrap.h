@@ -19,21 +19,19 @@ class AdatapBootstrap final : public InferenceEngine {
   std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 
  private:
+  /// A Gaussian likelihood of variance `noise` (000) and any other (the general replica EP),
+  /// each on the prior of make_bootstrap_prior (bootstrap_prior.h): dense or inducing points.
+  Results run_gaussian(const Problem& problem, double noise) const;
   Results run_general(const Problem& problem) const;
-  /// The inducing-point prior (problem.inducing set; sparse_bootstrap.cpp): regression, and
-  /// any other likelihood through run_sparse_general.
-  Results run_sparse(const Problem& problem) const;
-  Results run_sparse_general(const Problem& problem) const;
-  /// What the dense and inducing-point paths of a non-Gaussian likelihood share: the training
-  /// observations and the occupation pmf normalized over the kept k; ConfigError for a kernel
-  /// with diagonal noise.
+  /// What a non-Gaussian likelihood needs on either prior: the training observations and the
+  /// occupation pmf normalized over the kept k; ConfigError for a kernel with diagonal noise.
   struct GeneralInputs {
     Observations y;
     Occupation occupation;
   };
   GeneralInputs general_inputs(const Problem& problem) const;
-  /// The outputs of the per-site parameters shared by the dense and inducing-point paths:
-  /// eqs 53, 54, 39-40, 67, the solver's counters and the data's units.
+  /// The outputs of the per-site parameters on either prior: eqs 53, 54, 39-40, 67, the
+  /// solver's counters and the data's units.
   Results site_results(const Solution& sol, const Problem& problem, const Occupation& occ,
                        double s2) const;
   SolverOptions options_;
