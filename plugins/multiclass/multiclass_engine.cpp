@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "inducing_class_posterior.h"
 #include "inducing_multiclass_model.h"
 #include "multiclass_ep.h"
 #include "multiclass_model.h"
+#include "multiclass_prior.h"
 #include "quench/errors.h"
 
 namespace quench::multiclass {
@@ -18,7 +18,7 @@ namespace quench::multiclass {
 namespace {
 
 // log Z_EP and its gradient on the exact prior or, with inducing inputs, on the inducing-point
-// prior (inducing_class_posterior.h; the inputs stay where the run chose them), each evaluation
+// prior (multiclass_prior.h; the inputs stay where the run chose them), each evaluation
 // warm-started from the sites of the best value so far (cold again when that fails): a
 // line-search step that overshoots does not become the next start.
 class MulticlassEvidence final : public HyperparameterObjective {
@@ -42,22 +42,10 @@ class MulticlassEvidence final : public HyperparameterObjective {
                         "supported");
     ObjectiveValue out;
     try {
-      if (inducing_) {
-        const InducingSitePrior sites(kernel, X_, *inducing_);
-        const MulticlassFit* fit = solve(InducingClassPrior(sites), *lik, out);
-        if (fit) {
-          Eigen::MatrixXd pi, h;
-          site_forms(y_, fit->sites, pi, h);
-          out.gradient = inducing_class_evidence_gradient(
-              kernel, X_, sites, pi, multiclass_mean_weights(y_, *fit), fit->posterior);
-        }
-      } else {
-        const Eigen::MatrixXd K = kernel.gram(X_);
-        const MulticlassFit* fit = solve(DenseClassPrior(K), *lik, out);
-        if (fit)
-          out.gradient =
-              kernel.gram_derivative_contractions(X_, multiclass_evidence_weights(y_, *fit));
-      }
+      const std::unique_ptr<MulticlassPrior> prior =
+          make_multiclass_prior(kernel, X_, inducing_.get());
+      if (const MulticlassFit* fit = solve(prior->classes(), *lik, out))
+        out.gradient = prior->evidence_gradient(y_, *fit);
     } catch (const NumericalError& e) {
       out.status = {RunStatus::failed, e.what(), 0};
       return out;
@@ -191,16 +179,15 @@ MulticlassEpEngine::MulticlassEpEngine(const Params& p) {
 
 namespace {
 
-// A run's outputs from its fit on `prior` and the model of that fit (make_model).
-template <class MakeModel>
-Results fit_outputs(const Problem& problem, const ClassPrior& prior,
-                    const MulticlassEpOptions& options, MakeModel make_model) {
+// A run's outputs from its fit on `prior` and the prior's model of that fit.
+Results fit_outputs(const Problem& problem, const MulticlassPrior& prior,
+                    const MulticlassEpOptions& options) {
   const ClassLikelihood& lik = require_class_likelihood(problem.likelihood.get(), "multiclass_ep");
   const Dataset& d = *problem.data;
   const Eigen::VectorXi y = class_indices(d, DataPart::train, "multiclass_ep");
   MulticlassEpOptions o = options;
   o.progress = problem.context.progress;
-  const MulticlassFit fit = solve_multiclass_ep(prior, y, d.classes, lik, o);
+  const MulticlassFit fit = solve_multiclass_ep(prior.classes(), y, d.classes, lik, o);
   Results r;
   r.status = fit.status;
   r.scalars["iterations"] = fit.status.iterations;
@@ -224,7 +211,7 @@ Results fit_outputs(const Problem& problem, const ClassPrior& prior,
                        .transpose();
     add_class_loo_outputs(r, y, loo);
     if (d.X_test.rows() > 0 || problem.make_model) {
-      auto model = make_model(y, fit);
+      std::shared_ptr<const Model> model = prior.model(problem, y, fit);
       if (d.X_test.rows() > 0)
         add_class_test_outputs(r, d, class_probabilities(model->predict(d.X_test), classes));
       if (problem.make_model) r.model = std::move(model);
@@ -237,29 +224,11 @@ Results fit_outputs(const Problem& problem, const ClassPrior& prior,
 
 Results MulticlassEpEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
-  const Dataset& d = *problem.data;
-  Results r;
-  if (problem.inducing) {
-    const InducingSitePrior sites(*problem.kernel, d.X_train, *problem.inducing);
-    r = fit_outputs(problem, InducingClassPrior(sites), options_,
-                    [&](const Eigen::VectorXi&, const MulticlassFit& fit) {
-                      return InducingMulticlassModel::from_fit(problem.kernel, problem.likelihood,
-                                                               sites, fit);
-                    });
-    r.info["method"] =
-        "nested expectation propagation, multinomial probit (Riihimaki et al. 2013), on the "
-        "inducing-point prior (" +
-        to_string(problem.inducing->form) + ", M = " + std::to_string(sites.low_rank().rank()) +
-        ")";
-  } else {
-    const Eigen::MatrixXd K = problem.kernel->gram(d.X_train);
-    r = fit_outputs(problem, DenseClassPrior(K), options_,
-                    [&](const Eigen::VectorXi& y, const MulticlassFit& fit) {
-                      return MulticlassModel::from_fit(problem.kernel, problem.likelihood,
-                                                       d.X_train, y, fit);
-                    });
-    r.info["method"] = "nested expectation propagation, multinomial probit (Riihimaki et al. 2013)";
-  }
+  const std::unique_ptr<MulticlassPrior> prior =
+      make_multiclass_prior(*problem.kernel, problem.data->X_train, problem.inducing.get());
+  Results r = fit_outputs(problem, *prior, options_);
+  r.info["method"] =
+      "nested expectation propagation, multinomial probit (Riihimaki et al. 2013)" + prior->where();
   r.timings["fit"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
