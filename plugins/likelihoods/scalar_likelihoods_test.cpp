@@ -566,6 +566,23 @@ TEST(StudentT, DeclaresItsTargetAndHyperparameters) {
   EXPECT_TRUE(blocks[0].log_scale && blocks[1].log_scale);
   EXPECT_LT(blocks[0].lower, blocks[0].upper);
   EXPECT_LT(blocks[1].lower, blocks[1].upper);
+  // The degrees of freedom are learned only when named (Python's learn_noise=True).
+  EXPECT_FALSE(blocks[0].learned_by_default);
+  EXPECT_TRUE(blocks[1].learned_by_default);
+}
+
+// The curvature bound (nu + 1) / (8 nu sigma^2) is the supremum of d^2/df^2 log p: no point of
+// a fine grid exceeds it, and the grid's largest value (near z^2 = 3 nu) reaches it to 1e-6.
+TEST(StudentT, CurvatureBoundIsTheLargestSecondDerivative) {
+  for (double nu : {0.5, 4.0, 30.0})
+    for (double sigma : {0.1, 2.0}) {
+      const StudentTLikelihood lik(nu, sigma);
+      double largest = -1e300;
+      for (double z = -20; z <= 20; z += 1e-3)
+        largest = std::max(largest, lik.d2_log_likelihood({0.0}, -z * sigma));
+      EXPECT_LE(largest, lik.curvature_bound() * (1 + 1e-12)) << nu << " " << sigma;
+      EXPECT_GE(largest, lik.curvature_bound() * (1 - 1e-6)) << nu << " " << sigma;
+    }
 }
 
 TEST(StudentT, LogLikelihoodEqualsBoostAndDerivativesMatchDifferences) {

@@ -91,7 +91,10 @@ std::vector<Hyperparameter> StudentTLikelihood::hyperparameters() const {
     h.upper = upper;
     return h;
   };
-  return {block("dof", nu_, 0.1, 1e4), block("scale", sigma_, 1e-5, 1e3)};
+  std::vector<Hyperparameter> blocks{block("dof", nu_, 0.1, 1e4),
+                                     block("scale", sigma_, 1e-5, 1e3)};
+  blocks[0].learned_by_default = false;
+  return blocks;
 }
 
 void StudentTLikelihood::set_hyperparameter(const std::string& name, const Eigen::VectorXd& value) {

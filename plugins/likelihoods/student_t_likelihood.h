@@ -48,8 +48,9 @@ class StudentTLikelihood final : public Likelihood {
 
   /// Two blocks, log scale: "dof" (nu, bounds [0.1, 1e4]: from tails far heavier than the
   /// Cauchy's to a log density within (z^4 - 2 z^2 - 1) / (4 nu) < 2e-3 of the Gaussian's over
-  /// |z| <= 3) and "scale" (sigma, bounds [1e-5, 1e3], the standard deviations of the gaussian
-  /// likelihood's noise bounds).
+  /// |z| <= 3; not learned by default: its evidence is flat or has several optima, heading for
+  /// the Cauchy's nu ~ 1 on data with a few outliers) and "scale" (sigma, bounds [1e-5, 1e3],
+  /// the standard deviations of the gaussian likelihood's noise bounds).
   std::vector<Hyperparameter> hyperparameters() const override;
   /// ConfigError for another name (Likelihood::set_hyperparameter) or a value not > 0.
   void set_hyperparameter(const std::string& name, const Eigen::VectorXd& value) override;

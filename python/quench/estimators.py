@@ -250,14 +250,8 @@ def _likelihood(estimator, kinds, default):
                          f"'{info['size_column']}'; the estimators pass no such column (leave "
                          f"the likelihood's exposure or trials parameter empty)")
     return {"name": name, "params": params, "kind": kind,
-            "hyperparameters": info["hyperparameters"]}
-
-
-# Likelihood hyperparameters learn_noise=True leaves fixed: Student-t's degrees of freedom (its
-# evidence is flat or has several optima in nu, which heads for the Cauchy's nu ~ 1 on data with
-# a few outliers, and EP at small nu and scale costs many times a fit at a fixed nu; pass
-# learn_noise=("dof", "scale") to learn it too).
-_FIXED_BY_DEFAULT = {"student_t": ("dof",)}
+            "hyperparameters": info["hyperparameters"],
+            "learned_by_default": info["learned_by_default"]}
 
 
 # Search intervals of likelihood hyperparameters on standardized targets, narrower than the
@@ -268,12 +262,12 @@ _STANDARDIZED_BOUNDS = {"student_t": {"scale": (0.01, 1000.0)}}
 
 
 def _learned_likelihood_blocks(estimator, likelihood):
-    """The likelihood's hyperparameters a fit learns: learn_noise True (its learnable blocks but
-    those of _FIXED_BY_DEFAULT), False (none) or the names of some of its blocks."""
+    """The likelihood's hyperparameters a fit learns: learn_noise True (the blocks the plugin
+    learns by default: Student-t's scale, not its degrees of freedom), False (none) or the names
+    of some of its blocks."""
     blocks, choice = likelihood["hyperparameters"], estimator.learn_noise
     if isinstance(choice, (bool, np.bool_)):
-        fixed = _FIXED_BY_DEFAULT.get(likelihood["name"], ())
-        return [b for b in blocks if b not in fixed] if choice else []
+        return list(likelihood["learned_by_default"]) if choice else []
     names = [choice] if isinstance(choice, str) else list(choice)
     unknown = [n for n in names if n not in blocks]
     if unknown:

@@ -209,9 +209,9 @@ quench::ParamValue param_value(const std::string& name, const py::handle& value)
 }
 
 // A likelihood plugin as a pipeline would build it with `params`: its target kind (None when it
-// declares none), the data column of its observations' sizes and its learnable
-// hyperparameters. ValueError naming the plugins found for an unknown name, or the problem with
-// a parameter.
+// declares none), the data column of its observations' sizes, its learnable hyperparameters
+// and those of them it learns by default (Hyperparameter::learned_by_default). ValueError naming
+// the plugins found for an unknown name, or the problem with a parameter.
 py::dict likelihood_info(const std::string& name, const py::dict& params,
                          const std::vector<std::string>& plugin_paths) {
   std::map<std::string, quench::ParamValue> values;
@@ -241,12 +241,15 @@ py::dict likelihood_info(const std::string& name, const py::dict& params,
     throw py::value_error(e.what());
   }
   const auto kind = likelihood->target_kind();
-  py::list hyperparameters;
-  for (const quench::Hyperparameter& h : likelihood->hyperparameters())
+  py::list hyperparameters, learned_by_default;
+  for (const quench::Hyperparameter& h : likelihood->hyperparameters()) {
     hyperparameters.append(h.name);
+    if (h.learned_by_default) learned_by_default.append(h.name);
+  }
   return py::dict(py::arg("target_kind") = kind ? py::cast(quench::to_string(*kind)) : py::none(),
                   py::arg("size_column") = likelihood->size_column(),
-                  py::arg("hyperparameters") = hyperparameters);
+                  py::arg("hyperparameters") = hyperparameters,
+                  py::arg("learned_by_default") = learned_by_default);
 }
 
 py::dict to_dict(quench::Results&& r, const std::shared_ptr<const quench::Registry>& registry) {

@@ -21,6 +21,10 @@ struct Hyperparameter {
   double upper = std::numeric_limits<double>::infinity();
   bool log_scale = true;  ///< optimized as log(value) (all positive scales)
   bool is_list = false;   ///< written as a YAML list (ARD length scales), else a number
+  /// Whether a host that learns "the component's hyperparameters" without naming them
+  /// (Python's learn_noise=True) learns this block; false for one whose evidence is typically
+  /// flat or multimodal (the Student-t's degrees of freedom). Pipelines name what they learn.
+  bool learned_by_default = true;
 };
 
 /// Number of entries of the flat vector (the sum of the blocks' sizes).
