@@ -403,40 +403,32 @@ void check_observations(const DataSpec& spec, const UsedColumns& used,
   const TargetKind kind = spec.target_kind;
   const bool whole = kind == TargetKind::count || kind == TargetKind::successes;
   bool target_bad = false, size_bad = false;
-  const auto integer = [](double x) { return x == std::floor(x); };
   for (const Index i : rows) {
     const auto r = static_cast<std::size_t>(i);
     const int line = used.table->rows[r];
     const double y = used.cells[target_at][r].value;
     const double n = size_at ? used.cells[size_at][r].value : 1.0;
-    if (size_at && !size_bad) {
-      const bool trials = kind == TargetKind::successes;
-      if (!(n > 0) || (trials && !integer(n))) {
-        size_bad = true;
-        problems.add(
-            DataError(used.table->file, line, printable(spec.size_column),
-                      spec.target_reader + " needs " +
-                          (trials ? "positive whole numbers of trials" : "a positive exposure") +
-                          ", got " + format_number(n)));
-      }
+    if (size_at && !size_bad && !valid_size(kind, n)) {
+      size_bad = true;
+      problems.add(DataError(
+          used.table->file, line, printable(spec.size_column),
+          spec.target_reader + " needs " + size_requirement(kind) + ", got " + format_number(n)));
     }
-    if (!whole || target_bad) continue;
-    if (!(y >= 0) || !integer(y)) {
-      target_bad = true;
+    if (!whole || target_bad || valid_target(kind, {y, n})) continue;
+    target_bad = true;
+    if (!valid_target(TargetKind::count, {y, n}))
       problems.add(DataError(used.table->file, line, printable(spec.target),
                              spec.target_reader + " needs " +
                                  (kind == TargetKind::count ? "counts (non-negative integers)"
                                                             : "successes (non-negative integers)") +
                                  ", got " + format_number(y)));
-    } else if (kind == TargetKind::successes && y > n) {
-      target_bad = true;
+    else
       problems.add(DataError(used.table->file, line, printable(spec.target),
                              spec.target_reader +
                                  " needs successes between 0 and the trials, got " +
                                  format_number(y) + " successes of " + format_number(n) +
                                  (size_at ? " trials (column '" + printable(spec.size_column) + "')"
                                           : " trial (no trials column: Bernoulli)")));
-    }
   }
 }
 

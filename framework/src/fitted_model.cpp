@@ -207,7 +207,7 @@ FittedModel load_model(const std::string& path, const ComponentSource& source) {
         for (const auto& [block, value] : r.learned) l->set_hyperparameter(block, value);
         parts.likelihood = l;
         card.size_column = l->size_column();
-        card.whole_sizes = l->target_kind() == TargetKind::successes;
+        card.target_kind = l->target_kind().value_or(TargetKind::any);
       } else if (auto s = std::dynamic_pointer_cast<Resampler>(c)) {
         parts.resampler = s;
       }

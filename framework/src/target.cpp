@@ -1,6 +1,7 @@
 #include "quench/target.h"
 
 #include <array>
+#include <cmath>
 #include <utility>
 
 namespace quench {
@@ -34,6 +35,34 @@ std::optional<TargetKind> target_kind_from_string(std::string_view name) {
 
 const char* size_meaning(TargetKind kind) {
   return kind == TargetKind::count ? "exposure" : kind == TargetKind::successes ? "trials" : "size";
+}
+
+bool valid_size(TargetKind kind, double n) {
+  return n > 0 && std::isfinite(n) && (kind != TargetKind::successes || n == std::floor(n));
+}
+
+const char* size_requirement(TargetKind kind) {
+  return kind == TargetKind::count       ? "a positive exposure"
+         : kind == TargetKind::successes ? "a positive whole number of trials"
+                                         : "a positive size";
+}
+
+bool valid_target(TargetKind kind, Observation o) {
+  const bool whole = std::isfinite(o.y) && o.y >= 0 && o.y == std::floor(o.y);
+  switch (kind) {
+    case TargetKind::real:
+      return std::isfinite(o.y);
+    case TargetKind::count:
+      return whole;
+    case TargetKind::binary:
+      return o.y == 1.0 || o.y == -1.0;
+    case TargetKind::successes:
+      return whole && o.y <= o.size;
+    case TargetKind::any:
+    case TargetKind::classes:
+      return true;
+  }
+  return true;
 }
 
 Observations Observations::subset(const std::vector<Eigen::Index>& rows) const {

@@ -39,7 +39,7 @@ std::shared_ptr<const FittedModel> fitted_model(std::shared_ptr<const Model> mod
   card.target_mean = data.target_mean;
   card.target_scale = data.target_scale;
   card.size_column = data_spec.size_column;
-  card.whole_sizes = data_spec.target_kind == TargetKind::successes;
+  card.target_kind = data_spec.target_kind;
   // Two text classes (read as -1/+1), or the C names of a classes target in index order (its
   // class index c is the name class_names[c]); a numeric two-class target: its raw values.
   if (!data.class_names.empty() || data_spec.target_kind == TargetKind::classes)

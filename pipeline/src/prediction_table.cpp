@@ -69,7 +69,7 @@ PredictionInputs read_prediction_inputs(const std::string& file, const ModelCard
   if (!card.size_column.empty() && size < 0)
     throw DataError(file, 1, "",
                     "the model's likelihood reads each row's " +
-                        std::string(card.whole_sizes ? "trials" : "exposure") + " from column '" +
+                        std::string(size_meaning(card.target_kind)) + " from column '" +
                         printable(card.size_column) + "', which is missing");
   const Eigen::Index target = table.column_index(card.target_name);
   if (!ignore_extra_columns) {
@@ -110,12 +110,10 @@ PredictionInputs read_prediction_inputs(const std::string& file, const ModelCard
       const Cell cell = read_cell(table.cell(i, size));
       if (cell.kind != CellKind::number) throw cell_error(table, i, size, cell);
       const double n = cell.value;
-      if (!(n > 0) || (card.whole_sizes && n != std::floor(n)))
-        throw DataError(
-            file, table.rows[static_cast<std::size_t>(i)], printable(card.size_column),
-            std::string("the model needs ") +
-                (card.whole_sizes ? "positive whole numbers of trials" : "a positive exposure") +
-                ", got " + printable(table.cell(i, size), 40));
+      if (!valid_size(card.target_kind, n))
+        throw DataError(file, table.rows[static_cast<std::size_t>(i)], printable(card.size_column),
+                        std::string("the model needs ") + size_requirement(card.target_kind) +
+                            ", got " + printable(table.cell(i, size), 40));
       in.sizes(i) = n;
     }
   }

@@ -67,7 +67,7 @@ struct PyModel {
 py::dict predict(const PyModel& m, const Eigen::Ref<const Eigen::MatrixXd>& X,
                  const std::optional<Eigen::VectorXd>& sizes) {
   const quench::ModelCard& card = m.model->card();
-  const std::string what = card.whole_sizes ? "trials" : "exposure";
+  const std::string what = quench::size_meaning(card.target_kind);
   if (!card.size_column.empty() && !sizes)
     throw py::value_error("predict: this model reads each row's " + what + " (column '" +
                           card.size_column + "' in training): pass sizes=, one per row");
@@ -81,11 +81,10 @@ py::dict predict(const PyModel& m, const Eigen::Ref<const Eigen::MatrixXd>& X,
                             std::to_string(sizes->size()) + " sizes");
     for (Eigen::Index i = 0; i < sizes->size(); ++i) {
       const double n = (*sizes)(i);
-      if (!(n > 0) || !std::isfinite(n) || (card.whole_sizes && n != std::floor(n)))
-        throw py::value_error(
-            "predict: the size of row " + std::to_string(i) + " is " +
-            py::repr(py::float_(n)).cast<std::string>() + ", not " +
-            (card.whole_sizes ? "a positive whole number of trials" : "a positive exposure"));
+      if (!quench::valid_size(card.target_kind, n))
+        throw py::value_error("predict: the size of row " + std::to_string(i) + " is " +
+                              py::repr(py::float_(n)).cast<std::string>() + ", not " +
+                              quench::size_requirement(card.target_kind));
     }
     query.sizes = *sizes;
   }
@@ -140,18 +139,15 @@ void check_targets(const quench::Likelihood& likelihood, const std::string& name
   if (!kind) return;
   for (Eigen::Index i = 0; i < y.rows(); ++i) {
     const quench::Observation o = y[i];
-    const bool whole = std::isfinite(o.y) && o.y == std::floor(o.y) && o.y >= 0;
-    const char* needs = nullptr;
-    if (*kind == quench::TargetKind::count && !whole)
-      needs = "a count (a non-negative integer)";
-    else if (*kind == quench::TargetKind::successes && !(whole && o.y <= o.size))
-      needs = "a number of successes (an integer from 0 to the row's size)";
-    else if (*kind == quench::TargetKind::binary && o.y != 1.0 && o.y != -1.0)
-      needs = "a binary target (-1 or +1)";
-    if (needs)
-      throw py::value_error("log_predictive_density: the target of row " + std::to_string(i) +
-                            " is " + py::repr(py::float_(o.y)).cast<std::string>() + ", not " +
-                            needs + " as likelihood '" + name + "' reads");
+    if (quench::valid_target(*kind, o)) continue;
+    const char* needs = *kind == quench::TargetKind::count ? "a count (a non-negative integer)"
+                        : *kind == quench::TargetKind::successes
+                            ? "a number of successes (an integer from 0 to the row's size)"
+                        : *kind == quench::TargetKind::binary ? "a binary target (-1 or +1)"
+                                                              : "a finite number";
+    throw py::value_error("log_predictive_density: the target of row " + std::to_string(i) +
+                          " is " + py::repr(py::float_(o.y)).cast<std::string>() + ", not " +
+                          needs + " as likelihood '" + name + "' reads");
   }
 }
 

@@ -508,7 +508,7 @@ TEST_F(DatasetFile, CountsSuccessesAndSizesAreCheckedAgainstTheKind) {
                {"needs successes between 0 and the trials, got 4 successes of 3 trials "
                 "(column 'n')"});
   spec.train_file = write("trials.csv", "x,n,y\n1,2.5,1\n");
-  expect_error(spec, spec.train_file, 2, "n", {"needs positive whole numbers of trials, got 2.5"});
+  expect_error(spec, spec.train_file, 2, "n", {"needs a positive whole number of trials, got 2.5"});
   // No trials column: Bernoulli, at most one success.
   spec.size_column.clear();
   spec.train_file = write("b.csv", "x,y\n1,1\n2,2\n");

@@ -18,6 +18,7 @@
 #include "quench/model.h"
 #include "quench/model_archive.h"
 #include "quench/parameters.h"
+#include "quench/target.h"
 #include "quench/target_prediction.h"
 
 namespace quench {
@@ -49,11 +50,11 @@ struct ModelCard {
   /// The raw target values of the classes -1 and +1 (classifiers; empty for regression), or
   /// the C > 2 class names of a classes target in class-index order.
   std::vector<std::string> class_names;
-  /// The data column of each row's size (an exposure or trials: Likelihood::size_column) and
-  /// whether sizes are whole numbers (trials); empty: none. Not stored: taken from the
-  /// likelihood when the model is built or loaded.
+  /// The data column of each row's size (an exposure or trials: Likelihood::size_column; empty:
+  /// none) and the likelihood's kind of target, which says what a size is (any: none declared).
+  /// Not stored: taken from the likelihood when the model is built or loaded.
   std::string size_column;
-  bool whole_sizes = false;
+  TargetKind target_kind = TargetKind::any;
   /// Where it came from: pipeline, data file and its SHA-256, seed, sweep, quench version...
   std::map<std::string, std::string> provenance;
 };

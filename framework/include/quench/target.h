@@ -34,6 +34,12 @@ QUENCH_API std::optional<TargetKind> target_kind_from_string(std::string_view na
 /// What an observation's size is for the kind: "exposure" (count), "trials" (successes), else
 /// "size".
 QUENCH_API const char* size_meaning(TargetKind kind);
+/// Whether `n` can be the size of an observation of `kind`: positive and finite, and a whole
+/// number for trials (successes).
+QUENCH_API bool valid_size(TargetKind kind, double n);
+/// What valid_size asks of a size of `kind`, for messages: "a positive exposure" (count), "a
+/// positive whole number of trials" (successes), else "a positive size".
+QUENCH_API const char* size_requirement(TargetKind kind);
 
 /// One observation as a likelihood reads it: the target y in its kind's reading (a real number,
 /// a count, -1/+1, a number of successes) and its size n > 0: the exposure of a count (its rate
@@ -42,6 +48,11 @@ struct Observation {
   double y = 0.0;
   double size = 1.0;
 };
+
+/// Whether `o.y` can be a target of `kind` with size `o.size`: a real one finite, a count a
+/// non-negative integer, a binary one -1 or +1, successes an integer from 0 to the size; any
+/// number for `any` and `classes` (read by the engines themselves).
+QUENCH_API bool valid_target(TargetKind kind, Observation o);
 
 /// The observations of a set of rows: targets and sizes.
 struct QUENCH_API Observations {
