@@ -136,6 +136,14 @@ outputs: {models: true, plots: false}
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return csv_rows(read_file(work_ / "p.csv"));
   }
+  // `quench args` must fail with `code`, say `reason` and leave no p.csv behind.
+  void expect_refused(const std::vector<std::string>& args, int code,
+                      const std::string& reason) const {
+    const auto r = quench(args);
+    EXPECT_EQ(r.exit_code, code) << r.err;
+    EXPECT_NE(r.err.find(reason), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(work_ / "p.csv"));
+  }
   // Runs the pipeline; returns its results.json.
   json run_gp() const {
     const auto r = quench({"run", "gp.yaml", "--out", "out", "--no-progress"});
@@ -441,10 +449,7 @@ TEST_F(ModelsCli, BadRowsAndDamagedModelsAreRefusedWithTheirReason) {
   const std::string model = "out/models/gp.h5";
   const std::string good = read_file(work_ / model);
   auto refused = [&](const std::vector<std::string>& args, const std::string& reason) {
-    const auto r = quench(args);
-    EXPECT_EQ(r.exit_code, 1) << r.err;
-    EXPECT_NE(r.err.find(reason), std::string::npos) << r.err;
-    EXPECT_FALSE(fs::exists(work_ / "p.csv"));
+    expect_refused(args, 1, reason);
   };
   write_file(work_ / "no_crim.csv", "zn,y\n1,2\n");
   refused({"predict", model, "no_crim.csv", "--out", "p.csv"},
@@ -551,26 +556,22 @@ outputs: {models: true, plots: false}
                                 "target_variance", "target_quantile_0.25", "target_quantile_0.75",
                                 "target_p0", "target_p1", "target_p2"}));
   fs::remove(work_ / "p.csv");
-  auto refused = [&](const std::vector<std::string>& args, int code, const std::string& reason) {
-    const auto out = quench(args);
-    EXPECT_EQ(out.exit_code, code) << out.err;
-    EXPECT_NE(out.err.find(reason), std::string::npos) << out.err;
-    EXPECT_FALSE(fs::exists(work_ / "p.csv"));
-  };
   write_file(work_ / "no_days.csv", "Eth,Sex,Age,Lrn\n0,1,0,1\n");
-  refused({"predict", model, "no_days.csv", "--out", "p.csv"}, 1,
-          "reads each row's exposure from column 'days', which is missing");
+  expect_refused({"predict", model, "no_days.csv", "--out", "p.csv"}, 1,
+                 "reads each row's exposure from column 'days', which is missing");
   write_file(work_ / "zero_days.csv", "Eth,Sex,Age,Lrn,days\n0,1,0,1,1\n0,1,0,1,0\n");
-  refused({"predict", model, "zero_days.csv", "--out", "p.csv"}, 1,
-          "row 3, column 'days': the model needs a positive exposure, got 0");
-  refused({"predict", model, "quine_days.csv", "--out", "p.csv", "--ignore-extra-columns",
-           "--quantiles", "0.5,1.5"},
-          2, "--quantiles takes probabilities in (0, 1), got 1.5");
+  expect_refused({"predict", model, "zero_days.csv", "--out", "p.csv"}, 1,
+                 "row 3, column 'days': the model needs a positive exposure, got 0");
+  expect_refused({"predict", model, "quine_days.csv", "--out", "p.csv", "--ignore-extra-columns",
+                  "--quantiles", "0.5,1.5"},
+                 2, "--quantiles takes probabilities in (0, 1), got 1.5");
   run_gp();
-  refused({"predict", "out/models/gp.h5", "boston.csv", "--out", "p.csv", "--quantiles", "0.5"}, 2,
-          "--quantiles: this model ('gp_regression') gives no quantiles of its target");
-  refused({"predict", "out/models/gp.h5", "boston.csv", "--out", "p.csv", "--max-count", "3"}, 2,
-          "--max-count: this model ('gp_regression') gives no probabilities of counts");
+  expect_refused(
+      {"predict", "out/models/gp.h5", "boston.csv", "--out", "p.csv", "--quantiles", "0.5"}, 2,
+      "--quantiles: this model ('gp_regression') gives no quantiles of its target");
+  expect_refused(
+      {"predict", "out/models/gp.h5", "boston.csv", "--out", "p.csv", "--max-count", "3"}, 2,
+      "--max-count: this model ('gp_regression') gives no probabilities of counts");
 }
 
 // The bootstrap models (ADATAP, eq 57, and Monte-Carlo with its retrains kept): one file per
