@@ -97,9 +97,24 @@ TargetMoments PoissonLikelihood::target_moments(double f, double size) const {
 }
 
 double PoissonLikelihood::target_cdf(const Observation& o, double f) const {
-  // P(Y <= y) = Q(floor(y) + 1, mu) (the Poisson-gamma duality).
+  // P(Y <= y) = Q(a, mu), a = floor(y) + 1 (the Poisson-gamma duality). Boost's Q throws where
+  // a predictive quantile's search meets it (quench/target_prediction.h): an overflow for a
+  // large a at a mean far below it, a series that gives up at x = a > 2e10. Those tails are
+  // decided by bounds, the largest a by the Wilson-Hilferty normal form (error O(1/a)).
   if (o.y < 0) return 0.0;
-  return boost::math::gamma_q(std::floor(o.y) + 1.0, o.size * std::exp(f));
+  const double a = std::floor(o.y) + 1.0, mu = o.size * std::exp(f);
+  if (mu <= 0.5 * a) {
+    // P(Y >= a) <= 2 p(a; mu): the terms above fall by a ratio mu / (j + 1) <= 1/2.
+    if (std::log(2.0) + a * std::log(mu) - mu - std::lgamma(a + 1.0) < -40.0) return 1.0;
+  } else if (mu >= 2.0 * a) {
+    // P(Y <= a - 1) <= 2 p(a - 1; mu): the terms below fall by a ratio j / mu <= 1/2.
+    if (std::log(2.0) + (a - 1.0) * std::log(mu) - mu - std::lgamma(a) < -745.0) return 0.0;
+  }
+  if (a > 1e9) {
+    const double z = 3.0 * std::sqrt(a) * (std::cbrt(mu / a) - 1.0 + 1.0 / (9.0 * a));
+    return 0.5 * std::erfc(z / std::sqrt(2.0));
+  }
+  return boost::math::gamma_q(a, mu);
 }
 
 TargetMoments PoissonLikelihood::predictive_moments(double m, double v, double size) const {

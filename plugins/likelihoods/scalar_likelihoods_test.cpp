@@ -20,6 +20,7 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/special_functions/erf.hpp>
+#include <boost/math/special_functions/gamma.hpp>
 
 #include "binomial_likelihood.h"
 #include "logit_likelihood.h"
@@ -27,6 +28,7 @@
 #include "poisson_likelihood.h"
 #include "probit_likelihood.h"
 #include "quench/errors.h"
+#include "quench/target_prediction.h"
 #include "student_t_likelihood.h"
 #include "tilted_reference.h"
 
@@ -366,6 +368,37 @@ TEST(Poisson, PredictionsEqualMassSumsAndQuadrature) {
   check_closed_form_predictive(lik, predictive);
   std::printf("poisson: target moments %.3g, cdf %.3g, predictive %.3g (relative)\n", moments.value,
               cdf.value, predictive.value);
+}
+
+// P(Y <= y) where Boost's Q(a, mu) throws (a predictive quantile's search met them: a count
+// of 1e4 at a node mu = 1e-20 of latent variance 30 failed an EP run) and beside them, where
+// it does not: the tail bounds' 0 and 1 within e^-40 of Q, Wilson-Hilferty (a > 1e9) within
+// 1e-9 (its error is O(1/a)).
+TEST(Poisson, CdfHoldsWhereBoostsIncompleteGammaThrows) {
+  const PoissonLikelihood lik;
+  EXPECT_EQ(lik.target_cdf({1e4}, std::log(1e-20)), 1.0);
+  EXPECT_EQ(lik.target_cdf({1e12}, 0.0), 1.0);
+  EXPECT_EQ(lik.target_cdf({10}, std::log(1e24)), 0.0);
+  for (const double a : {3e10, 1e12}) {
+    // Q(a, a) = 1/2 - 1 / (3 sqrt(2 pi a)) + O(1/a) (Boost gives up exactly there).
+    EXPECT_NEAR(lik.target_cdf({a - 1}, std::log(a)), 0.5 - 1 / (3 * std::sqrt(2 * M_PI * a)), 1e-9)
+        << a;
+    for (const double r : {0.999, 1.001, 0.99, 1.01})
+      EXPECT_NEAR(lik.target_cdf({a - 1}, std::log(a * r)), boost::math::gamma_q(a, a * r), 1e-9)
+          << a << " " << r;
+  }
+  double worst = 0;
+  for (const double a : {2.0, 51.0, 1001.0, 1e4, 1e6, 1e9})
+    for (double mu = 1e-3 * a; mu < 1e3 * a; mu *= 1.05) {
+      const double f = std::log(mu);  // Q at the mean the likelihood forms, exp(f)
+      worst = std::max(worst,
+                       std::abs(lik.target_cdf({a - 1}, f) - boost::math::gamma_q(a, std::exp(f))));
+    }
+  EXPECT_LT(worst, 1e-15);
+  for (const double q : {0.025, 0.5, 0.975}) {
+    const double k = predictive_quantile(lik, q, 0.0, 30.0, 1.0);
+    EXPECT_TRUE(std::isfinite(k) && k >= 0 && k == std::floor(k)) << q << " " << k;
+  }
 }
 
 // =============================== negative_binomial ===============================
