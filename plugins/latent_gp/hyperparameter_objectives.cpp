@@ -22,6 +22,18 @@ ObjectiveValue failure(Status status) {
   return v;
 }
 
+// `evaluate()`, or a failed status where its prior, its fixed point or a site's moments cannot be
+// formed (a factorization that fails, a tilted density at an absurd cavity): the optimizer steps
+// back from such a point as from an unconverged fit, instead of the run ending.
+template <class Evaluate>
+ObjectiveValue unless_numerical_failure(Evaluate&& evaluate) {
+  try {
+    return evaluate();
+  } catch (const NumericalError& error) {
+    return failure({RunStatus::failed, error.what(), 0});
+  }
+}
+
 // First and second derivatives at 0 of phi(h) from its values at -2h, -h, 0, h, 2h (5-point
 // stencils, error O(h^4)).
 template <class V>
@@ -123,7 +135,7 @@ EvidenceObjective::EvidenceObjective(Eigen::MatrixXd X, Observations y,
       solve_(std::move(solve)) {}
 
 ObjectiveValue EvidenceObjective::evaluate(const Kernel& kernel, const Likelihood& likelihood) {
-  try {
+  return unless_numerical_failure([&] {
     const auto prior = make_ep_prior(kernel, X_, inducing_ ? &*inducing_ : nullptr);
     const MeanFieldFit fit = fixed_point_.solve(
         [&](const MeanFieldFit* warm_start) { return solve_(*prior, likelihood, y_, warm_start); });
@@ -139,15 +151,18 @@ ObjectiveValue EvidenceObjective::evaluate(const Kernel& kernel, const Likelihoo
     v.gradient << e.kernel_gradient, gl;
     v.status.iterations = fit.status.iterations;
     return v;
-  } catch (const NumericalError& error) {  // a prior or posterior that cannot be formed
-    return failure({RunStatus::failed, error.what(), 0});
-  }
+  });
 }
 
 LooObjective::LooObjective(Eigen::MatrixXd X, Observations y, FixedPointSolver solve)
     : X_(std::move(X)), y_(std::move(y)), solve_(std::move(solve)) {}
 
 ObjectiveValue LooObjective::evaluate(const Kernel& kernel, const Likelihood& likelihood) {
+  return unless_numerical_failure([&] { return value_and_gradient(kernel, likelihood); });
+}
+
+ObjectiveValue LooObjective::value_and_gradient(const Kernel& kernel,
+                                                const Likelihood& likelihood) {
   const auto prior = make_ep_prior(kernel, X_, nullptr);
   const Eigen::MatrixXd& C = *prior->sites().dense();
   const MeanFieldFit fit = fixed_point_.solve(

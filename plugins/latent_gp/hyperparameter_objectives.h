@@ -95,6 +95,8 @@ class LooObjective final : public HyperparameterObjective {
   const std::optional<MeanFieldFit>& last_fit() const { return fixed_point_.last(); }
 
  private:
+  ObjectiveValue value_and_gradient(const Kernel& kernel, const Likelihood& likelihood);
+
   Eigen::MatrixXd X_;
   Observations y_;
   FixedPointSolver solve_;

@@ -179,6 +179,46 @@ TEST(EvidenceObjective, NonConvergenceIsNotOk) {
   }
 }
 
+// The probit, but a site's tilted moments cannot be formed (as a non-log-concave site's mode
+// search fails at an absurd cavity).
+class UnformableSites final : public Likelihood {
+ public:
+  std::optional<TargetKind> target_kind() const override { return TargetKind::binary; }
+  double log_likelihood(const Observation& y, double f) const override {
+    return probit_.log_likelihood(y, f);
+  }
+  double d_log_likelihood(const Observation& y, double f) const override {
+    return probit_.d_log_likelihood(y, f);
+  }
+  double d2_log_likelihood(const Observation& y, double f) const override {
+    return probit_.d2_log_likelihood(y, f);
+  }
+  TiltedMoments tilted_moments(const Observation&, double m, double v) const override {
+    throw NumericalError(
+        "test", "no tilted moments at m = " + std::to_string(m) + ", v = " + std::to_string(v));
+  }
+
+ private:
+  likelihoods::ProbitLikelihood probit_{0.0, 0.0};
+};
+
+// Both objectives, on either engine: a failed status naming the error (the learner steps back
+// from it), never an exception that ends the run.
+TEST(Objectives, SitesThatCannotBeFormedAreAFailedStatus) {
+  const Dataset d = toy(24, 4);
+  const UnformableSites lik;
+  TestKernel k(1.0, 1.0, 0.1);
+  for (const char* name : {"tap", "ep"})
+    for (const char* objective : {"evidence", "loo"}) {
+      ObjectiveValue v;
+      ASSERT_NO_THROW(
+          v = engine(name)->hyperparameter_objective(problem_for(d), objective)->evaluate(k, lik))
+          << name << " " << objective;
+      EXPECT_NE(v.status.code, RunStatus::ok) << name << " " << objective;
+      EXPECT_FALSE(v.status.message.empty()) << name << " " << objective;
+    }
+}
+
 TEST(LooObjective, ValueEqualsTheDenseCavityPredictive) {
   // (1/N) sum_i log Z_i at the cavities recomputed from Sigma = (C^{-1} + T)^{-1} by dense
   // inverses, the sites nu = u + T <h> (as in dense_log_evidence).
