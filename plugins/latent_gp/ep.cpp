@@ -179,13 +179,34 @@ MeanFieldFit solve_ep(const SitePrior& prior, const SiteTiltedMoments& tilted, c
     fit.status = {RunStatus::not_converged,
                   "EP did not converge in " + std::to_string(o.max_iterations) + " sweeps",
                   o.max_iterations};
-  // The paper's variables at the EP fixed point.
+  // The paper's variables at the EP fixed point; for sweeps that stopped short, at their last
+  // iterate, or at the last sound one where the sites of the last cannot be formed (a diverged
+  // cavity), so that the status reaches the caller (and solve_ep_with_smaller_steps).
   fit.slope.resize(n);
   fit.tau.resize(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const SiteMoments sm = site_moments(tilted(i, m(i), lambda(i)), m(i), lambda(i));
-    fit.slope(i) = sm.slope;
-    fit.tau(i) = sm.tau;
+  const auto sites_at_cavities = [&] {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const SiteMoments sm = site_moments(tilted(i, m(i), lambda(i)), m(i), lambda(i));
+      fit.slope(i) = sm.slope;
+      fit.tau(i) = sm.tau;
+    }
+  };
+  try {
+    sites_at_cavities();
+  } catch (const NumericalError& error) {
+    if (converged) throw;
+    if (sound.size() == 0) {
+      fit.status = {RunStatus::failed, error.what(), fit.status.iterations};
+      fit.slope.setConstant(std::numeric_limits<double>::quiet_NaN());
+      fit.tau.setConstant(std::numeric_limits<double>::quiet_NaN());
+      fit.mean_field = fit.slope;
+      fit.cavity_mean = m;
+      fit.cavity_variance = lambda;
+      return fit;
+    }
+    m = sound.head(n);
+    lambda = sound.tail(n).array().exp().matrix();
+    sites_at_cavities();
   }
   fit.mean_field = prior.times(fit.slope);  // eq 19 (= mu at the fixed point)
   fit.cavity_mean = m;
@@ -193,17 +214,22 @@ MeanFieldFit solve_ep(const SitePrior& prior, const SiteTiltedMoments& tilted, c
   return fit;
 }
 
-// Parallel sweeps can cycle instead of settling: on the FITC prior with a nearly noise-free
-// likelihood (letter at width 1: stalled at a change of 2e-4 after 62 sweeps, converged in 53 at
-// damping 1/2), and with the negative sites of a non-log-concave likelihood (Jylanki, Vanhatalo
-// & Vehtari 2011, Sec. 5, who damp such updates).
+// Parallel sweeps can cycle or diverge instead of settling: on the FITC prior with a nearly
+// noise-free likelihood (letter at width 1: stalled at a change of 2e-4 after 62 sweeps,
+// converged in 53 at damping 1/2), and with the negative sites of a non-log-concave likelihood
+// (Jylanki, Vanhatalo & Vehtari 2011, Sec. 5, who damp such updates): a Student-t fit of Boston
+// with outliers diverged at damping 1 (a cavity mean of -1e42 whose tilted modes cannot be
+// found: status failed) and converged in 12 sweeps at 1/2.
 MeanFieldFit solve_ep_with_smaller_steps(const SitePrior& prior, const SiteTiltedMoments& tilted,
                                          const EpOptions& options, const MeanFieldFit* warm_start) {
   MeanFieldFit fit = solve_ep(prior, tilted, options, warm_start);
   EpOptions smaller = options;
-  while (fit.status.code == RunStatus::not_converged && smaller.damping > kMinDamping) {
+  // max_iterations bounds the sweeps of all attempts together.
+  while (fit.status.code != RunStatus::ok && smaller.damping > kMinDamping &&
+         fit.status.iterations < options.max_iterations) {
     smaller.damping = std::max(0.5 * smaller.damping, kMinDamping);
     const int spent = fit.status.iterations;
+    smaller.max_iterations = options.max_iterations - spent;
     fit = solve_ep(prior, tilted, smaller);
     fit.status.iterations += spent;
   }
@@ -219,10 +245,13 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Observations& y, const Lik
   // One factorization of I + S C S per sweep, single precision while far from the fixed point.
   const DenseSitePrior prior = DenseSitePrior::viewing(C);
   const SiteTiltedMoments tilted = likelihood_tilted_moments(lik, y);
-  if (!options.newton) return solve_ep(prior, tilted, options, warm_start);
+  if (!options.newton) return solve_ep_with_smaller_steps(prior, tilted, options, warm_start);
   EpOptions sweeps = options;
   sweeps.tol = std::max(options.tol, kNewtonStart);
-  const MeanFieldFit start = solve_ep(prior, tilted, sweeps, warm_start);
+  // Sweeps that diverge or cycle before the Newton start: again with smaller steps (the
+  // Student-t fit above reached it at damping 1/2 and converged in 12 sweeps and Newton steps,
+  // where damped sweeps alone stall at a rounding floor of 1e-10).
+  const MeanFieldFit start = solve_ep_with_smaller_steps(prior, tilted, sweeps, warm_start);
   if (start.status.code == RunStatus::ok) {
     // The same fixed point (eqs 19, 23, 26, 28-30) by the joint Newton steps of the TAP solver,
     // to the accuracy of `tol`: u to ~1e3 tol, lambda to 1e2 tol relative (the TAP defaults
@@ -243,10 +272,11 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Observations& y, const Lik
       }
     }
   }
-  // Sweeps to the tolerance when Newton does not converge (or the sweeps stopped). Measured on
-  // Pima during evidence learning: where both Newton starts fail the sweeps stall at a rounding
-  // floor (~1e-8) and give up after kGiveUpSweeps.
-  return solve_ep(prior, tilted, options, start.status.code == RunStatus::ok ? &start : warm_start);
+  // Sweeps to the tolerance when Newton does not converge (or the sweeps stopped), with smaller
+  // steps if they do not settle. Measured on Pima during evidence learning: where both Newton
+  // starts fail the sweeps stall at a rounding floor (~1e-8) and give up after kGiveUpSweeps.
+  return solve_ep_with_smaller_steps(prior, tilted, options,
+                                     start.status.code == RunStatus::ok ? &start : warm_start);
 }
 
 SiteTiltedMoments counted_tilted_moments(const Likelihood& lik, const Observations& y,

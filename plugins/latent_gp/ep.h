@@ -51,13 +51,14 @@ SiteTiltedMoments counted_tilted_moments(const Likelihood& lik, const Observatio
 /// I + S C S, single precision while far from the fixed point).
 MeanFieldFit solve_ep(const SitePrior& prior, const SiteTiltedMoments& tilted,
                       const EpOptions& options, const MeanFieldFit* warm_start = nullptr);
-/// solve_ep, and while it does not converge again from zero sites with half the damping (down
-/// to 1/8); status.iterations counts the sweeps of every attempt.
+/// solve_ep, and while it does not converge (or its sweeps diverge) again from zero sites with
+/// half the damping (down to 1/8) while sweeps remain of options.max_iterations, which bounds
+/// all attempts together; status.iterations counts the sweeps of every attempt.
 MeanFieldFit solve_ep_with_smaller_steps(const SitePrior& prior, const SiteTiltedMoments& tilted,
                                          const EpOptions& options,
                                          const MeanFieldFit* warm_start = nullptr);
 /// The same on the dense prior C with site i the likelihood p(y_i | f_i), finished by the TAP
-/// solver's Newton steps (EpOptions::newton).
+/// solver's Newton steps (EpOptions::newton); where those fail, solve_ep_with_smaller_steps.
 MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Observations& y, const Likelihood& lik,
                       const EpOptions& options, const MeanFieldFit* warm_start = nullptr);
 /// The same with the counted sites of counted_tilted_moments (a bootstrap retrain), sweeps only

@@ -356,13 +356,14 @@ TEST(SparseEp, SitesOfEitherSignDoNotCrash) {
   EXPECT_GT(s.scalars.at("iterations"), stalled.status.iterations);
   for (const char* v : {"alpha", "cavity_mean", "cavity_variance"})
     EXPECT_TRUE(s.vectors.at(v).allFinite()) << v;
-  // Too few sweeps at every damping (1, 1/2, 1/4, 1/8): a status, finite sites, never NaN.
+  // Too few sweeps (max_iterations bounds every damping's attempt together): a status, finite
+  // sites, never NaN.
   EpOptions few = undamped;
   few.max_iterations = 5;
   const MeanFieldFit short_fit = make_ep_prior(*q.kernel, hard.X_train, q.inducing.get())
                                      ->solve(*q.likelihood, hard.y_train, few, nullptr);
   EXPECT_EQ(short_fit.status.code, RunStatus::not_converged);
-  EXPECT_EQ(short_fit.status.iterations, 4 * 5);
+  EXPECT_EQ(short_fit.status.iterations, 5);
   EXPECT_TRUE(short_fit.slope.allFinite());
   EXPECT_TRUE(short_fit.tau.allFinite());
 }
