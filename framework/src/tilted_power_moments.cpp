@@ -122,22 +122,34 @@ std::pair<double, double> find_mode(const LogTilted& phi) {
 }
 
 // Distance d > 0 from the mode in direction dir where phi has dropped by kDrop..kDrop+slack.
-// h(d) = phi(f* + dir d) - phi* + kDrop is concave and decreasing in d: a Newton iterate from
-// a point with h <= 0 stays there and approaches the root monotonically; the first iterate
-// from h > 0 is capped by sqrt(2 kDrop spread), where phi has surely dropped by kDrop (phi''
-// <= -1/spread).
+// h(d) = phi(f* + dir d) - phi* + kDrop is concave and decreasing in d, h(0) = kDrop > 0 and
+// h(cap) <= 0 at cap = sqrt(2 kDrop spread) (phi'' <= -1/spread): Newton's method kept inside
+// that bracket. A Newton iterate from a point with h <= 0 stays there and approaches the root
+// monotonically; the first iterate from h > 0 is capped at cap. Bisection where an iterate
+// leaves the bracket or is not finite (phi = -inf where e^f overflows), and where after three
+// steps a step is more than half the one before: Newton creeping back up a steep wall (a
+// Poisson site's -e^f far beyond the limit gains one unit per step).
 double find_limit(const LogTilted& phi, double mode, double top, double width, int dir) {
   const double cap = std::sqrt(2.0 * kDrop * phi.spread);
+  double lo = 0.0, hi = cap;
   double d = std::min(std::sqrt(2.0 * kDrop) * width, cap);
+  double previous = std::numeric_limits<double>::infinity();
   for (int it = 0; it < 100; ++it) {
     const double f = mode + dir * d;
     const double h = phi.value(f) - top + kDrop;
     if (h <= 0 && h >= -kDropSlack) break;
+    if (h > 0) {
+      lo = d;
+    } else {
+      hi = d;  // below the band, or not finite: beyond the limit
+    }
     const double dh = dir * phi.slope(f).first;  // < 0
     double next = d - h / dh;
     if (h > 0) next = std::min(next, cap);
-    if (!(next > 0) || !std::isfinite(next)) break;
     if (h > 0 && d == cap) break;  // rounding: phi cannot lie above its bound
+    if (!(next > lo && next <= hi) || (it >= 3 && std::fabs(next - d) > 0.5 * previous))
+      next = 0.5 * (lo + hi);
+    previous = std::fabs(next - d);
     d = next;
   }
   return d;
