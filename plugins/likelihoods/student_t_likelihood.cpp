@@ -94,6 +94,7 @@ std::vector<Hyperparameter> StudentTLikelihood::hyperparameters() const {
   std::vector<Hyperparameter> blocks{block("dof", nu_, 0.1, 1e4),
                                      block("scale", sigma_, 1e-5, 1e3)};
   blocks[0].learned_by_default = false;
+  blocks[1].target_unit_power = 1;
   return blocks;
 }
 

@@ -251,14 +251,18 @@ def _likelihood(estimator, kinds, default):
                          f"the likelihood's exposure or trials parameter empty)")
     return {"name": name, "params": params, "kind": kind,
             "hyperparameters": info["hyperparameters"],
-            "learned_by_default": info["learned_by_default"]}
+            "learned_by_default": info["learned_by_default"],
+            "target_unit_powers": info["target_unit_powers"]}
 
 
-# Search intervals of likelihood hyperparameters on standardized targets, narrower than the
-# plugin's: Student-t's scale from 1 % of the targets' sd (the plugin's floor, 1e-5, lets the
-# evidence of nearly noise-free targets drive it where EP's tilted moments cost most: a fit
-# of 20 points that learns in 5.4 s within these bounds ran over 5 min without them).
-_STANDARDIZED_BOUNDS = {"student_t": {"scale": (0.01, 1000.0)}}
+def _standardized_bounds(likelihood):
+    """Search intervals, on standardized targets (sd 1), of the likelihood's hyperparameters in
+    the target's units to a power p (as the plugin declares them): [0.01^p, 1000^p], narrower
+    than the plugin's bounds. Student-t's scale from 1 % of the targets' sd: the plugin's floor,
+    1e-5, lets the evidence of nearly noise-free targets drive it where EP's tilted moments cost
+    most (a fit of 20 points that learns in 5.4 s within these bounds ran over 5 min without)."""
+    return {name: (0.01 ** p, 1000.0 ** p)
+            for name, p in likelihood["target_unit_powers"].items()}
 
 
 def _learned_likelihood_blocks(estimator, likelihood):
@@ -413,7 +417,7 @@ def _regression_yaml(estimator, resampler, engine, X, likelihood=None):
             parameters["likelihood.noise"] = None
     else:
         node, evidence = _likelihood_node(likelihood), "engine: ep, "
-        bounds = _STANDARDIZED_BOUNDS.get(likelihood["name"], {}) if transform is True else {}
+        bounds = _standardized_bounds(likelihood) if transform is True else {}
         for name in _learned_likelihood_blocks(estimator, likelihood):
             parameters[f"likelihood.{name}"] = bounds.get(name)
     learn = (f"learn: {{objective: evidence, {evidence}{_learn_lists(parameters)}, "

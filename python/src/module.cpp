@@ -205,8 +205,9 @@ quench::ParamValue param_value(const std::string& name, const py::handle& value)
 }
 
 // A likelihood plugin as a pipeline would build it with `params`: its target kind (None when it
-// declares none), the data column of its observations' sizes, its learnable hyperparameters
-// and those of them it learns by default (Hyperparameter::learned_by_default). ValueError naming
+// declares none), the data column of its observations' sizes, its learnable hyperparameters,
+// those of them it learns by default (Hyperparameter::learned_by_default) and the powers of the
+// target's units of those in such units (Hyperparameter::target_unit_power). ValueError naming
 // the plugins found for an unknown name, or the problem with a parameter.
 py::dict likelihood_info(const std::string& name, const py::dict& params,
                          const std::vector<std::string>& plugin_paths) {
@@ -238,14 +239,17 @@ py::dict likelihood_info(const std::string& name, const py::dict& params,
   }
   const auto kind = likelihood->target_kind();
   py::list hyperparameters, learned_by_default;
+  py::dict target_unit_powers;
   for (const quench::Hyperparameter& h : likelihood->hyperparameters()) {
     hyperparameters.append(h.name);
     if (h.learned_by_default) learned_by_default.append(h.name);
+    if (h.target_unit_power != 0) target_unit_powers[py::str(h.name)] = h.target_unit_power;
   }
   return py::dict(py::arg("target_kind") = kind ? py::cast(quench::to_string(*kind)) : py::none(),
                   py::arg("size_column") = likelihood->size_column(),
                   py::arg("hyperparameters") = hyperparameters,
-                  py::arg("learned_by_default") = learned_by_default);
+                  py::arg("learned_by_default") = learned_by_default,
+                  py::arg("target_unit_powers") = target_unit_powers);
 }
 
 py::dict to_dict(quench::Results&& r, const std::shared_ptr<const quench::Registry>& registry) {

@@ -25,6 +25,11 @@ struct Hyperparameter {
   /// (Python's learn_noise=True) learns this block; false for one whose evidence is typically
   /// flat or multimodal (the Student-t's degrees of freedom). Pipelines name what they learn.
   bool learned_by_default = true;
+  /// The block's values are in the target's units to this power (the Student-t's scale 1, a
+  /// noise variance 2; 0: dimensionless). A host that standardizes the targets (sd 1) may
+  /// search such a block on its own interval, [0.01^p, 1000^p], rather than the plugin's wider
+  /// bounds (Python's estimators do).
+  int target_unit_power = 0;
 };
 
 /// Number of entries of the flat vector (the sum of the blocks' sizes).

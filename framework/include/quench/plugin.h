@@ -46,8 +46,9 @@ namespace quench {
 /// 12: composite kernels (Kernel::diagonal_noise_derivative, quench/composite_kernel.h;
 ///     ComponentRecord's parts and columns).
 /// 13: any likelihood: Likelihood's per-site methods take an Observation, target_kind,
-///     size_column, log_concave, target_moments, target_cdf, predictive_moments,
-///     d_log_likelihood_hyperparameters; PluginInfo::targets.
+///     size_column, curvature_bound, target_moments, target_cdf, predictive_moments,
+///     d_log_likelihood_hyperparameters; Hyperparameter::learned_by_default and
+///     target_unit_power; PluginInfo::targets.
 inline constexpr std::uint32_t kPluginApiVersion = 13;
 
 /// How an engine uses the pipeline's `inducing:` block (quench/low_rank_prior.h).
