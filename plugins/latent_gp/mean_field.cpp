@@ -433,8 +433,22 @@ Results TapEngine::run(const Problem& problem) const {
   const Likelihood& lik = *problem.likelihood;
   const Observations y = observations(d, DataPart::train, *lik.target_kind(), "tap");
   const Eigen::MatrixXd C = problem.kernel->gram(d.X_train);
-  const MeanFieldFit fit = solve_mean_field(C, y, lik, options_);
+  MeanFieldFit fit = solve_mean_field(C, y, lik, options_);
   Results r;
+  if (fit.status.code == RunStatus::failed && options_.solver == MeanFieldSolver::newton) {
+    // TAP's fixed point is EP's (001 eqs 19, 23, 26, 28-30): where the joint Newton steps fail
+    // from u = 0 (the template's zero-inflated Poisson on recreation: "no decrease at step 29"),
+    // EP's guarded sweeps reach it, then finish by the same Newton steps from near it. (Steps
+    // run out, not_converged, is reported as it is.)
+    EpOptions ep;
+    ep.max_iterations = std::min(ep.max_iterations, options_.max_iterations);
+    MeanFieldFit swept = solve_ep(C, y, lik, ep);
+    if (swept.status.code == RunStatus::ok) {
+      r.info["fixed_point"] = "reached by EP's sweeps after TAP's Newton steps failed: " +
+                              fit.status.message;
+      fit = std::move(swept);
+    }
+  }
   add_fit(r, lik, y, fit);
   const SiteSystem sys(C, fit.tau);
   if (evidence_ && fit.status.code == RunStatus::ok) {
