@@ -444,8 +444,8 @@ Results TapEngine::run(const Problem& problem) const {
     ep.max_iterations = std::min(ep.max_iterations, options_.max_iterations);
     MeanFieldFit swept = solve_ep(C, y, lik, ep);
     if (swept.status.code == RunStatus::ok) {
-      r.info["fixed_point"] = "reached by EP's sweeps after TAP's Newton steps failed: " +
-                              fit.status.message;
+      r.info["fixed_point"] =
+          "reached by EP's sweeps after TAP's Newton steps failed: " + fit.status.message;
       fit = std::move(swept);
     }
   }

@@ -24,7 +24,8 @@ struct PredictionInputs {
 };
 
 /// Reads `file` (read_csv) and takes the model's input columns by name, and its size column
-/// when the model's likelihood has one (quench::valid_size: an exposure positive, trials positive whole numbers).
+/// when the model's likelihood has one (quench::valid_size: an exposure positive, trials
+/// positive whole numbers).
 /// DataError naming the file (and the row and column for a cell that is not a finite number or
 /// not a valid size) when an input or the size column is missing or a column is neither an
 /// input, the size nor the target — unless ignore_extra_columns.
