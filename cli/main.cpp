@@ -62,7 +62,12 @@ int main(int argc, char** argv) {
   bool no_progress = false;
   auto* run = app.add_subcommand("run", "validate and run a pipeline, write results");
   run->add_option("file", file, "pipeline YAML file")->required();
-  run->add_option("--out", out, "output directory (default: the pipeline's outputs.dir)");
+  // An empty name is refused rather than read as "not given" (it wrote to the default place).
+  const CLI::Validator named(
+      [](std::string& value) { return value.empty() ? std::string("is empty") : std::string(); },
+      "NAME");
+  run->add_option("--out", out, "output directory (default: the pipeline's outputs.dir)")
+      ->check(named);
   run->add_option("--threads", threads, "worker threads (0 = all cores)")
       ->check(CLI::Range(0, 4096));
   run->add_option("--blas-threads", blas,
@@ -97,7 +102,7 @@ int main(int argc, char** argv) {
   auto* predict = app.add_subcommand("predict", "predict new rows with a saved model");
   predict->add_option("model", model_file, "model file (models/*.h5 of a run)")->required();
   predict->add_option("data", data_file, "CSV file with the model's input columns")->required();
-  predict->add_option("--out", predictions_file, "CSV file to write")->required();
+  predict->add_option("--out", predictions_file, "CSV file to write")->required()->check(named);
   predict->add_flag("--ignore-extra-columns", predict_options.ignore_extra_columns,
                     "skip columns that are neither inputs, the size nor the target");
   predict

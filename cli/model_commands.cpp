@@ -1,6 +1,7 @@
 #include "model_commands.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "quench/errors.h"
@@ -56,8 +57,23 @@ void print_record(const ComponentRecord& r) {
 
 }  // namespace
 
+namespace {
+
+// The predictions must not replace a file predict reads: `--out m.h5` wrote the table over the
+// model and exited 0.
+void check_not_read(const std::string& out, const std::string& input, const char* what) {
+  std::error_code ignored;  // an --out that does not exist yet is no input
+  if (std::filesystem::equivalent(out, input, ignored))
+    throw ConfigError({}, "quench predict: --out '" + printable(out) + "' is the " + what +
+                              " file it reads; write the predictions to another file");
+}
+
+}  // namespace
+
 int predict_command(const std::string& model_file, const std::string& data_file,
                     const std::string& out, const PredictOptions& options) {
+  check_not_read(out, model_file, "model");
+  check_not_read(out, data_file, "data");
   TargetQuery query;
   for (const double q : options.quantiles)
     if (!(q > 0 && q < 1))

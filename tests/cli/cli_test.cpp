@@ -621,6 +621,20 @@ engines:
   EXPECT_FALSE(fs::exists(work_ / "results"));
 }
 
+// `--out ""` wrote the report to the pipeline's default place and exited 0: an empty name is
+// refused (exit 2) before anything runs.
+TEST_F(Cli, EmptyOutIsRefused) {
+  write_file(work_ / "ok.yaml", "data: {file: '" + kBoston + "'}\n" +
+                                    "components:\n"
+                                    "  kernel: {plugin: gaussian}\n"
+                                    "  likelihood: {plugin: gaussian, noise: 0.1}\n"
+                                    "engines: [exact_gp_regression]\n");
+  const Outcome r = quench({"run", "ok.yaml", "--out", "", "--no-progress"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--out: is empty"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(work_ / "results"));
+}
+
 // outputs.dir resolves against the pipeline's folder, like data.file; one leaving it is
 // refused (--out is the way to write elsewhere).
 TEST_F(Cli, OutputsDirResolvesAgainstThePipelinesFolderAndMayNotLeaveIt) {

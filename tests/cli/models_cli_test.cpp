@@ -477,6 +477,16 @@ TEST_F(ModelsCli, BadRowsAndDamagedModelsAreRefusedWithTheirReason) {
   refused({"predict", "short.h5", "boston.csv", "--out", "p.csv"}, "checksum mismatch");
   refused({"predict", "boston.csv", "boston.csv", "--out", "p.csv"}, "not a quench model file");
   refused({"predict", "absent.h5", "boston.csv", "--out", "p.csv"}, "cannot open the file");
+  // --out naming a file predict reads, or nothing: refused before anything is written, the
+  // model and the data as they were.
+  const std::string data = read_file(work_ / "boston.csv");
+  expect_refused({"predict", model, "boston.csv", "--out", model}, 2,
+                 "--out 'out/models/gp.h5' is the model file it reads");
+  expect_refused({"predict", model, "boston.csv", "--out", "./boston.csv"}, 2,
+                 "--out './boston.csv' is the data file it reads");
+  expect_refused({"predict", model, "boston.csv", "--out", ""}, 2, "--out: is empty");
+  EXPECT_EQ(read_file(work_ / model), good);
+  EXPECT_EQ(read_file(work_ / "boston.csv"), data);
   refused({"info", "flipped.h5"}, "checksum mismatch");
   // The extra column is skipped when asked.
   const auto r =
