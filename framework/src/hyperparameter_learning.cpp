@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "quench/cancellation.h"
 #include "quench/errors.h"
 #include "quench/printable.h"
 #include "quench/rng.h"
@@ -187,6 +188,7 @@ class TransformedObjective final : public SmoothObjective {
   // at the start and at the optimizer's result, where the optimizer has just evaluated it.
   ObjectiveValue at(const Eigen::VectorXd& u) const {
     if (last_ && last_->first == u) return last_->second;
+    throw_if_stop_requested();  // Ctrl-C between evaluations (the engines check within)
     apply(u);
     ++evaluations_;
     last_.emplace(u, objective_.evaluate(kernel_, likelihood_));

@@ -10,6 +10,7 @@
 #include "hyperparameter_objectives.h"
 #include "mean_field.h"
 #include "quench/anderson.h"
+#include "quench/cancellation.h"
 #include "quench/convergence_progress.h"
 #include "quench/errors.h"
 #include "quench/printable.h"
@@ -63,6 +64,7 @@ MeanFieldFit solve_ep(const SitePrior& prior, const SiteTiltedMoments& tilted, c
   int it = 0, undone = 0;
   ConvergenceProgress bar(o.progress, o.tol);
   for (it = 1; it <= o.max_iterations; ++it) {
+    throw_if_stop_requested();  // Ctrl-C between sweeps (a fit, a learning evaluation)
     // A site whose tilted moments cannot be formed at an extrapolated cavity (the mode search
     // of a non-log-concave site far out) counts as a broken sweep: undone below.
     bool matched = true;

@@ -9,6 +9,7 @@
 #include "ep.h"
 #include "fit_outputs.h"
 #include "hyperparameter_objectives.h"
+#include "quench/cancellation.h"
 #include "quench/errors.h"
 
 namespace quench::latent_gp {
@@ -200,6 +201,7 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Observations& y, const
     Precision precision = tol >= kSingleTol ? Precision::single : Precision::full;
     while (F.cwiseAbs2().maxCoeff() >= tol * rel()) {
       if (++steps > max_steps) return;
+      throw_if_stop_requested();
       const SiteSystem sys =
           factorized(precision, [&](Precision p) { return SiteSystem(C, s.tau, p); });
       const Eigen::VectorXd r = -(1.0 + lambda.array() * s.tau.array()).matrix().cwiseProduct(F);
@@ -245,6 +247,7 @@ MeanFieldFit solve_newton(const Eigen::MatrixXd& C, const Observations& y, const
   bool single = false;
   while (o.refresh_lambda && fit.status.code == RunStatus::ok && !converged) {
     if (++steps > max_steps) break;
+    throw_if_stop_requested();
     const Precision precision = gmax > kSingleG ? Precision::single : Precision::full;
     // The merit of a single-precision refresh is not comparable with a double one.
     if (precision == Precision::full && single) previous = std::numeric_limits<double>::infinity();

@@ -11,6 +11,7 @@
 
 #include "multiclass_model.h"
 #include "quench/anderson.h"
+#include "quench/cancellation.h"
 #include "quench/convergence_progress.h"
 #include "quench/errors.h"
 #include "quench/printable.h"
@@ -164,6 +165,7 @@ MulticlassFit solve_multiclass_ep(const ClassPrior& prior, const Eigen::VectorXi
   double last = std::numeric_limits<double>::infinity();
   int it = 0, undone = 0;
   for (it = 1; it <= o.max_iterations; ++it) {
+    throw_if_stop_requested();
     site_forms(y, fit.sites, pi, h);
     std::string failure;
     try {

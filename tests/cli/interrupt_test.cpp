@@ -224,6 +224,41 @@ TEST_F(Interrupt, SigintAfterTheReportIsInPlaceKeepsItSaysSoAndExits130) {
     EXPECT_EQ(e.path().filename().string().find(".quench-staging-"), std::string::npos);
 }
 
+// Learning ignored SIGINT and SIGTERM until it ended (116 s on a 4-class fit; a doctorvisits
+// fit ran on for an hour): a Student-t fit whose evidence learning takes minutes, stopped 2 s
+// in, exits 130 within seconds and writes nothing.
+TEST_F(Interrupt, SigintStopsLearning) {
+  std::ofstream(root_ / "learn.yaml")
+      << "name: learn\nseed: 1\ndata: {file: " << QUENCH_TEST_DATA
+      << "/boston_outliers.csv, target: y_outliers, inputs: [crim, zn, indus, chas, nox, rm, "
+         "age, dis, rad, tax, ptratio, black, lstat], split: {rule: column, column: train}, "
+         "standardize_inputs: true, center_target: true}\n"
+         "components:\n"
+         "  kernel: {plugin: gaussian, amplitude: 50.0}\n"
+         "  likelihood: {plugin: student_t, dof: 4, scale: 3.0}\n"
+         "learn: {objective: evidence, engine: ep, parameters: [kernel.length_scales, "
+         "kernel.amplitude, likelihood.scale], restarts: 4}\n"
+         "engines:\n  - {name: ep, plugin: ep}\n";
+  const std::string before = read(out_ / "results.json");
+  namespace bp = boost::process;
+  const fs::path errors = root_ / "stderr";
+  bp::child run(QUENCH_CLI, "run", (root_ / "learn.yaml").string(), "--out", out_.string(),
+                "--threads", "1", "--no-progress", bp::std_out > bp::null,
+                bp::std_err > errors.string());
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  ASSERT_TRUE(run.running()) << read(errors);
+  ::kill(run.id(), SIGINT);
+  const auto signalled = std::chrono::steady_clock::now();
+  if (!run.wait_for(std::chrono::seconds(60))) {
+    run.terminate();
+    FAIL() << "learning went on for 60 s after SIGINT";
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - signalled, std::chrono::seconds(20));
+  EXPECT_EQ(run.exit_code(), 130) << read(errors);
+  EXPECT_EQ(read(errors), "quench: interrupted by SIGINT; nothing written\n");
+  expect_nothing_written(before);
+}
+
 TEST_F(Interrupt, AFinishedRunRecordsItsProvenance) {
   std::ofstream(root_ / "short.yaml") << long_pipeline(4);
   namespace bp = boost::process;
