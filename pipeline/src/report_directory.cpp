@@ -5,13 +5,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "quench/errors.h"
+#include "quench/printable.h"
 #include "quench/report.h"
 #include "report_internal.h"
 
@@ -51,10 +55,28 @@ void check_report_directory(const std::string& directory) {
   if (!fs::is_directory(status))
     throw Error("cannot write the report to " + path.string() +
                 ": it exists and is not a directory");
-  if (fs::is_empty(path) || holds_report(path)) return;
-  throw Error("refusing to write the report to " + path.string() +
-              ": the directory is not empty and holds no quench results.json (a report "
-              "replaces its directory as a whole; choose a new or empty directory)");
+  if (fs::is_empty(path)) return;
+  if (!holds_report(path))
+    throw Error("refusing to write the report to " + path.string() +
+                ": the directory is not empty and holds no quench results.json (a report "
+                "replaces its directory as a whole; choose a new or empty directory)");
+  // A report replaces the previous one as a whole: the user's own files beside it would go too.
+  std::vector<std::string> others;
+  for (const auto& entry : fs::directory_iterator(path)) {
+    const std::string name = entry.path().filename().string();
+    if (std::find(kReportEntries.begin(), kReportEntries.end(), name) == kReportEntries.end())
+      others.push_back(name);
+  }
+  std::sort(others.begin(), others.end());
+  std::string foreign;
+  const auto count = others.size();
+  for (std::size_t i = 0; i < std::min<std::size_t>(count, 5); ++i)
+    foreign += (foreign.empty() ? "'" : ", '") + printable(others[i]) + "'";
+  if (count > 0)
+    throw Error("refusing to write the report to " + path.string() + ": beside its previous " +
+                "report it holds " + foreign + (count > 5 ? " and more" : "") +
+                ", which a report does not write (a report replaces its directory as a whole; " +
+                "move them or choose another directory)");
 }
 
 StagingDirectory::StagingDirectory(const std::string& target) : target_(resolve(target)) {

@@ -1,6 +1,7 @@
 // Internal helpers shared by the reporters.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -19,6 +20,11 @@ inline std::string model_file(const Results& r) { return "models/" + run_label(r
 /// Writes the plots for `runs` into directory/plots; returns the files written and warnings.
 void write_plots(const std::vector<Results>& runs, const std::string& directory,
                  ReportFiles& files);
+
+/// The entries a report writes at its top level (results.json, tables/, plots/, models/); a
+/// directory holding anything else is not replaced by a report.
+inline constexpr std::array<const char*, 4> kReportEntries{"results.json", "tables", "plots",
+                                                           "models"};
 
 /// Every results.json schema id starts with this.
 inline constexpr const char* kResultsSchemaFamily = "quench.results/";

@@ -116,6 +116,27 @@ TEST_F(ReportDirectory, RefusesADirectoryThatIsNotAReport) {
   EXPECT_TRUE(leftovers().empty());
 }
 
+// A report replaced its directory as a whole, so a user's files written beside an earlier
+// report (notes, a data file) were deleted with it: refused, everything left as it was.
+TEST_F(ReportDirectory, RefusesAReportDirectoryHoldingOtherFiles) {
+  write_report({run_named("a", 1)}, out_.string(), tables_only());
+  std::ofstream(out_ / "notes.txt") << "what I tried";
+  std::ofstream(out_ / "data.csv") << "x,y\n1,2\n";
+  const auto before = snapshot(out_);
+  try {
+    write_report({run_named("b", 2)}, out_.string(), tables_only());
+    FAIL() << "expected a refusal";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("it holds 'data.csv', 'notes.txt'"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(snapshot(out_), before);
+  EXPECT_TRUE(leftovers().empty());
+  fs::remove(out_ / "notes.txt");
+  fs::remove(out_ / "data.csv");
+  EXPECT_NO_THROW(write_report({run_named("b", 2)}, out_.string(), tables_only()));
+}
+
 TEST_F(ReportDirectory, AcceptsAnEmptyDirectoryAndRefusesAFile) {
   fs::create_directories(out_);
   EXPECT_NO_THROW(check_report_directory(out_.string()));
