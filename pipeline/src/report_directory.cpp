@@ -2,8 +2,10 @@
 // its target and swapped into place at the end, so the previous report stays whole until
 // then and no file of it survives.
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -79,11 +81,39 @@ void check_report_directory(const std::string& directory) {
                 "move them or choose another directory)");
 }
 
+namespace {
+
+// Staging directories of `target` left by runs that died before removing them (kill -9 while
+// the report was written): removed. Their names carry the writing process's id; one whose
+// process still exists (or whose id cannot be read) is left alone.
+void remove_abandoned_staging(const fs::path& target) {
+  const std::string prefix = "." + target.filename().string() + kStagingInfix;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(target.parent_path(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string rest = name.substr(prefix.size());  // "<pid>-XXXXXX"
+    const auto dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0 || rest.find_first_not_of("0123456789") != dash ||
+        dash > 9)
+      continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(rest.substr(0, dash)));
+    if (::kill(pid, 0) == -1 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove_all(entry.path(), ignored);
+    }
+  }
+}
+
+}  // namespace
+
 StagingDirectory::StagingDirectory(const std::string& target) : target_(resolve(target)) {
   check_report_directory(target_.string());
   fs::create_directories(target_.parent_path());
+  remove_abandoned_staging(target_);
   std::string pattern =
-      (target_.parent_path() / ("." + target_.filename().string() + kStagingInfix + "XXXXXX"))
+      (target_.parent_path() /
+       ("." + target_.filename().string() + kStagingInfix + std::to_string(::getpid()) + "-XXXXXX"))
           .string();
   if (!::mkdtemp(pattern.data()))
     throw_system_error("cannot create a directory beside " + target_.string());

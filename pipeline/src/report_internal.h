@@ -29,7 +29,8 @@ inline constexpr std::array<const char*, 4> kReportEntries{"results.json", "tabl
 /// Every results.json schema id starts with this.
 inline constexpr const char* kResultsSchemaFamily = "quench.results/";
 
-/// Staging directories are named ".<target name>.quench-staging-XXXXXX" beside the target.
+/// Staging directories are named ".<target name>.quench-staging-<pid>-XXXXXX" beside the
+/// target; one whose process no longer exists is removed by the next run into that target.
 inline constexpr const char* kStagingInfix = ".quench-staging-";
 
 /// A fresh, uniquely named directory beside `target` (created after check_report_directory),

@@ -1,6 +1,7 @@
 // The report directory as a whole: swapped into place at the end, no stale files, never
 // replacing a directory that is not a report, concurrent writers, failures and stop requests
 // leaving the previous report intact; numbers written shortest-round-trip; provenance.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bit>
@@ -135,6 +136,29 @@ TEST_F(ReportDirectory, RefusesAReportDirectoryHoldingOtherFiles) {
   fs::remove(out_ / "notes.txt");
   fs::remove(out_ / "data.csv");
   EXPECT_NO_THROW(write_report({run_named("b", 2)}, out_.string(), tables_only()));
+}
+
+// A run killed (kill -9) while it wrote its report left its hidden staging directory for
+// good: the next run into the same target removes those whose process is gone, and leaves a
+// live run's (here this process's) alone.
+TEST_F(ReportDirectory, AbandonedStagingDirectoriesAreRemovedByTheNextRun) {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);  // its pid now names no process
+  const fs::path dead = parent_ / (".out.quench-staging-" + std::to_string(child) + "-a1b2c3");
+  const fs::path live = parent_ / (".out.quench-staging-" + std::to_string(::getpid()) + "-d4e5f6");
+  const fs::path other = parent_ / (".other.quench-staging-" + std::to_string(child) + "-g7h8i9");
+  for (const fs::path& p : {dead, live, other}) {
+    fs::create_directories(p / "tables");
+    std::ofstream(p / "results.json") << "{}";
+  }
+  write_report({run_named("a", 1)}, out_.string(), tables_only());
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_TRUE(fs::exists(other));  // another target's
+  EXPECT_TRUE(fs::exists(out_ / "results.json"));
 }
 
 TEST_F(ReportDirectory, AcceptsAnEmptyDirectoryAndRefusesAFile) {
