@@ -53,6 +53,17 @@ std::vector<std::string> lines_containing(const std::string& text, const std::st
 
 const std::string kBoston = std::string(QUENCH_TEST_DATA) + "/boston.csv";
 
+// Exact GP regression with a Gaussian kernel and likelihood on the data of `data` (the
+// mapping after "data: ").
+std::string exact_gp_pipeline(const std::string& data) {
+  return "data: " + data +
+         "\n"
+         "components:\n"
+         "  kernel: {plugin: gaussian}\n"
+         "  likelihood: {plugin: gaussian, noise: 0.1}\n"
+         "engines: [exact_gp_regression]\n";
+}
+
 /// What a run of the binary produced.
 struct Outcome {
   int exit_code = -1;  ///< -1 when it did not exit normally (crash, signal, timeout)
@@ -116,11 +127,7 @@ TEST_F(Cli, BrokenSectionHasNoFollowOnErrors) {
 }
 
 TEST_F(Cli, ValidateAcceptsAValidPipeline) {
-  write_file(work_ / "ok.yaml", "data: {file: '" + kBoston + "'}\n" +
-                                    "components:\n"
-                                    "  kernel: {plugin: gaussian}\n"
-                                    "  likelihood: {plugin: gaussian, noise: 0.1}\n"
-                                    "engines: [exact_gp_regression]\n");
+  write_file(work_ / "ok.yaml", exact_gp_pipeline("{file: '" + kBoston + "'}"));
   const Outcome r = quench({"validate", "ok.yaml"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "ok.yaml: valid\n");
@@ -306,12 +313,7 @@ engines:
 // first, so it is a diagnostic at the key naming the file, exit code 2.
 TEST_F(Cli, NonNumericCsvFieldNamesFileRowAndColumn) {
   write_file(work_ / "bad.csv", "x1,x2,y\n1.0,2.0,3.0\n0.5,abc,1.0\n2.0,1.5,0.5\n");
-  write_file(work_ / "bad.yaml",
-             "data: {file: bad.csv, target: y}\n"
-             "components:\n"
-             "  kernel: {plugin: gaussian}\n"
-             "  likelihood: {plugin: gaussian, noise: 0.1}\n"
-             "engines: [exact_gp_regression]\n");
+  write_file(work_ / "bad.yaml", exact_gp_pipeline("{file: bad.csv, target: y}"));
   const Outcome r = quench({"run", "bad.yaml", "--out", "out", "--no-progress"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
@@ -624,11 +626,7 @@ engines:
 // `--out ""` wrote the report to the pipeline's default place and exited 0: an empty name is
 // refused (exit 2) before anything runs.
 TEST_F(Cli, EmptyOutIsRefused) {
-  write_file(work_ / "ok.yaml", "data: {file: '" + kBoston + "'}\n" +
-                                    "components:\n"
-                                    "  kernel: {plugin: gaussian}\n"
-                                    "  likelihood: {plugin: gaussian, noise: 0.1}\n"
-                                    "engines: [exact_gp_regression]\n");
+  write_file(work_ / "ok.yaml", exact_gp_pipeline("{file: '" + kBoston + "'}"));
   const Outcome r = quench({"run", "ok.yaml", "--out", "", "--no-progress"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--out: is empty"), std::string::npos) << r.err;
