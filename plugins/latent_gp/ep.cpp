@@ -254,31 +254,30 @@ MeanFieldFit solve_ep(const Eigen::MatrixXd& C, const Observations& y, const Lik
   // Student-t fit above reached it at damping 1/2 and converged in 12 sweeps and Newton steps,
   // where damped sweeps alone stall at a rounding floor of 1e-10).
   const MeanFieldFit start = solve_ep_with_smaller_steps(prior, tilted, sweeps, warm_start);
-  if (start.status.code == RunStatus::ok) {
-    // The same fixed point (eqs 19, 23, 26, 28-30) by the joint Newton steps of the TAP solver,
-    // to the accuracy of `tol`: u to ~1e3 tol, lambda to 1e2 tol relative (the TAP defaults
-    // 1e-18 and 1e-10 at the default tol 1e-12).
-    MeanFieldOptions newton;
-    newton.ftol = 1e6 * options.tol * options.tol;
-    newton.lambda_tol = 1e2 * options.tol;
-    // From the sweeps' cavities, then from u = 0 (the TAP solver's own global phase): a loose
-    // start can leave the slope equations at its lambda without a descent direction.
-    for (const MeanFieldFit* from : {&start, static_cast<const MeanFieldFit*>(nullptr)}) {
-      try {
-        MeanFieldFit fit = solve_mean_field(C, y, lik, newton, from);
-        if (fit.status.code == RunStatus::ok) {
-          fit.status.iterations += start.status.iterations;
-          return fit;
-        }
-      } catch (const NumericalError&) {  // a factorization failed
+  // Sweeps that cannot reach the looser tolerance at any damping cannot reach `tol` either.
+  if (start.status.code != RunStatus::ok) return start;
+  // The same fixed point (eqs 19, 23, 26, 28-30) by the joint Newton steps of the TAP solver,
+  // to the accuracy of `tol`: u to ~1e3 tol, lambda to 1e2 tol relative (the TAP defaults
+  // 1e-18 and 1e-10 at the default tol 1e-12).
+  MeanFieldOptions newton;
+  newton.ftol = 1e6 * options.tol * options.tol;
+  newton.lambda_tol = 1e2 * options.tol;
+  // From the sweeps' cavities, then from u = 0 (the TAP solver's own global phase): a loose
+  // start can leave the slope equations at its lambda without a descent direction.
+  for (const MeanFieldFit* from : {&start, static_cast<const MeanFieldFit*>(nullptr)}) {
+    try {
+      MeanFieldFit fit = solve_mean_field(C, y, lik, newton, from);
+      if (fit.status.code == RunStatus::ok) {
+        fit.status.iterations += start.status.iterations;
+        return fit;
       }
+    } catch (const NumericalError&) {  // a factorization failed
     }
   }
-  // Sweeps to the tolerance when Newton does not converge (or the sweeps stopped), with smaller
-  // steps if they do not settle. Measured on Pima during evidence learning: where both Newton
-  // starts fail the sweeps stall at a rounding floor (~1e-8) and give up after kGiveUpSweeps.
-  return solve_ep_with_smaller_steps(prior, tilted, options,
-                                     start.status.code == RunStatus::ok ? &start : warm_start);
+  // Sweeps to the tolerance when Newton does not converge, with smaller steps if they do not
+  // settle. Measured on Pima during evidence learning: where both Newton starts fail the sweeps
+  // stall at a rounding floor (~1e-8) and give up after kGiveUpSweeps.
+  return solve_ep_with_smaller_steps(prior, tilted, options, &start);
 }
 
 SiteTiltedMoments counted_tilted_moments(const Likelihood& lik, const Observations& y,
