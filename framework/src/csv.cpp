@@ -1,46 +1,32 @@
 // CSV reader on libcsv (RFC 4180: quoted fields, embedded commas, quotes and newlines, CRLF),
 // with the file's line numbers kept for messages, and the numeric reading of cells.
 #include <csv.h>
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "quench/dataset.h"
 #include "quench/errors.h"
 #include "quench/printable.h"
+#include "quench/regular_file.h"
 
 namespace quench {
 
 namespace {
 
 std::string read_file(const std::string& path) {
-  errno = 0;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) {
-    throw DataError(path, 0, "", std::string("cannot open file: ") + std::strerror(errno));
+  try {
+    return read_regular_file(path);
+  } catch (const UnreadableFile& e) {
+    throw DataError(path, 0, "",
+                    std::string(e.opening() ? "cannot open file: " : "cannot read: ") + e.what());
   }
-  // A device or FIFO (/dev/zero, /dev/stdin) would be read without end: only regular files.
-  struct stat info {};
-  if (::fstat(::fileno(file.get()), &info) != 0 || !S_ISREG(info.st_mode))
-    throw DataError(path, 0, "", "cannot read: not a regular file");
-  std::string text;
-  char buffer[1 << 16];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, got);
-  if (std::ferror(file.get())) {
-    throw DataError(path, 0, "", std::string("cannot read file: ") + std::strerror(errno));
-  }
-  return text;
 }
 
 /// Field text for an error message: control bytes escaped, long fields cut.
@@ -209,6 +195,8 @@ CsvTable read_csv(const std::string& path) {
       every_row_longer ? " (every row has one field more than the header: if the first column "
                          "holds row names, give it an empty header field)"
                        : "";
+  std::unordered_map<std::string_view, std::size_t> column_of;
+  column_of.reserve(header.size());
   for (std::size_t k = skip; k < header.size(); ++k) {
     const std::string& name = header[k];
     const std::string where = position_label(k + 1);
@@ -219,12 +207,11 @@ CsvTable read_csv(const std::string& path) {
                              : "empty column name (only the first column may be unnamed: R and "
                                "pandas row names)");
     }
-    for (std::size_t j = 0; j < table.columns.size(); ++j) {
-      if (table.columns[j] == name) {
-        throw DataError(path, header_line, where,
-                        "duplicate column name " + quoted(name) + " (also column #" +
-                            std::to_string(j + 1 + skip) + ")");
-      }
+    // One hash lookup a column: a header of a million columns is checked in linear time.
+    if (const auto [earlier, inserted] = column_of.try_emplace(name, k); !inserted) {
+      throw DataError(path, header_line, where,
+                      "duplicate column name " + quoted(name) + " (also column #" +
+                          std::to_string(earlier->second + 1) + ")");
     }
     table.columns.push_back(name);
   }

@@ -1,16 +1,13 @@
 #include "quench/pipeline.h"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include "pipeline_spec.h"
 #include "quench/errors.h"
 #include "quench/printable.h"
+#include "quench/regular_file.h"
 
 namespace quench {
 
@@ -20,18 +17,16 @@ Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
 Pipeline::~Pipeline() = default;
 
 Pipeline Pipeline::from_file(const std::string& path) {
-  if (std::filesystem::is_directory(path))
+  std::string text;
+  try {
+    text = read_regular_file(path);
+  } catch (const UnreadableFile& e) {
     throw ConfigError(SourceLocation{printable(path, 4096), 0, 0},
-                      "cannot read: it is a directory, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw ConfigError(SourceLocation{printable(path, 4096), 0, 0},
-                      std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+                      std::string("cannot read: ") + e.what());
+  }
   const auto dir = std::filesystem::path(path).parent_path();
   return Pipeline(std::make_unique<PipelineSpec>(
-      parse_pipeline(text.str(), path, dir.empty() ? "." : dir.string(), true)));
+      parse_pipeline(text, path, dir.empty() ? "." : dir.string(), true)));
 }
 
 Pipeline Pipeline::from_string(const std::string& yaml, const std::string& name,

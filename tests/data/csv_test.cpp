@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include "quench/dataset.h"
@@ -39,6 +41,17 @@ class CsvTest : public testing::ScratchDir {
     }
   }
 };
+
+/// read_csv(path) throws a DataError naming the file, with `message`.
+void expect_error_at_file(const std::string& path, const std::string& message) {
+  try {
+    read_csv(path);
+    FAIL() << "no DataError for " << path;
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+}
 
 TEST(Csv, BostonDimensionsAndValues) {
   const CsvTable t = read_csv(data_file("boston.csv"));
@@ -134,6 +147,33 @@ TEST_F(CsvTest, BadHeader) {
   expect_error("a,,b\n1,2,3\n", 1, "#2", "empty column name");
   expect_error("a,b,\n1,2,3\n", 1, "#3", "empty column name");
   expect_error("a,b, a\n1,2,3\n", 1, "#3", "duplicate column name 'a' (also column #1)");
+  expect_error(",a,b,a\n,1,2,3\n", 1, "#4", "duplicate column name 'a' (also column #2)");
+}
+
+// 10^6 columns, checked for duplicates by hashing: a pairwise check (5 * 10^11 comparisons)
+// would not finish within the test's timeout. The duplicate is the last column.
+TEST_F(CsvTest, MillionColumnHeaderIsCheckedInLinearTime) {
+  constexpr int kColumns = 1'000'000;
+  std::string header, row;
+  for (int k = 0; k < kColumns; ++k) {
+    header += (k ? ",c" : "c") + std::to_string(k == kColumns - 1 ? 17 : k);
+    row += k ? ",1" : "1";
+  }
+  expect_error(header + "\n" + row + "\n", 1, "#1000000",
+               "duplicate column name 'c17' (also column #18)");
+  header.replace(header.rfind("c17"), 3, "last");
+  EXPECT_EQ(read_csv(write("wide.csv", header + "\n" + row + "\n")).columns.size(),
+            static_cast<std::size_t>(kColumns));
+}
+
+// A FIFO without a writer (opening it for reading would wait for one) and a device are
+// refused at once.
+TEST_F(CsvTest, NamedPipeAndDeviceAreRefusedWithoutWaiting) {
+  const std::string fifo = (dir_ / "pipe.csv").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  expect_error_at_file(fifo, "not a regular file (a FIFO)");
+  expect_error_at_file("/dev/zero", "not a regular file (a character device)");
+  expect_error_at_file(dir_.string(), "not a regular file (a directory)");
 }
 
 TEST_F(CsvTest, NonNumericField) {
