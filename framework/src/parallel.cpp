@@ -2,6 +2,9 @@
 
 #include "quench/cancellation.h"
 
+#include <sched.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -16,6 +19,14 @@ int openblas_get_num_threads(void);
 }
 
 namespace quench {
+
+int usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(CPU_COUNT(&set), 1);
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw > 0 ? static_cast<int>(hw) : 1;
+}
 
 int resolve_threads(int requested) {
   if (requested > 0) return requested;

@@ -10,6 +10,10 @@
 
 namespace quench {
 
+/// The cores this process may run on (its CPU affinity mask; a launcher binding processes to
+/// cores or a container's cpuset reduces it), at least 1.
+QUENCH_API int usable_cores();
+
 /// Number of workers for a request (0 = hardware concurrency), at least 1.
 QUENCH_API int resolve_threads(int requested);
 
