@@ -223,7 +223,7 @@ class Parser {
   void own_entries(const YAML::Node& map, const std::vector<std::string>& known,
                    const std::string& unknown, const std::string& where, bool merged,
                    std::vector<Entry>& out, std::vector<YAML::Node>& pending) {
-    const std::size_t first_pending = pending.size();
+    std::vector<YAML::Node> sources;  // the mappings its merge key names, in order
     bool have_merge = false;
     for (auto it = map.begin(); it != map.end(); ++it) {
       const SourceLocation key_at = at(it->first);
@@ -236,7 +236,7 @@ class Parser {
         if (have_merge)
           error(key_at, "duplicate key '<<'");
         else
-          merge_sources(it->second, key_at, pending);
+          merge_sources(it->second, key_at, sources);
         have_merge = true;
         continue;
       }
@@ -251,7 +251,11 @@ class Parser {
       }
       out.push_back({key, key_at, it->second});
     }
-    std::reverse(pending.begin() + static_cast<std::ptrdiff_t>(first_pending), pending.end());
+    // The first source last, to be merged next. (Pushed, never swapped into place:
+    // assigning a YAML::Node rebinds the node it refers to, so std::reverse or std::swap on
+    // nodes rewrites the document: `<<: [*a, *b]` then merged *b twice and lost *a.)
+    for (auto source = sources.rbegin(); source != sources.rend(); ++source)
+      pending.push_back(*source);
   }
 
   /// The mappings a merge key's value names, in order; reports anything else.

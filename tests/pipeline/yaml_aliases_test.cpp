@@ -148,6 +148,45 @@ TEST(yaml_aliases, MergeKeyListsTakeEarlierMappingsFirstWithTheirOwnMerges) {
   EXPECT_EQ(spec.data.split, SplitRule::fraction);
 }
 
+// Distinct mappings in one merge list: every one is merged, the earlier winning a key both set
+// (a swap of YAML::Node values had merged the last one twice and lost the first, and rewrote
+// the anchored mapping itself).
+TEST(yaml_aliases, EveryMappingOfAMergeListIsMergedEarlierFirst) {
+  const PipelineSpec spec = parse(
+      "data: {file: d.csv}\n"
+      "components:\n"
+      "  kernel: &a {plugin: gaussian, l2: 1}\n"
+      "  likelihood: &b {plugin: gaussian, noise: 0.1}\n"
+      "  resampler: {<<: [*a, *b, {ratio: 2}], plugin: poisson_bootstrap}\n"
+      "engines: [exact_gp_regression]\n");
+  const auto& resampler = spec.components.at(Family::resampler);
+  EXPECT_EQ(resampler.plugin, "poisson_bootstrap");
+  ASSERT_EQ(resampler.params.size(), 3u);
+  EXPECT_EQ(resampler.params.at("l2").at.line, 3);
+  EXPECT_EQ(resampler.params.at("noise").at.line, 4);
+  EXPECT_EQ(resampler.params.at("ratio").node.Scalar(), "2");
+  // The anchored mappings are as written.
+  EXPECT_EQ(spec.components.at(Family::kernel).params.count("noise"), 0u);
+  EXPECT_EQ(spec.components.at(Family::kernel).params.at("l2").node.Scalar(), "1");
+  EXPECT_EQ(spec.components.at(Family::likelihood).params.count("l2"), 0u);
+}
+
+// docs/pipelines.md: at most 100 mappings are merged into one; the 101st is refused where it
+// is written (a one-line list of 101 to 200 had passed, half of it silently dropped).
+TEST(yaml_aliases, AMergeListOfMoreThanAHundredMappingsIsRefused) {
+  const auto list = [](int n) {
+    std::string items;
+    for (int i = 0; i < n; ++i) items += (i ? ", {x" : "{x") + std::to_string(i) + ": 1}";
+    return "data: {file: d.csv}\nengines:\n  - {<<: [" + items + "], plugin: p}\n";
+  };
+  const PipelineSpec spec = parse(list(100));
+  EXPECT_EQ(spec.engines.at(0).spec.params.size(), 100u);
+  const std::vector<std::string> found = errors([&] { parse(list(101)); });
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].find("more than 100 mappings merged into one"), std::string::npos) << found[0];
+  EXPECT_EQ(errors([&] { parse(list(200)); }).size(), 1u);
+}
+
 TEST(yaml_aliases, MergeKeysAreCheckedLikeTheKeysTheyAdd) {
   EXPECT_EQ(
       errors([] {
