@@ -267,6 +267,16 @@ bool scan_classes(const std::string& target, const std::vector<RowSet>& parts, s
         problems.add(
             DataError(file, row, column, "class labels must be integers or strings, got " + label));
       }
+      // From 2^53 on, distinct integers read as the same double (2^53 + 1 as 2^53): such labels
+      // would be merged into one class without a word.
+      if (!text && !non_integer && std::fabs(cell.value) >= 0x1p53) {
+        non_integer = true;
+        problems.add(DataError(
+            file, row, column,
+            "integer class label '" + printable(u.table->cell(i, u.columns[p]), 40) +
+                "' is at least 2^53 in magnitude, where distinct integers read as the same "
+                "number; number the classes with smaller integers or name them with strings"));
+      }
       if (first_row == 0) {
         first_label = label;
         first_text = text;

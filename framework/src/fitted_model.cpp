@@ -1,7 +1,9 @@
 #include "quench/fitted_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "quench/errors.h"
@@ -9,6 +11,7 @@
 #include "quench/kernel.h"
 #include "quench/kernel_record.h"
 #include "quench/likelihood.h"
+#include "quench/printable.h"
 #include "quench/resampler.h"
 
 namespace quench {
@@ -126,6 +129,14 @@ Predictions FittedModel::predict(const Eigen::MatrixXd& X, const TargetQuery& qu
     throw std::invalid_argument("the model takes " + std::to_string(d) + " inputs (" + names +
                                 "), got " + std::to_string(X.cols()));
   }
+  // A NaN input would give a prediction that reads like one (a row with a missing feature).
+  for (Eigen::Index j = 0; j < X.cols(); ++j)
+    for (Eigen::Index i = 0; i < X.rows(); ++i)
+      if (!std::isfinite(X(i, j)))
+        throw std::invalid_argument("row " + std::to_string(i) + ", input '" +
+                                    card_.input_names[static_cast<std::size_t>(j)] + "' is " +
+                                    format_number(X(i, j)) +
+                                    ": every input to predict at must be a finite number");
   if (query.sizes.size() != 0 && query.sizes.size() != X.rows())
     throw std::invalid_argument("the model was asked for " + std::to_string(X.rows()) +
                                 " rows with " + std::to_string(query.sizes.size()) + " sizes");

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 
 #include "pipeline_models.h"
@@ -352,10 +353,15 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
 
   // What the pipeline adds to every run's results, wherever it ran.
   auto finish = [&](Results& r) {
+    check_finite(r);
+    // A failed run's numbers come from a fit that did not succeed: its scalars are reported
+    // as missing (null in results.json, NA in the tables), never as values that read like
+    // results (a failed EP's test_error of 0).
+    if (r.status.code == RunStatus::failed)
+      for (auto& [name, value] : r.scalars) value = std::numeric_limits<double>::quiet_NaN();
     r.info.insert(data.notes.begin(), data.notes.end());
     if (spec.data.missing == MissingRule::drop_rows)
       r.scalars["data.dropped_rows"] = double(data.dropped_rows);
-    check_finite(r);
     if (learned) {
       r.learning = learned;
       // Results computed with hyperparameters that are not a converged optimum say so.

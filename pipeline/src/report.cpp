@@ -38,6 +38,10 @@ nlohmann::json number(double x) {
   return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
 }
 
+// A table cell: the number, or NA where there is none (NaN: a failed run's scalars, a value
+// an engine could not compute), as R and pandas read a missing value.
+std::string cell(double x) { return std::isnan(x) ? "NA" : format_number(x); }
+
 std::string csv_of_columns(
     const std::vector<std::pair<std::string, const Eigen::VectorXd*>>& cols) {
   std::string text;
@@ -46,7 +50,7 @@ std::string csv_of_columns(
   const Eigen::Index rows = cols.empty() ? 0 : cols.front().second->size();
   for (Eigen::Index i = 0; i < rows; ++i) {
     for (std::size_t c = 0; c < cols.size(); ++c)
-      text += (c ? "," : "") + format_number((*cols[c].second)(i));
+      text += (c ? "," : "") + cell((*cols[c].second)(i));
     text += '\n';
   }
   return text;
@@ -57,7 +61,7 @@ std::string csv_of_matrix(const Eigen::MatrixXd& M) {
   for (Eigen::Index j = 0; j < M.cols(); ++j) text += (j ? ",c" : "c") + std::to_string(j);
   text += '\n';
   for (Eigen::Index i = 0; i < M.rows(); ++i) {
-    for (Eigen::Index j = 0; j < M.cols(); ++j) text += (j ? "," : "") + format_number(M(i, j));
+    for (Eigen::Index j = 0; j < M.cols(); ++j) text += (j ? "," : "") + cell(M(i, j));
     text += '\n';
   }
   return text;
@@ -227,7 +231,7 @@ ReportFiles write_report_files(const std::vector<Results>& runs, const std::stri
       for (const auto& k : sweep_keys)
         text += "," + (r.sweep.count(k) ? format_number(r.sweep.at(k)) : std::string());
       for (const auto& k : scalar_keys)
-        text += "," + (r.scalars.count(k) ? format_number(r.scalars.at(k)) : std::string());
+        text += "," + (r.scalars.count(k) ? cell(r.scalars.at(k)) : std::string());
       text += '\n';
     }
     const std::string summary = (fs::path(directory) / "tables" / "scalars.csv").string();

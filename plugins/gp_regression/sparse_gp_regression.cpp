@@ -138,7 +138,8 @@ class ResampledSparseGp final : public ResampledModel {
       const Eigen::Index i = kept[static_cast<std::size_t>(b)];
       out(i) += Lambda_(i) * alpha(b);
     }
-    out.tail(U_test_.rows()).noalias() = U_test_ * w;
+    // (Without test inputs no product: BLAS refuses a 0-row matrix's leading dimension 0.)
+    if (U_test_.rows() > 0) out.tail(U_test_.rows()).noalias() = U_test_ * w;
     if (coefficients) *coefficients = lower_.triangularView<Eigen::Lower>().transpose().solve(w);
     return out;
   }

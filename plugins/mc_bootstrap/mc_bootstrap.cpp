@@ -95,7 +95,9 @@ void class_bootstrap(const Problem& problem, const ResampledModel& model, Eigen:
 
 ParamSchema McBootstrap::schema() {
   ParamSchema s;
-  s.integer("samples", "number of resampled data sets T", 1000, 1, 10000000)
+  s.integer("samples",
+            "number of resampled data sets T (at least 2: a standard error over one is undefined)",
+            1000, 2, 10000000)
       .plugin("inner", "engine", "engine retrained on each resampled data set",
               "exact_gp_regression")
       .string("loss",

@@ -289,10 +289,19 @@ py::dict to_dict(quench::Results&& r, const std::shared_ptr<const quench::Regist
   return d;
 }
 
+// The worker threads asked for, as the CLI's --threads takes them (0: all cores, at most 4096);
+// ValueError otherwise.
+void check_threads(int threads) {
+  if (threads < 0 || threads > 4096)
+    throw py::value_error("threads must be 0 (all cores) or a number of threads up to 4096, got " +
+                          std::to_string(threads));
+}
+
 // Runs a pipeline (`text` is YAML; data paths resolve against `base_directory`) with the
 // plugins found like the CLI finds them, the GIL released while it runs.
 py::list run(const std::string& text, const std::string& name, const std::string& base_directory,
              bool is_file, int threads, const std::vector<std::string>& plugin_paths) {
+  check_threads(threads);
   std::vector<quench::Results> runs;
   std::shared_ptr<const quench::Registry> registry;
   {
@@ -356,6 +365,7 @@ py::list run_arrays(const std::string& text, const std::string& train_name,
                     const std::vector<std::string>& y_train,
                     const std::optional<Eigen::MatrixXd>& X_test,
                     const std::vector<std::string>& y_test) {
+  check_threads(threads);
   std::vector<quench::Results> runs;
   std::shared_ptr<const quench::Registry> registry;
   {

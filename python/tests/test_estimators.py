@@ -314,3 +314,14 @@ def test_sparse_ep_classifier(sonar):
     assert 0.0 <= sparse.loo_error_ <= 0.5 and sparse.score(Xt, yt) > 0.6
     with pytest.raises(ValueError, match="needs method 'ep'"):
         quench.GaussianProcessClassifier(method="tap", inducing_points=40).fit(X, y)
+
+
+@pytest.mark.parametrize("threads", [-1, 4097])
+def test_a_thread_count_the_cli_refuses_is_a_value_error(threads):
+    """threads as the CLI's --threads: 0 (all cores) up to 4096 (issue 36: -1 was accepted)."""
+    X = np.linspace(0.0, 1.0, 12).reshape(-1, 1)
+    with pytest.raises(ValueError, match=f"threads must be 0 .* got {threads}"):
+        quench.GaussianProcessRegressor(learn=False, threads=threads).fit(X, np.sin(3 * X[:, 0]))
+    with pytest.raises(ValueError, match="threads must be"):
+        quench.run("data: {file: nowhere.csv, target: y}\nengines: [exact_gp_regression]\n",
+                   threads=threads)

@@ -67,3 +67,12 @@ def test_bad_inputs_and_files_are_exceptions(fitted, tmp_path):
     with pytest.raises(quench.ModelFileError) as caught:
         quench.load_model(junk)
     assert str(junk) in str(caught.value)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_non_finite_input_is_a_value_error_naming_its_row_and_input(fitted, bad):
+    model, _ = fitted
+    X = inputs(model.input_names)
+    X[3, 2] = bad
+    with pytest.raises(ValueError, match=f"row 3, input '{model.input_names[2]}' is "):
+        model.predict(X)

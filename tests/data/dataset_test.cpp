@@ -682,6 +682,20 @@ TEST_F(DatasetFile, ClassLabelsMustBeIntegersOrStrings) {
                {"the number 3 here and the string 'a' at row 2 of " + spec.train_file});
 }
 
+// 2^53 + 1 reads as 2^53: the two labels would be one class. Refused at the first such label,
+// of either sign; 2^53 - 1 (the largest integer every neighbour of which is distinct) passes.
+TEST_F(DatasetFile, IntegerClassLabelsBeyondTwoToThe53AreRefused) {
+  DataSpec spec;
+  spec.target_kind = TargetKind::classes;
+  spec.train_file = write("big.csv", "x,y\n1,9007199254740992\n2,9007199254740993\n3,1\n");
+  expect_error(spec, spec.train_file, 2, "y",
+               {"integer class label '9007199254740992' is at least 2^53 in magnitude"});
+  spec.train_file = write("neg.csv", "x,y\n1,1\n2,-100000000000000000002\n");
+  expect_error(spec, spec.train_file, 3, "y", {"'-100000000000000000002' is at least 2^53"});
+  spec.train_file = write("ok.csv", "x,y\n1,9007199254740991\n2,9007199254740990\n");
+  EXPECT_EQ(load_dataset(spec).classes, 2);
+}
+
 TEST_F(DatasetFile, ClassTargetsNeedTwoTrainingClasses) {
   DataSpec spec;
   spec.target_kind = TargetKind::classes;

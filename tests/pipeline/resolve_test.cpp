@@ -232,7 +232,7 @@ components:
 engines:
   - {plugin: mc_bootsrap, samples: 3}
   - {name: mc, plugin: mc_bootstrap, sampels: 1000, inner: exact_gp_regresion}
-  - {name: mc2, plugin: mc_bootstrap, samples: 1, inner: [laplace, nothing_like_it]}
+  - {name: mc2, plugin: mc_bootstrap, samples: 2, inner: [laplace, nothing_like_it]}
 )");
       }),
       (std::vector<std::string>{

@@ -72,7 +72,8 @@ class QUENCH_API FittedModel {
   /// training, predicted (with the predictions of y `query` asks for: each row's size, the
   /// quantiles, p(y = k) up to a bound; quench/target_prediction.h), and the target-valued
   /// columns mapped back to the target's units. Throws std::invalid_argument when X has
-  /// another number of columns or query.sizes is neither empty nor one per row.
+  /// another number of columns or a non-finite entry (naming its row and input), or
+  /// query.sizes is neither empty nor one per row.
   Predictions predict(const Eigen::MatrixXd& X, const TargetQuery& query = {}) const;
 
   ModelArchive to_archive() const;
