@@ -4,12 +4,20 @@
 # tests); its tests are registered with CTest.
 # Tests find the example data through QUENCH_TEST_DATA and the build's plugins through
 # QUENCH_TEST_PLUGINS.
+# QUENCH_BUILD_PLUGIN_TESTS off leaves out the tests beside the plugins (plugins/*/), the
+# numerical checks of each method: the sanitizer stage (scripts/test_sanitized.sh) builds the
+# plugins instrumented and runs them through the framework, pipeline, CLI and bad-input tests,
+# while the Release stage runs every test.
+option(QUENCH_BUILD_PLUGIN_TESTS "Build the tests beside the plugins" ON)
 if(QUENCH_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)
 endif()
 function(quench_add_test name)
   if(NOT QUENCH_BUILD_TESTS)
+    return()
+  endif()
+  if(NOT QUENCH_BUILD_PLUGIN_TESTS AND CMAKE_CURRENT_SOURCE_DIR MATCHES "^${PROJECT_SOURCE_DIR}/plugins/")
     return()
   endif()
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
