@@ -128,6 +128,8 @@ Eigen::MatrixXd Kernel::gram(const Eigen::MatrixXd& X) const {
   return K;
 }
 
+void InferenceEngine::check(const Problem&, Eigen::Index) const {}
+
 std::unique_ptr<ResampledModel> InferenceEngine::prepare_resampling(const Problem&) const {
   return nullptr;
 }

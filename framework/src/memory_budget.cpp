@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <string>
 
 #include "quench/errors.h"
 
@@ -21,6 +22,15 @@ void require_memory(double bytes, const std::string& what) {
                 " needs %.3g GB, more than this machine's physical memory (%.3g GB)", bytes / 1e9,
                 total / 1e9);
   throw ConfigError({}, what + text);
+}
+
+void require_dense_memory(std::int64_t n, double matrices, const std::string& engine) {
+  const auto size = static_cast<double>(n);
+  char count[32];
+  std::snprintf(count, sizeof count, "%g", matrices);
+  require_memory(8.0 * matrices * size * size, engine + " on the exact prior (" + count +
+                                                   " matrices of N x N, N = " + std::to_string(n) +
+                                                   "; an 'inducing:' block makes them N x M)");
 }
 
 }  // namespace quench

@@ -109,16 +109,22 @@ void Pipeline::validate(const Registry& registry) const {
     all = e.diagnostics();
   }
   auto data_problems = data_diagnostics(*spec_, target);
-  if (data_problems.empty() && (spec_->inducing || spec_->kernel_tree)) {
-    const Dataset data = load_dataset(data_spec_for(*spec_, target));
-    data_problems = kernel_diagnostics(*spec_, data);
-    for (Diagnostic& d : inducing_diagnostics(*spec_, data)) data_problems.push_back(std::move(d));
+  // What only the data decides: the kernel built on its inputs, the inducing count against
+  // its rows, learn.parameters against the kernel and likelihood prepared on it.
+  std::optional<Dataset> data;
+  if (data_problems.empty() && !spec_->data.train_file.empty() &&
+      (spec_->has(Family::kernel) || spec_->inducing))
+    data = load_dataset(data_spec_for(*spec_, target));
+  if (data) {
+    data_problems = kernel_diagnostics(*spec_, resolved ? &*resolved : nullptr, registry, *data);
+    for (Diagnostic& d : inducing_diagnostics(*spec_, *data)) data_problems.push_back(std::move(d));
   }
-  // learn.parameters are checked against the kernel and likelihood prepared on the data.
-  if (resolved && data_problems.empty() && spec_->learn) {
+  // What each engine checks before numerics, once the components build on the data.
+  if (resolved && data && data_problems.empty())
+    data_problems = engine_diagnostics(*spec_, *resolved, registry, *data);
+  if (resolved && data && data_problems.empty() && spec_->learn) {
     try {
-      data_problems = learning_diagnostics(*spec_, *resolved, registry,
-                                           load_dataset(data_spec_for(*spec_, target)));
+      data_problems = learning_diagnostics(*spec_, *resolved, registry, *data);
     } catch (const ConfigError& e) {
       data_problems = e.diagnostics();
     } catch (const Error& e) {

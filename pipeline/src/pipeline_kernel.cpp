@@ -24,9 +24,43 @@ void check_columns(const KernelNode& node, const Dataset& data, std::vector<Diag
 
 }  // namespace
 
-std::vector<Diagnostic> kernel_diagnostics(const PipelineSpec& spec, const Dataset& data) {
+std::vector<Diagnostic> kernel_diagnostics(const PipelineSpec& spec,
+                                           const ResolvedPipeline* resolved,
+                                           const Registry& registry, const Dataset& data) {
   std::vector<Diagnostic> found;
   if (spec.kernel_tree) check_columns(*spec.kernel_tree, data, found);
+  if (!found.empty() || !resolved) return found;
+  const auto built = [&](const ComponentRecord& record, const SourceLocation& where) {
+    try {
+      build_pipeline_kernel(record, registry, data);
+      return true;
+    } catch (const std::exception& e) {
+      found.push_back({where, "components.kernel: " + std::string(e.what())});
+      return false;
+    }
+  };
+  if (resolved->kernel_tree) {
+    built(kernel_tree_record(*resolved->kernel_tree, std::nullopt), spec.kernel_tree->at);
+    return found;
+  }
+  const auto plain = resolved->components.find(Family::kernel);
+  if (plain == resolved->components.end()) return found;
+  const ResolvedPlugin& kernel = plain->second;
+  // Each sweep value with the other sweeps at their first (as the resolver builds plugins).
+  std::map<std::string, ParamValue> base = kernel.fixed;
+  for (const Sweep& s : kernel.sweeps) base[s.param] = s.values.front();
+  std::vector<std::pair<std::map<std::string, ParamValue>, SourceLocation>> variants{
+      {base, spec.components.at(Family::kernel).at}};
+  for (const Sweep& s : kernel.sweeps)
+    for (std::size_t k = 1; k < s.values.size(); ++k) {
+      variants.emplace_back(base, s.at);
+      variants.back().first[s.param] = s.values[k];
+    }
+  for (const auto& [values, where] : variants)
+    if (!built(component_record(*kernel.entry, Params(kernel.entry->info->schema, values),
+                                std::nullopt),
+               where))
+      break;
   return found;
 }
 

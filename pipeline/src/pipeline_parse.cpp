@@ -830,9 +830,18 @@ class Parser {
                     describe(e.value));
         } else {
           for (const auto& item : e.value) {
-            if (item.IsScalar())
-              l.parameters.emplace_back(item.Scalar(), at(item));
-            else
+            if (item.IsScalar()) {
+              const auto earlier =
+                  std::find_if(l.parameters.begin(), l.parameters.end(),
+                               [&](const auto& p) { return p.first == item.Scalar(); });
+              if (earlier == l.parameters.end())
+                l.parameters.emplace_back(item.Scalar(), at(item));
+              else
+                error(at(item), "'learn.parameters' names '" + printable(item.Scalar()) +
+                                    "' twice (first at line " +
+                                    std::to_string(earlier->second.line) + ", column " +
+                                    std::to_string(earlier->second.column) + ")");
+            } else
               error(at(item),
                     "'learn.parameters' items must be names such as kernel.amplitude, "
                     "got " +

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
@@ -100,6 +101,7 @@ class Resolver {
       out.engines.emplace_back(engine.name, std::move(*r));
       engine_specs.push_back(&engine);
     }
+    check_run_count(out);
     out.target = resolve_target(out, engine_specs);
     if (target) *target = out.target;
     if (spec_.learn) out.learning = resolve_learning(*spec_.learn, out, engine_specs);
@@ -118,6 +120,35 @@ class Resolver {
 
   void error(SourceLocation where, std::string message) {
     diagnostics_.push_back({std::move(where), std::move(message)});
+  }
+
+  /// A run is one point of the components' sweeps with one point of an engine's sweeps: their
+  /// number is refused above kMaxRuns before anything is expanded (a product of ten 10-value
+  /// sweeps is 10^10 runs), at the longest sweep list.
+  void check_run_count(const ResolvedPipeline& out) {
+    const Sweep* longest = nullptr;
+    const auto points = [&](const ResolvedPlugin& plugin) {
+      double count = 1;
+      for (const Sweep& s : plugin.sweeps) {
+        count *= static_cast<double>(s.values.size());
+        if (!longest || s.values.size() > longest->values.size()) longest = &s;
+      }
+      return count;
+    };
+    double component_points = 1, engine_points = 0;
+    for (const auto& [family, plugin] : out.components) component_points *= points(plugin);
+    for (const auto& [name, plugin] : out.engines) engine_points += points(plugin);
+    const double runs = component_points * std::max(engine_points, 1.0);
+    if (runs <= kMaxRuns) return;
+    const auto whole = [](double x) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.0f", x);
+      return std::string(text);
+    };
+    error(longest->at, "the sweeps ask for " + whole(runs) +
+                           " runs (the product of the sweep lists' lengths, for each engine), "
+                           "more than " +
+                           whole(kMaxRuns) + "; sweep fewer values or split the pipeline");
   }
 
   /// Finds a plugin, reporting an unknown one (with suggestions from its family) at `where`.
@@ -176,7 +207,7 @@ class Resolver {
         error(value_at, what + " has an empty sweep list");
         continue;
       }
-      Sweep s{sweep_prefix + "." + name, name, {}};
+      Sweep s{sweep_prefix + "." + name, name, {}, value_at};
       bool ok = true;
       for (const auto& item : node) {
         auto v = value(*ps, item, at(item, value_at), what);
@@ -342,25 +373,47 @@ class Resolver {
   }
 
   /// The engines named by `resolved`'s engine-valued parameters (e.g. mc_bootstrap's inner
-  /// engine): set, defaulted or swept, with the parameter's name.
+  /// engine): set, defaulted or swept, with the parameter's name; then, since a named engine
+  /// runs with its default parameters, the engines its defaults name ("inner.inner": exact_loo
+  /// over exact_loo reaches the inner exact_loo's default classifier), to any depth.
   std::vector<std::pair<const PluginEntry*, std::string>> inner_engines(
       const EngineSpec& engine, const ResolvedPlugin& resolved) const {
     std::vector<std::pair<const PluginEntry*, std::string>> found;
-    for (const auto& ps : resolved.entry->info->schema.specs()) {
-      if (ps.type != ParamType::plugin || ps.plugin_family != to_string(Family::engine)) continue;
-      std::vector<std::string> names;
-      if (auto it = resolved.fixed.find(ps.name); it != resolved.fixed.end())
-        names.push_back(std::get<std::string>(it->second));
-      else if (ps.default_value && !engine.spec.params.count(ps.name))
-        names.push_back(std::get<std::string>(*ps.default_value));
-      for (const auto& s : resolved.sweeps)
-        if (s.param == ps.name)
-          for (const auto& v : s.values) names.push_back(std::get<std::string>(v));
-      for (const auto& name : names)
-        if (const PluginEntry* inner = registry_.find(Family::engine, name))
-          found.emplace_back(inner, ps.name);
-    }
+    const auto named = [&](const PluginEntry& entry, const EngineSpec* spec,
+                           const ResolvedPlugin* set, const std::string& prefix) {
+      std::vector<std::pair<const PluginEntry*, std::string>> direct;
+      for (const auto& ps : entry.info->schema.specs()) {
+        if (ps.type != ParamType::plugin || ps.plugin_family != to_string(Family::engine)) continue;
+        std::vector<std::string> names;
+        const bool fixed = set && set->fixed.count(ps.name);
+        if (fixed)
+          names.push_back(std::get<std::string>(set->fixed.at(ps.name)));
+        else if (ps.default_value && !(spec && spec->spec.params.count(ps.name)))
+          names.push_back(std::get<std::string>(*ps.default_value));
+        if (set)
+          for (const auto& s : set->sweeps)
+            if (s.param == ps.name)
+              for (const auto& v : s.values) names.push_back(std::get<std::string>(v));
+        for (const auto& name : names)
+          if (const PluginEntry* inner = registry_.find(Family::engine, name))
+            direct.emplace_back(inner, prefix + ps.name);
+      }
+      return direct;
+    };
+    found = named(*resolved.entry, &engine, &resolved, "");
+    // Breadth first; a chain of defaults deeper than the registry has engines is a cycle.
+    const std::size_t limit = registry_.plugins().size();
+    for (std::size_t i = 0; i < found.size() && found.size() <= limit; ++i)
+      for (auto& deeper : named(*found[i].first, nullptr, nullptr, found[i].second + "."))
+        found.push_back(std::move(deeper));
     return found;
+  }
+
+  /// Where an engine's named engine `param` ("inner", or "inner.inner" for one its default
+  /// names) is set: the engine's own parameter, else the engine.
+  static SourceLocation named_engine_at(const EngineSpec& engine, const std::string& param) {
+    const auto it = engine.spec.params.find(param.substr(0, param.find('.')));
+    return param.empty() || it == engine.spec.params.end() ? engine.spec.at : it->second.at;
   }
 
   /// Reports families an engine needs that the pipeline does not define, including those
@@ -394,9 +447,7 @@ class Resolver {
                                     : "engine '" + engine.name + "': its " + param + " engine '" +
                                           entry->info->name + "'";
       if (spec_.inducing && entry->info->inducing == InducingUse::none)
-        error(param.empty()                     ? engine.spec.at
-              : engine.spec.params.count(param) ? engine.spec.params.at(param).at
-                                                : engine.spec.at,
+        error(named_engine_at(engine, param),
               which + " runs on the exact prior only, but the pipeline sets 'inducing' (line " +
                   std::to_string(spec_.inducing_at.line) +
                   "); use an engine that takes inducing points (quench plugins) or drop "
@@ -470,17 +521,24 @@ class Resolver {
       const EngineSpec& engine = *engine_specs[e];
       std::vector<std::pair<const PluginEntry*, std::string>> all = {{resolved.entry, ""}};
       for (const auto& inner : inner_engines(engine, resolved)) all.push_back(inner);
-      // An engine that reads the target itself hands its own data to the engines it names.
-      const bool own_data = resolved.entry->info->targets.data.has_value();
+      // An engine that reads the target itself hands its own problems to the engines it names
+      // and to those they name ("inner.inner" below "inner" and below the engine itself).
+      const auto handed = [&](const std::string& param) {
+        if (param.empty()) return false;
+        if (resolved.entry->info->targets.data) return true;
+        return std::ranges::any_of(all, [&](const auto& outer) {
+          const std::string& p = outer.second;
+          return !p.empty() && param.compare(0, p.size() + 1, p + ".") == 0 &&
+                 outer.first->info->targets.data.has_value();
+        });
+      };
       for (const auto& [entry, param] : all) {
         const PluginInfo& info = *entry->info;
         const TargetUse& use = info.targets;
         const std::string which =
             param.empty() ? "engine '" + name + "' (" + info.name + ")"
                           : "engine '" + name + "': its " + param + " engine '" + info.name + "'";
-        const SourceLocation where = param.empty() || !engine.spec.params.count(param)
-                                         ? engine.spec.at
-                                         : engine.spec.params.at(param).at;
+        const SourceLocation where = named_engine_at(engine, param);
         if (kind && !use.likelihood.empty() && !std::ranges::count(use.likelihood, *kind))
           error(where, which + " cannot fit the " + to_string(*kind) + " target of " +
                            likelihood_name + "; it fits " + kinds_text(use.likelihood) +
@@ -489,23 +547,21 @@ class Resolver {
           error(where, which + " needs a Gaussian likelihood (its algebra is in closed form); " +
                            likelihood_name + " is not one (" + engines_serving(*kind, *likelihood) +
                            ")");
-        const bool reads_likelihood = kind && !use.likelihood.empty();
-        const std::optional<TargetKind> reads = use.data           ? use.data
-                                                : reads_likelihood ? kind
-                                                                   : std::nullopt;
-        if (own_data && !param.empty()) {
+        if (handed(param)) {
           // It is handed the likelihood's problems by the engine that names it.
           if (use.data && kind && *use.data != *kind)
             error(where, which + " reads the target as " + to_string(*use.data) + ", but engine '" +
                              name + "' hands it " + to_string(*kind) + " problems");
           continue;
         }
-        if (!reads) continue;
+        // What it reads the target as: its own kind, else its likelihood's; nothing else.
+        if (!use.data && !(kind && !use.likelihood.empty())) continue;
+        const TargetKind reads = use.data ? *use.data : *kind;
         const std::string who = use.data ? which : likelihood_name;
         if (!reading) {
-          reading.emplace(*reads, who);
-        } else if (reading->first != *reads) {
-          error(where, which + " reads the target as " + to_string(*reads) + " but " +
+          reading.emplace(reads, who);
+        } else if (reading->first != reads) {
+          error(where, which + " reads the target as " + to_string(reads) + " but " +
                            reading->second + " as " + to_string(reading->first) +
                            "; run them in separate pipelines");
         }

@@ -164,7 +164,7 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
   data_spec.train_table = options.train_table;
   data_spec.test_table = options.test_table;
   const Dataset data = load_dataset(data_spec);
-  auto problems = kernel_diagnostics(spec, data);
+  auto problems = kernel_diagnostics(spec, &resolved, registry, data);
   for (Diagnostic& d : inducing_diagnostics(spec, data)) problems.push_back(std::move(d));
   if (!problems.empty()) throw ConfigError(std::move(problems));
   for (const auto& [key, note] : data.notes)
@@ -324,6 +324,7 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
       const Params engine_params = params_for(engine_plugin, engine_point.values[0]);
       auto engine = registry.create_as<InferenceEngine>(
           Family::engine, engine_plugin.entry->info->name, engine_params);
+      engine->check(p, p.inducing ? p.inducing->Z.rows() : 0);
       r = engine->run(p);
       if (p.inducing) {
         r.info["inducing"] = describe_inducing(*p.inducing);

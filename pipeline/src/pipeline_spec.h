@@ -126,6 +126,7 @@ struct Sweep {
   std::string key;    ///< "resampler.ratio" or "<engine name>.samples"
   std::string param;  ///< "ratio"
   std::vector<ParamValue> values;
+  SourceLocation at;  ///< the list's position
 };
 
 /// A plugin with its parameters interpreted against the schema.
@@ -159,6 +160,10 @@ struct ResolvedTarget {
   std::string size_column;  ///< the likelihood's size column, when its reading is the data's
 };
 
+/// The most runs (sweep points times engines' sweep points) a pipeline may ask for: each run
+/// keeps its results in memory until the report is written.
+inline constexpr double kMaxRuns = 1e6;
+
 struct ResolvedPipeline {
   std::map<Family, ResolvedPlugin> components;
   ResolvedTarget target;
@@ -173,10 +178,9 @@ struct ResolvedPipeline {
 /// naming unknown plugins, components an engine needs (PluginInfo::needs) that the pipeline
 /// does not define, and the target: a likelihood that declares no kind, an engine (or an
 /// engine it names) that cannot fit the likelihood's kind (PluginInfo::targets), engines that
-/// read the target as different kinds. Throws one ConfigError with every diagnostic, in file
-/// order.
-/// `target`, when given, receives the target as far as it was resolved, also when a
-/// ConfigError is thrown (so that validation checks the data against it).
+/// read the target as different kinds, sweeps of more than kMaxRuns runs. Throws one ConfigError
+/// with every diagnostic, in file order. `target`, when given, receives the target as far as it was
+/// resolved, also when a ConfigError is thrown (so that validation checks the data against it).
 ResolvedPipeline resolve_pipeline(const PipelineSpec& spec, const Registry& registry,
                                   ResolvedTarget* target = nullptr);
 
@@ -204,8 +208,19 @@ std::vector<Diagnostic> learning_diagnostics(const PipelineSpec& spec,
                                              const ResolvedPipeline& resolved,
                                              const Registry& registry, const Dataset& data);
 
-/// A composite kernel's columns that are not inputs of `data`, as diagnostics at each name.
-std::vector<Diagnostic> kernel_diagnostics(const PipelineSpec& spec, const Dataset& data);
+/// A composite kernel's columns that are not inputs of `data`, as diagnostics at each name;
+/// with `resolved`, a kernel that cannot be built for the data as a run builds it (at each
+/// value of a swept parameter: a list of length scales not one per input), at the kernel.
+std::vector<Diagnostic> kernel_diagnostics(const PipelineSpec& spec,
+                                           const ResolvedPipeline* resolved,
+                                           const Registry& registry, const Dataset& data);
+
+/// What each engine checks before numerics (InferenceEngine::check) on the problem a run
+/// builds from `data` (components at their first sweep values; the engine at each sweep value
+/// of its own parameters; the inducing count M of `inducing:`), as diagnostics at the engine.
+std::vector<Diagnostic> engine_diagnostics(const PipelineSpec& spec,
+                                           const ResolvedPipeline& resolved,
+                                           const Registry& registry, const Dataset& data);
 
 /// A component as built for a run: plugin, version, parameters, and the learned blocks of
 /// `learned` that belong to its family ("kernel.length_scales" -> kernel's "length_scales").

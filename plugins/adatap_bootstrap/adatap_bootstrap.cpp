@@ -9,8 +9,10 @@
 #include "general_solver.h"
 #include "quench/errors.h"
 #include "quench/losses.h"
+#include "quench/memory_budget.h"
 #include "quench/normal.h"
 #include "sparse_adatap_model.h"
+#include "sparse_solver.h"
 
 namespace quench::adatap {
 
@@ -170,7 +172,22 @@ Results AdatapBootstrap::site_results(const Solution& sol, const Problem& proble
   return r;
 }
 
+void AdatapBootstrap::check(const Problem& problem, Eigen::Index inducing_count) const {
+  const bool gaussian = problem.likelihood->gaussian_noise_variance().has_value();
+  if (gaussian && inducing_count > 0) check_sparse_options(options_);
+  if (!gaussian && problem.kernel->diagonal_noise() > 0)
+    throw ConfigError({},
+                      "adatap_bootstrap with a non-Gaussian likelihood needs the noise in the "
+                      "likelihood (e.g. probit noise), not on the kernel diagonal: a point "
+                      "drawn k times contributes k independent noise draws "
+                      "(docs/adatap_classification.md eq 1)");
+  // The dense prior holds K and G (000 eq 65) with its factorization.
+  if (inducing_count == 0)
+    require_dense_memory(problem.data->X_train.rows(), 3, "adatap_bootstrap");
+}
+
 Results AdatapBootstrap::run(const Problem& problem) const {
+  check(problem, problem.inducing ? problem.inducing->Z.rows() : 0);
   const auto noise = problem.likelihood->gaussian_noise_variance();
   return noise ? run_gaussian(problem, *noise) : run_general(problem);
 }
@@ -205,12 +222,6 @@ Results AdatapBootstrap::run_gaussian(const Problem& problem, double noise) cons
 }
 
 AdatapBootstrap::GeneralInputs AdatapBootstrap::general_inputs(const Problem& problem) const {
-  if (problem.kernel->diagonal_noise() > 0)
-    throw ConfigError({},
-                      "adatap_bootstrap with a non-Gaussian likelihood needs the noise in the "
-                      "likelihood (e.g. probit noise), not on the kernel diagonal: a point "
-                      "drawn k times contributes k independent noise draws "
-                      "(docs/adatap_classification.md eq 1)");
   GeneralInputs in{observations(*problem.data, DataPart::train, *problem.likelihood->target_kind(),
                                 "adatap_bootstrap"),
                    occupation_of(*problem.resampler, tail_)};
@@ -222,7 +233,7 @@ Results AdatapBootstrap::run_general(const Problem& problem) const {
   using clock = std::chrono::steady_clock;
   using seconds = std::chrono::duration<double>;
   const auto start = clock::now();
-  const auto [y, occ] = general_inputs(problem);  // its checks before the prior's setup
+  const auto [y, occ] = general_inputs(problem);
   const std::unique_ptr<BootstrapPrior> prior = make_bootstrap_prior(problem, false, options_);
   const auto prior_done = clock::now();
   GeneralSolution sol =

@@ -16,6 +16,9 @@ class AdatapBootstrap final : public InferenceEngine {
   static ParamSchema schema();
   explicit AdatapBootstrap(const Params& params);
   Results run(const Problem& problem) const override;
+  /// The solver's options on the inducing-point prior (check_sparse_options), the noise of a
+  /// non-Gaussian likelihood in the likelihood, the dense prior's N x N matrices in memory.
+  void check(const Problem& problem, Eigen::Index inducing_count) const override;
   std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 
  private:
@@ -24,7 +27,7 @@ class AdatapBootstrap final : public InferenceEngine {
   Results run_gaussian(const Problem& problem, double noise) const;
   Results run_general(const Problem& problem) const;
   /// What a non-Gaussian likelihood needs on either prior: the training observations and the
-  /// occupation pmf normalized over the kept k; ConfigError for a kernel with diagonal noise.
+  /// occupation pmf normalized over the kept k.
   struct GeneralInputs {
     Observations y;
     Occupation occupation;

@@ -50,6 +50,10 @@ std::vector<Eigen::Index> left_out_rows(Eigen::Index n, std::int64_t count) {
 
 }  // namespace
 
+void ExactLooEngine::check(const Problem& problem, Eigen::Index inducing_count) const {
+  inner_engine(problem.context.make_engine, inner_)->check(problem, inducing_count);
+}
+
 Results ExactLooEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
   const std::shared_ptr<InferenceEngine> inner = inner_engine(problem.context.make_engine, inner_);

@@ -20,6 +20,8 @@ class ExactLooEngine final : public InferenceEngine {
   /// The inner engine's fit on all the training data (its model, when the host asks for one)
   /// and the N retrains; the inner engine comes from RunContext::make_engine.
   Results run(const Problem& problem) const override;
+  /// The inner engine's checks (it fits the same problem).
+  void check(const Problem& problem, Eigen::Index inducing_count) const override;
   /// The inner engine's model (read by the inner engine, ModelParts::make_engine).
   std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 

@@ -9,6 +9,7 @@
 #include "gp_regression_model.h"
 #include "quench/cholesky.h"
 #include "quench/errors.h"
+#include "quench/memory_budget.h"
 #include "regression_objectives.h"
 
 namespace quench::gp_regression {
@@ -45,6 +46,10 @@ ParamSchema ExactGpRegression::schema() { return regression_schema(); }
 
 ExactGpRegression::ExactGpRegression(const Params& params)
     : predictive_variance_(params.boolean("predictive_variance")) {}
+
+void ExactGpRegression::check(const Problem& problem, Eigen::Index) const {
+  require_dense_memory(problem.data->X_train.rows(), 2, "exact_gp_regression");
+}
 
 Results ExactGpRegression::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();

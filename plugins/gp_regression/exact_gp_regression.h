@@ -15,7 +15,10 @@ class ExactGpRegression final : public InferenceEngine {
   explicit ExactGpRegression(const Params& params);
 
   Results run(const Problem& problem) const override;
+  /// The exact prior's N x N matrices (K and its Cholesky factor) in memory.
+  void check(const Problem& problem, Eigen::Index inducing_count) const override;
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
+  bool retrainable() const override { return true; }
   /// "evidence" (log marginal likelihood) and "loo" (regression_objectives.h).
   std::vector<std::string> hyperparameter_objectives(const EngineFactory&) const override {
     return {"evidence", "loo"};

@@ -17,6 +17,7 @@ class SparseGpRegression final : public InferenceEngine {
 
   Results run(const Problem& problem) const override;
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
+  bool retrainable() const override { return true; }
   /// "evidence": the log evidence (FITC, SoR) or its variational bound (VFE).
   std::vector<std::string> hyperparameter_objectives(const EngineFactory&) const override {
     return {"evidence"};

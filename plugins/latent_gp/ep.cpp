@@ -13,6 +13,7 @@
 #include "quench/cancellation.h"
 #include "quench/convergence_progress.h"
 #include "quench/errors.h"
+#include "quench/memory_budget.h"
 #include "quench/printable.h"
 
 namespace quench::latent_gp {
@@ -327,6 +328,10 @@ EpEngine::EpEngine(const Params& p) {
   options_.newton = p.boolean("newton");
   options_.tol = p.real("tol");
   options_.max_iterations = static_cast<int>(p.integer("max_iterations"));
+}
+
+void EpEngine::check(const Problem& problem, Eigen::Index inducing_count) const {
+  if (inducing_count == 0) require_dense_memory(problem.data->X_train.rows(), 3, "ep");
 }
 
 Results EpEngine::run(const Problem& problem) const {

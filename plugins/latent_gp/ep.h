@@ -80,6 +80,8 @@ class EpEngine final : public InferenceEngine {
   /// The fit on the problem's prior (make_ep_prior: dense, or inducing points), its outputs
   /// (fit_outputs.h), log Z_EP and its model.
   Results run(const Problem& problem) const override;
+  /// The exact prior's N x N matrices (K and the posterior's matrices) in memory.
+  void check(const Problem& problem, Eigen::Index inducing_count) const override;
   /// "evidence" and "loo" (hyperparameter_objectives.h), warm-started from the last fit; "loo"
   /// on the dense prior only.
   std::vector<std::string> hyperparameter_objectives(const EngineFactory& engines) const override;
@@ -87,6 +89,7 @@ class EpEngine final : public InferenceEngine {
       const Problem& problem, const std::string& name) const override;
   /// Retrains on bootstrap counts with this engine's options (EpPrior::resampled).
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
+  bool retrainable() const override { return true; }
 
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h), of
   /// either prior.

@@ -11,6 +11,7 @@
 #include "hyperparameter_objectives.h"
 #include "quench/cancellation.h"
 #include "quench/errors.h"
+#include "quench/memory_budget.h"
 
 namespace quench::latent_gp {
 
@@ -430,6 +431,10 @@ TapEngine::TapEngine(const Params& params) : options_(options_from(params, true)
   evidence_ = params.boolean("evidence");
 }
 
+void TapEngine::check(const Problem& problem, Eigen::Index) const {
+  require_dense_memory(problem.data->X_train.rows(), 3, "tap");
+}
+
 Results TapEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
   const Dataset& d = *problem.data;
@@ -489,6 +494,10 @@ std::unique_ptr<HyperparameterObjective> TapEngine::hyperparameter_objective(
 ParamSchema NaiveMeanFieldEngine::schema() { return mean_field_schema(false); }
 NaiveMeanFieldEngine::NaiveMeanFieldEngine(const Params& params)
     : options_(options_from(params, false)) {}
+
+void NaiveMeanFieldEngine::check(const Problem& problem, Eigen::Index) const {
+  require_dense_memory(problem.data->X_train.rows(), 3, "naive_mean_field");
+}
 
 Results NaiveMeanFieldEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();

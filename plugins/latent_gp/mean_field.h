@@ -41,6 +41,8 @@ class TapEngine final : public InferenceEngine {
   static ParamSchema schema();
   explicit TapEngine(const Params& params);
   Results run(const Problem& problem) const override;
+  /// The exact prior's N x N matrices (K and the posterior's matrices) in memory.
+  void check(const Problem& problem, Eigen::Index inducing_count) const override;
   /// "evidence" and "loo" (hyperparameter_objectives.h), warm-started from the last fit.
   std::vector<std::string> hyperparameter_objectives(const EngineFactory& engines) const override;
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
@@ -49,6 +51,7 @@ class TapEngine final : public InferenceEngine {
   /// point is TAP's, and the TAP iteration's site moments and their derivatives come from the
   /// likelihood of one point, with no place for a per-point count.
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
+  bool retrainable() const override { return true; }
 
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
   std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override {
@@ -71,6 +74,8 @@ class NaiveMeanFieldEngine final : public InferenceEngine {
   static ParamSchema schema();
   explicit NaiveMeanFieldEngine(const Params& params);
   Results run(const Problem& problem) const override;
+  /// The exact prior's N x N matrices (K and the posterior's matrices) in memory.
+  void check(const Problem& problem, Eigen::Index inducing_count) const override;
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
   std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override {
     return ClassifierModel::read(archive, parts);

@@ -9,6 +9,7 @@
 #include "fit_outputs.h"
 #include "quench/cholesky.h"
 #include "quench/errors.h"
+#include "quench/memory_budget.h"
 
 namespace quench::latent_gp {
 
@@ -138,6 +139,10 @@ ParamSchema SvmLimitEngine::schema() {
 
 SvmLimitEngine::SvmLimitEngine(const Params& p)
     : tol_(p.real("tol")), max_sweeps_(static_cast<int>(p.integer("max_sweeps"))) {}
+
+void SvmLimitEngine::check(const Problem& problem, Eigen::Index) const {
+  require_dense_memory(problem.data->X_train.rows(), 3, "svm_limit");
+}
 
 Results SvmLimitEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();

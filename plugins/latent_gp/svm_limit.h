@@ -30,10 +30,13 @@ class SvmLimitEngine final : public InferenceEngine {
   static ParamSchema schema();
   explicit SvmLimitEngine(const Params& params);
   Results run(const Problem& problem) const override;
+  /// The exact prior's N x N matrices (K and the posterior's matrices) in memory.
+  void check(const Problem& problem, Eigen::Index inducing_count) const override;
   /// Retrains on bootstrap counts: the Adatron on the drawn points, whose multiplicity does not
   /// matter (Theta(t h - 1)^k = Theta(t h - 1)); a retrain that does not reach the tolerance
   /// throws NumericalError.
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
+  bool retrainable() const override { return true; }
   /// The "svm_classifier" model of a run with Problem::make_model (classifier_model.h).
   std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override {
     return SvmModel::read(archive, parts);

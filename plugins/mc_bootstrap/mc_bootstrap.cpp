@@ -1,5 +1,6 @@
 #include "mc_bootstrap.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -120,23 +121,53 @@ McBootstrap::McBootstrap(const Params& p)
       beta_(p.real("beta")),
       keep_samples_(p.boolean("keep_samples")) {}
 
+void McBootstrap::check(const Problem& problem, Eigen::Index inducing_count) const {
+  if (!problem.context.make_engine)
+    throw ConfigError({}, "mc_bootstrap needs the host to create its inner engine");
+  const auto inner = problem.context.make_engine(inner_);
+  if (!inner->retrainable())
+    throw ConfigError({}, "engine '" + inner_ +
+                              "' cannot be retrained on resampled data (mc_bootstrap's inner "
+                              "engine must be)");
+  inner->check(problem, inducing_count);
+  const Likelihood& lik = *problem.likelihood;
+  if (problem.data->classes > 0) {
+    if (loss_ == "regression")
+      throw ConfigError({},
+                        "mc_bootstrap loss 'regression' does not apply to the classes of "
+                        "engine '" +
+                            inner_ + "'");
+  } else if (loss_ == "zero_one" && lik.target_kind() != TargetKind::binary) {
+    throw ConfigError({},
+                      "mc_bootstrap loss 'zero_one' needs a binary likelihood (labels "
+                      "-1/+1), not one of " +
+                          std::string(to_string(lik.target_kind().value_or(TargetKind::any))) +
+                          " targets");
+  }
+  // Every sample's outputs are held until the averages (map_units): its predictions at the N
+  // training and M test inputs (C each for classes) and its N out-of-bag flags, at least.
+  const auto n = static_cast<double>(problem.data->X_train.rows()),
+             m = static_cast<double>(problem.data->X_test.rows()),
+             classes = static_cast<double>(std::max<Eigen::Index>(problem.data->classes, 1));
+  require_memory(8.0 * ((n + m) * classes + n + 1) * static_cast<double>(samples_),
+                 "mc_bootstrap's " + std::to_string(samples_) +
+                     " samples (each held as its predictions at every input and its "
+                     "out-of-bag flags)");
+}
+
 Results McBootstrap::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
+  check(problem, problem.inducing ? problem.inducing->Z.rows() : 0);
   const Dataset& data = *problem.data;
   const Likelihood& lik = *problem.likelihood;
   const Eigen::Index n = data.X_train.rows(), m = data.X_test.rows();
   const auto T = static_cast<Eigen::Index>(samples_);
-  if (!problem.context.make_engine)
-    throw ConfigError({}, "mc_bootstrap needs the host to create its inner engine");
   const auto inner = problem.context.make_engine(inner_);
   const auto model = inner->prepare_resampling(problem);
   if (!model)
     throw ConfigError({}, "engine '" + inner_ + "' cannot be retrained on resampled data");
   const auto prepared = std::chrono::steady_clock::now();
   if (model->classes() > 0) {
-    if (loss_ == "regression" || loss_ == "predictive")
-      throw ConfigError({}, "mc_bootstrap loss '" + loss_ +
-                                "' does not apply to the classes of engine '" + inner_ + "'");
     Results r;
     class_bootstrap(problem, *model, T, r);
     r.info["inner_engine"] = inner_;
@@ -149,12 +180,6 @@ Results McBootstrap::run(const Problem& problem) const {
   }
   const std::string loss = loss_ == "auto" ? automatic_loss(lik) : loss_;
   const bool zero_one = loss == "zero_one", predictive = loss == "predictive";
-  if (zero_one && lik.target_kind() != TargetKind::binary)
-    throw ConfigError({},
-                      "mc_bootstrap loss 'zero_one' needs a binary likelihood (labels "
-                      "-1/+1), not one of " +
-                          std::string(to_string(lik.target_kind().value_or(TargetKind::any))) +
-                          " targets");
   if (predictive && !model->latent_variance())
     throw ConfigError({},
                       "mc_bootstrap loss 'predictive' needs retrains with a latent variance; "

@@ -16,6 +16,9 @@ class McBootstrap final : public InferenceEngine {
   static ParamSchema schema();
   explicit McBootstrap(const Params& params);
   Results run(const Problem& problem) const override;
+  /// The inner engine retrainable (and its own checks), the loss fitting the target, the
+  /// samples' outputs in memory.
+  void check(const Problem& problem, Eigen::Index inducing_count) const override;
   std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 
  private:

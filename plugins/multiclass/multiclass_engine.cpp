@@ -12,6 +12,7 @@
 #include "multiclass_model.h"
 #include "multiclass_prior.h"
 #include "quench/errors.h"
+#include "quench/memory_budget.h"
 
 namespace quench::multiclass {
 
@@ -222,8 +223,24 @@ Results fit_outputs(const Problem& problem, const MulticlassPrior& prior,
 
 }  // namespace
 
+void MulticlassEpEngine::check(const Problem& problem, Eigen::Index inducing_count) const {
+  const Eigen::Index n = problem.data->X_train.rows(), classes = problem.data->classes;
+  if (inducing_count == 0) {
+    require_dense_memory(n, static_cast<double>(classes) + 3.0,
+                         "multiclass_ep with C = " + std::to_string(classes) + " classes");
+    return;
+  }
+  const double c = static_cast<double>(classes), m = static_cast<double>(inducing_count);
+  require_memory(8.0 * (c * static_cast<double>(n) * m + c * m * c * m),
+                 "multiclass_ep on the inducing-point prior (C matrices of N x M and one of CM x "
+                 "CM; N = " +
+                     std::to_string(n) + ", C = " + std::to_string(classes) +
+                     ", M = " + std::to_string(inducing_count) + ")");
+}
+
 Results MulticlassEpEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
+  check(problem, problem.inducing ? problem.inducing->Z.rows() : 0);
   const std::unique_ptr<MulticlassPrior> prior =
       make_multiclass_prior(*problem.kernel, problem.data->X_train, problem.inducing.get());
   Results r = fit_outputs(problem, *prior, options_);

@@ -72,6 +72,15 @@ std::shared_ptr<InferenceEngine> OneVsRestEngine::inner(const EngineFactory& eng
   return engines(inner_);
 }
 
+void OneVsRestEngine::check(const Problem& problem, Eigen::Index inducing_count) const {
+  const std::shared_ptr<InferenceEngine> engine = inner(problem.context.make_engine);
+  if (problem.data->classes < 2) return;  // refused where the target is read
+  const Dataset binary = one_class_against_rest(*problem.data, 0);
+  Problem p = problem;
+  p.data = &binary;
+  engine->check(p, inducing_count);
+}
+
 Results OneVsRestEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
   const std::shared_ptr<InferenceEngine> engine = inner(problem.context.make_engine);

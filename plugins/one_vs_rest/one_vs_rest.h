@@ -25,6 +25,8 @@ class OneVsRestEngine final : public InferenceEngine {
   static ParamSchema schema();
   explicit OneVsRestEngine(const Params& params);
   Results run(const Problem& problem) const override;
+  /// The inner engine's checks on the binary problem of the first class.
+  void check(const Problem& problem, Eigen::Index inducing_count) const override;
   /// The inner engine's objectives, summed over the C binary problems with shared
   /// hyperparameters (value and gradient).
   std::vector<std::string> hyperparameter_objectives(const EngineFactory& engines) const override;

@@ -80,8 +80,32 @@ VBoot::VBoot(const Params& p)
       keep_particles_(p.boolean("keep_particles")),
       bins_(static_cast<int>(p.integer("calibration_bins"))) {}
 
+namespace {
+
+/// The kernel's random Fourier features (vboot model 'rff'); ConfigError without them.
+const CosineFeatures& fourier_features(const Problem& problem) {
+  const auto* map =
+      problem.kernel ? dynamic_cast<const CosineFeatures*>(problem.kernel->feature_map()) : nullptr;
+  if (!map)
+    throw ConfigError({},
+                      "vboot model 'rff' needs a kernel with random Fourier features (gaussian "
+                      "with random_features > 0, on any columns, or a sum of such kernels; a "
+                      "product of kernels has none)");
+  return *map;
+}
+
+}  // namespace
+
+void VBoot::check(const Problem& problem, Eigen::Index) const {
+  if (model_ == "rff") fourier_features(problem);
+  if (model_ != "rff" && !problem.optimizer)
+    throw ConfigError({},
+                      "vboot model '" + model_ + "' needs an optimizer component (e.g. 'adam')");
+}
+
 Results VBoot::run(const Problem& problem) const {
   const auto start = Clock::now();
+  check(problem, 0);
   const Dataset& data = *problem.data;
   const bool plus_minus = is_plus_minus(data);
   const Eigen::VectorXd y_train = class_labels(data.y_train, plus_minus),
@@ -101,15 +125,8 @@ Results VBoot::run(const Problem& problem) const {
   if (plus_minus) class_values(0) = -1.0;
   std::shared_ptr<const VbootModel> model;
   if (model_ == "rff") {
-    const auto* map = problem.kernel
-                          ? dynamic_cast<const CosineFeatures*>(problem.kernel->feature_map())
-                          : nullptr;
-    if (!map)
-      throw ConfigError({},
-                        "vboot model 'rff' needs a kernel with random Fourier features (gaussian "
-                        "with random_features > 0, on any columns, or a sum of such kernels; a "
-                        "product of kernels has none)");
-    const Eigen::MatrixXd Phi = map->features(data.X_train);
+    const CosineFeatures& map = fourier_features(problem);
+    const Eigen::MatrixXd Phi = map.features(data.X_train);
     const Eigen::Index D = Phi.cols();
     const auto t_features = Clock::now();
     // Perturbations, one stream per particle (eqs 13 and 6).
@@ -158,10 +175,8 @@ Results VBoot::run(const Problem& problem) const {
       }
     r.timings["particles"] = seconds_since(t_solve);
     r.scalars["features"] = double(D);
-    model = std::make_shared<const RffModel>(*map, std::move(weights), std::move(class_values));
+    model = std::make_shared<const RffModel>(map, std::move(weights), std::move(class_values));
   } else {
-    if (!problem.optimizer)
-      throw ConfigError({}, "vboot model 'mlp' needs an optimizer component (e.g. 'adam')");
     const Mlp net(data.X_train.cols(), width_, width_, C);
     const Eigen::Index P = net.parameter_count();
     const auto t_solve = Clock::now();

@@ -19,6 +19,8 @@ class VBoot final : public InferenceEngine {
   static ParamSchema schema();
   explicit VBoot(const Params& params);
   Results run(const Problem& problem) const override;
+  /// 'rff' needs a kernel with random Fourier features.
+  void check(const Problem& problem, Eigen::Index inducing_count) const override;
   /// The model of a run (vboot_model.h); it needs no components: the particles, and for
   /// 'rff' the realized feature map, are stored in the archive.
   std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;

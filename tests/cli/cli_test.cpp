@@ -4,6 +4,7 @@
 // next to its framework library; QUENCH_PLUGIN_PATH is cleared so the environment cannot
 // add others.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -475,16 +476,48 @@ TEST_F(CliPipelinePlugins, RunLoadsThemOnlyWithTheFlag) {
   EXPECT_TRUE(fs::exists(work_ / "b" / "results.json"));
 }
 
-// Engine failures become statuses: the other engines still run, results.json is written
-// with the failure and its message, and the exit code is 3.
-TEST_F(Cli, EngineFailureAtRunTimeIsAFailedStatus) {
+// Twelve rows of two inputs and a real target.
+std::string small_regression_csv() {
   std::string csv = "x1,x2,y\n";
   for (int i = 0; i < 12; ++i)
     csv += std::to_string(0.1 * i) + "," + std::to_string(1.0 - 0.05 * i * i) + "," +
            std::to_string(0.3 * i - 1.0) + "\n";
-  write_file(work_ / "small.csv", csv);
-  // mc_bootstrap cannot retrain an mc_bootstrap: a configuration error found while running.
+  return csv;
+}
+
+// Engine failures become statuses: the other engines still run, results.json is written
+// with the failure and its message, and the exit code is 3. The kernel's amplitude overflows
+// the Gram matrix of the GP; the Bayesian LASSO uses no kernel.
+TEST_F(Cli, EngineFailureAtRunTimeIsAFailedStatus) {
+  write_file(work_ / "small.csv", small_regression_csv());
   write_file(work_ / "failing.yaml",
+             "data: {file: small.csv, target: y}\n"
+             "components:\n"
+             "  kernel: {plugin: gaussian, l2: 1, amplitude: 1e308, bias: 1e308}\n"
+             "  likelihood: {plugin: gaussian, noise: 0.1}\n"
+             "engines:\n"
+             "  - {name: overflowing, plugin: exact_gp_regression}\n"
+             "  - {name: lasso, plugin: bayesian_lasso_gibbs, draws: 50, burn_in: 10}\n");
+  const Outcome r = quench({"run", "failing.yaml", "--out", "out", "--no-progress"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  ASSERT_TRUE(fs::is_regular_file(work_ / "out" / "results.json"));
+  const json runs = json::parse(read_file(work_ / "out" / "results.json")).at("runs");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].at("engine"), "overflowing");
+  EXPECT_EQ(runs[0].at("status").at("code"), "failed");
+  EXPECT_NE(runs[0].at("status").at("message").get<std::string>().find("non-finite"),
+            std::string::npos)
+      << runs[0].at("status");
+  EXPECT_EQ(runs[1].at("engine"), "lasso");
+  EXPECT_EQ(runs[1].at("status").at("code"), "ok");
+  EXPECT_EQ(lines_containing(r.out, "[failed]").size(), 1u) << r.out;
+}
+
+// What a run would refuse before numerics, validate refuses at the engine (issue 36):
+// mc_bootstrap cannot retrain an mc_bootstrap (InferenceEngine::check); nothing is written.
+TEST_F(Cli, AnInnerEngineThatCannotBeRetrainedIsRefusedByValidate) {
+  write_file(work_ / "small.csv", small_regression_csv());
+  write_file(work_ / "nested.yaml",
              "data: {file: small.csv, target: y}\n"
              "components:\n"
              "  kernel: {plugin: gaussian}\n"
@@ -493,21 +526,67 @@ TEST_F(Cli, EngineFailureAtRunTimeIsAFailedStatus) {
              "engines:\n"
              "  - {name: nested, plugin: mc_bootstrap, samples: 5, inner: mc_bootstrap}\n"
              "  - {name: exact, plugin: exact_gp_regression}\n");
-  const Outcome r = quench({"run", "failing.yaml", "--out", "out", "--no-progress"});
-  EXPECT_EQ(r.exit_code, 3) << r.err;
-  ASSERT_TRUE(fs::is_regular_file(work_ / "out" / "results.json"));
-  const json runs = json::parse(read_file(work_ / "out" / "results.json")).at("runs");
-  ASSERT_EQ(runs.size(), 2u);
-  EXPECT_EQ(runs[0].at("engine"), "nested");
-  EXPECT_EQ(runs[0].at("status").at("code"), "failed");
-  const std::string message = runs[0].at("status").at("message");
-  const std::string reason = "engine 'mc_bootstrap' cannot be retrained on resampled data";
-  EXPECT_TRUE(message.size() >= reason.size() &&
-              message.compare(message.size() - reason.size(), reason.size(), reason) == 0)
-      << message;
-  EXPECT_EQ(runs[1].at("engine"), "exact");
-  EXPECT_EQ(runs[1].at("status").at("code"), "ok");
-  EXPECT_EQ(lines_containing(r.out, "[failed]").size(), 1u) << r.out;
+  for (const char* command : {"validate", "run"}) {
+    const Outcome r = command == std::string("run")
+                          ? quench({"run", "nested.yaml", "--out", "out", "--no-progress"})
+                          : quench({"validate", "nested.yaml"});
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("nested.yaml:7:28: engine 'nested' (mc_bootstrap): engine "
+                         "'mc_bootstrap' cannot be retrained on resampled data"),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_FALSE(fs::exists(work_ / "out"));
+}
+
+// A pipeline path or data file that is a FIFO (no writer: opening it would wait for one) or a
+// device is refused at once with the reason, by validate and run alike.
+TEST_F(Cli, InputsThatAreNotRegularFilesAreRefusedWithoutWaiting) {
+  ASSERT_EQ(::mkfifo((work_ / "fifo.yaml").c_str(), 0600), 0);
+  for (const char* command : {"validate", "run"}) {
+    const Outcome r = quench({command, "fifo.yaml"});
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("fifo.yaml: cannot read: not a regular file (a FIFO)"), std::string::npos)
+        << r.err;
+  }
+  ASSERT_EQ(::mkfifo((work_ / "fifo.csv").c_str(), 0600), 0);
+  write_file(work_ / "p.yaml",
+             "data: {file: fifo.csv, target: y}\n"
+             "components:\n"
+             "  kernel: {plugin: gaussian}\n"
+             "  likelihood: {plugin: gaussian, noise: 0.1}\n"
+             "engines: [exact_gp_regression]\n");
+  const Outcome r = quench({"validate", "p.yaml"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot read: not a regular file (a FIFO)"), std::string::npos) << r.err;
+}
+
+// Refits on the inducing-point prior without test inputs: no BLAS call with a 0-row matrix
+// (OpenBLAS printed "On entry to DGEMV parameter number 6 had an illegal value" per refit).
+TEST_F(Cli, InducingRefitsWithoutTestInputsMakeNoInvalidBlasCall) {
+  std::string csv = "x1,x2,y\n";
+  for (int i = 0; i < 30; ++i)
+    csv += std::to_string(0.1 * i) + "," + std::to_string(std::sin(0.7 * i)) + "," +
+           std::to_string(std::cos(0.3 * i)) + "\n";
+  write_file(work_ / "small.csv", csv);
+  for (const char* form : {"fitc", "vfe", "sor"}) {
+    write_file(work_ / "p.yaml", std::string("data: {file: small.csv, target: y}\n"
+                                             "components:\n"
+                                             "  kernel: {plugin: gaussian}\n"
+                                             "  likelihood: {plugin: gaussian, noise: 0.1}\n"
+                                             "  resampler: {plugin: poisson_bootstrap, ratio: 1}\n"
+                                             "inducing: {count: 5, form: ") +
+                                     form +
+                                     "}\n"
+                                     "engines:\n"
+                                     "  - {name: mc, plugin: mc_bootstrap, samples: 4,\n"
+                                     "     inner: sparse_gp_regression}\n");
+    const Outcome r =
+        quench({"run", "p.yaml", "--out", std::string("out_") + form, "--no-progress"});
+    EXPECT_EQ(r.exit_code, 0) << form << ": " << r.err;
+    EXPECT_EQ(r.err.find("illegal value"), std::string::npos) << form << ": " << r.err;
+    EXPECT_EQ(r.out.find("illegal value"), std::string::npos) << form << ": " << r.out;
+  }
 }
 
 // A numerical failure: targets near the largest double overflow y^T (K + s I)^-1 y, and the
@@ -527,7 +606,17 @@ TEST_F(Cli, NonFiniteResultIsAFailedStatus) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].at("status").at("code"), "failed");
   EXPECT_EQ(runs[0].at("status").at("message"), "non-finite values in 'log_marginal_likelihood'");
-  EXPECT_TRUE(runs[0].at("scalars").at("log_marginal_likelihood").is_null());
+  // No scalar of the failed run reads like a result: every one is null (the finite ones too,
+  // e.g. the training rows' square error), and NA in the table, never nan or -nan.
+  ASSERT_FALSE(runs[0].at("scalars").empty());
+  for (const auto& [name, value] : runs[0].at("scalars").items())
+    EXPECT_TRUE(value.is_null()) << name << " = " << value;
+  const std::string table = read_file(work_ / "out" / "tables" / "scalars.csv");
+  const std::string row = table.substr(table.find('\n') + 1);
+  EXPECT_EQ(row.rfind("exact_gp_regression,failed,NA", 0), 0u) << table;
+  EXPECT_EQ(row.find("nan"), std::string::npos) << table;
+  for (const auto& entry : fs::directory_iterator(work_ / "out" / "tables"))
+    EXPECT_EQ(read_file(entry.path()).find("nan"), std::string::npos) << entry.path();
 }
 
 // A small regression problem for the Bayesian LASSO sampler whose first column header is

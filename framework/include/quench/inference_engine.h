@@ -128,9 +128,22 @@ class QUENCH_API InferenceEngine : public Component {
 
   virtual Results run(const Problem& problem) const = 0;
 
+  /// The configuration errors a run would meet before any numerics, found from the problem's
+  /// shape and components alone; throws ConfigError. What the engine cannot do with them (a
+  /// method not built for the inducing-point prior, a model needing random features the kernel
+  /// lacks, an inner engine that cannot do what this one asks of it: check it too) and memory
+  /// beyond what the process may use (quench/memory_budget.h). The host calls it when it
+  /// validates a pipeline and again before each run, with the problem as the run builds it
+  /// except that the inducing inputs are not chosen yet: `inducing_count` is their number M
+  /// (0: the exact prior) and Problem::inducing is null. The default checks nothing.
+  virtual void check(const Problem& problem, Eigen::Index inducing_count) const;
+
   /// A model to retrain on weighted data, or nullptr if the engine cannot be retrained
   /// this way (the default).
   virtual std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const;
+  /// Whether prepare_resampling returns a model (for the engines that retrain an inner engine,
+  /// e.g. mc_bootstrap, to check before any numerics). Default: false.
+  virtual bool retrainable() const { return false; }
 
   /// Names of the hyperparameter objectives the engine offers ("evidence", "loo"); empty
   /// (the default) when it offers none. `engines` creates the engines a wrapping engine names

@@ -49,7 +49,8 @@ namespace quench {
 ///     size_column, curvature_bound, target_moments, target_cdf, predictive_moments,
 ///     d_log_likelihood_hyperparameters; Hyperparameter::learned_by_default and
 ///     target_unit_power; PluginInfo::targets.
-inline constexpr std::uint32_t kPluginApiVersion = 13;
+/// 14: checks before numerics (InferenceEngine::check, InferenceEngine::retrainable).
+inline constexpr std::uint32_t kPluginApiVersion = 14;
 
 /// How an engine uses the pipeline's `inducing:` block (quench/low_rank_prior.h).
 enum class InducingUse {
