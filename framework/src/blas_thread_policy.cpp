@@ -9,7 +9,7 @@ BlasThreadChoice choose_blas_threads(std::int64_t rows, int requested, int avail
   cores = std::max(cores, 1);
   if (requested > cores) {
     return {cores, "override: " + std::to_string(requested) + " requested, capped at the " +
-                       std::to_string(cores) + " cores this process may use"};
+                       std::to_string(cores) + " cores of this machine"};
   }
   if (requested > 0) return {requested, "override"};
   const bool large = rows >= kMultithreadedBlasRows;

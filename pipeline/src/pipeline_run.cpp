@@ -191,7 +191,7 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
   // One BLAS thread count for learning and every engine, by the training rows (the O(N^3)
   // matrices) unless the host asked for one; the units inside engines use 1 regardless.
   const BlasThreadChoice blas = choose_blas_threads(data.X_train.rows(), options.blas_threads,
-                                                    blas_threads(), usable_cores());
+                                                    blas_threads(), machine_cores());
   const ScopedBlasThreads run_blas(blas.threads);
   provenance.blas_threads = blas.threads;
   provenance.blas_threads_reason = blas.reason;

@@ -22,15 +22,15 @@ inline constexpr std::int64_t kMultithreadedBlasRows = 750;
 /// A BLAS thread count and why it was chosen (recorded in a run's provenance).
 struct BlasThreadChoice {
   int threads = 1;
-  /// "override", "override: <n> requested, capped at the <c> cores this process may use", or
+  /// "override", "override: <n> requested, capped at the <c> cores of this machine", or
   /// "policy: <rows> training rows <, >= <threshold>".
   std::string reason;
 };
 
 /// The BLAS threads for a run on `rows` training rows: `requested` when > 0 (an explicit
-/// choice), but no more than `cores` (the cores the process may run on: more threads only
-/// wait, and each costs OpenBLAS a buffer, which under an address-space limit it cannot
-/// allocate); otherwise 1 below kMultithreadedBlasRows rows and `available` (the backend's
+/// choice), but no more than `cores` (the machine's, quench/parallel.h machine_cores: more
+/// threads only wait, and each costs OpenBLAS a buffer, which under an address-space limit it
+/// cannot allocate); otherwise 1 below kMultithreadedBlasRows rows and `available` (the backend's
 /// count, at least 1) from there on.
 QUENCH_API BlasThreadChoice choose_blas_threads(std::int64_t rows, int requested, int available,
                                                 int cores);

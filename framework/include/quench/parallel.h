@@ -10,9 +10,9 @@
 
 namespace quench {
 
-/// The cores this process may run on (its CPU affinity mask; a launcher binding processes to
-/// cores or a container's cpuset reduces it), at least 1.
-QUENCH_API int usable_cores();
+/// The processors online on this machine, at least 1. Not the process's CPU affinity: a
+/// launcher that binds ranks to cores must not change what a run computes.
+QUENCH_API int machine_cores();
 
 /// Number of workers for a request (0 = hardware concurrency), at least 1.
 QUENCH_API int resolve_threads(int requested);
