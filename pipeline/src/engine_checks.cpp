@@ -89,7 +89,9 @@ std::vector<Diagnostic> engine_diagnostics(const PipelineSpec& spec,
   }
   const Eigen::Index inducing =
       spec.inducing ? std::min<Eigen::Index>(spec.inducing->count, data.X_train.rows()) : 0;
-  for (const auto& [engine_name, plugin] : resolved.engines) {
+  for (const auto& engine : resolved.engines) {
+    const std::string& engine_name = engine.first;  // (a lambda cannot capture a binding)
+    const ResolvedPlugin& plugin = engine.second;
     const auto engine_spec =
         std::find_if(spec.engines.begin(), spec.engines.end(),
                      [&](const EngineSpec& e) { return e.name == engine_name; });

@@ -523,9 +523,10 @@ class Resolver {
       for (const auto& inner : inner_engines(engine, resolved)) all.push_back(inner);
       // An engine that reads the target itself hands its own problems to the engines it names
       // and to those they name ("inner.inner" below "inner" and below the engine itself).
+      const PluginEntry& engine_entry = *resolved.entry;  // (a lambda cannot capture a binding)
       const auto handed = [&](const std::string& param) {
         if (param.empty()) return false;
-        if (resolved.entry->info->targets.data) return true;
+        if (engine_entry.info->targets.data) return true;
         return std::ranges::any_of(all, [&](const auto& outer) {
           const std::string& p = outer.second;
           return !p.empty() && param.compare(0, p.size() + 1, p + ".") == 0 &&
