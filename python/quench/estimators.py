@@ -4,6 +4,7 @@ Each fit runs a pipeline built from the estimator's parameters on the arrays in 
 files), through the same plugins as the CLI, and keeps the fitted model for predict."""
 import inspect
 import json
+import re
 import sys
 import warnings
 
@@ -36,8 +37,18 @@ class _Estimator:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
 
-    @staticmethod
-    def _inputs(X, fitted_width=None):
+    def _inputs(self, X, fitted_width=None):
+        """X as a float array (Fortran order); ValueError for what quench cannot take. At fit
+        (no fitted_width) a DataFrame's column names become feature_names_in_; afterwards they
+        must be the names fitted, in the same order (scikit-learn's rule and messages)."""
+        if fitted_width is None:
+            names = _feature_names(X)
+            if names is not None:
+                self.feature_names_in_ = names
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+        else:
+            self._check_feature_names(X)
         if hasattr(X, "tocsr") and hasattr(X, "nnz"):  # scipy.sparse, without importing it
             raise TypeError("sparse input is not supported: pass a dense array (X.toarray())")
         X = np.asarray(X)
@@ -60,6 +71,38 @@ class _Estimator:
             raise ValueError(f"X has {X.shape[1]} features, the model was fitted on {fitted_width}")
         return np.asfortranarray(X)
 
+    def _check_feature_names(self, X):
+        """ValueError when X's column names are not those fitted, in that order; a warning when
+        only one of X and the fit had names (scikit-learn's _check_feature_names)."""
+        fitted, names = getattr(self, "feature_names_in_", None), _feature_names(X)
+        if fitted is None and names is None:
+            return
+        if names is None:
+            warnings.warn(f"X does not have valid feature names, but {type(self).__name__} was "
+                          "fitted with feature names", UserWarning)
+            return
+        if fitted is None:
+            warnings.warn(f"X has feature names, but {type(self).__name__} was fitted without "
+                          "feature names", UserWarning)
+            return
+        if len(names) == len(fitted) and (names == fitted).all():
+            return
+        unseen = sorted(set(names) - set(fitted))
+        missing = sorted(set(fitted) - set(names))
+
+        def listed(items):
+            shown = "".join(f"- {item}\n" for item in items[:5])
+            return shown + ("- ...\n" if len(items) > 5 else "")
+
+        message = "The feature names should match those that were passed during fit.\n"
+        if unseen:
+            message += "Feature names unseen at fit time:\n" + listed(unseen)
+        if missing:
+            message += "Feature names seen at fit time, yet now missing:\n" + listed(missing)
+        if not unseen and not missing:
+            message += "Feature names must be in the same order as they were in fit.\n"
+        raise ValueError(message)
+
     def _check_fitted(self, attribute="model_"):
         """NotFittedError unless fit has set `attribute`."""
         if not hasattr(self, attribute):
@@ -77,8 +120,14 @@ class _Estimator:
         the first run), learned_ and learning_ (its learning report, None without learning:
         learned values, keys at a bound, iterations, evaluations); returns the runs."""
         names = [column_name(j) for j in range(X.shape[1])]
-        runs = _quench.run_arrays(yaml, "fit data", "", self.threads, [], names, "y", X, targets,
-                                  None, [])
+        try:
+            runs = _quench.run_arrays(yaml, "fit data", "", self.threads, [], names, "y", X,
+                                      targets, None, [], bool(self.verbose))
+        except _quench.PipelineError as error:
+            # A parameter value the plugins refuse is the caller's ValueError; the positions in
+            # the pipeline the estimator wrote for itself mean nothing to the caller.
+            problems = [re.sub(r"^.*?:\d+:\d+: ", "", line) for line in str(error).splitlines()]
+            raise ValueError(f"{type(self).__name__}: " + "; ".join(problems)) from error
         for run in runs:
             if run["status"]["code"] != "ok":
                 raise _quench.NumericalError(
@@ -88,6 +137,25 @@ class _Estimator:
         self.learning_ = runs[0]["learning"]
         self.learned_ = self.learning_["learned"] if self.learning_ else {}
         return runs
+
+
+def _feature_names(X):
+    """A DataFrame's column names as an object array when they are all strings (scikit-learn's
+    feature_names_in_), None without names or with non-string ones (TypeError when mixed)."""
+    columns = getattr(X, "columns", None)
+    if columns is None or not hasattr(X, "iloc"):
+        return None
+    names = np.asarray(columns, dtype=object)
+    strings = [isinstance(name, str) for name in names]
+    if all(strings) and len(names) > 0:
+        return names
+    if any(strings):
+        raise TypeError("Feature names are only supported if all input features have string "
+                        "names, but your input has "
+                        f"{sorted({type(name).__name__ for name in names})} as feature name / "
+                        "column name types. Convert them all to strings with "
+                        "X.columns = X.columns.astype(str)")
+    return None
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -494,14 +562,15 @@ class GaussianProcessClassifier(_Estimator):
                 or (self.method == "svm" and joint)}
 
     def __init__(self, method="tap", width=1.0, noise=0.01, learn=True, seed=0, threads=0,
-                 inducing_points=None, inducing_form="fitc", multi_class="joint", kernel=None,
-                 standardize_inputs=None, likelihood="probit"):
+                 verbose=False, inducing_points=None, inducing_form="fitc", multi_class="joint",
+                 kernel=None, standardize_inputs=None, likelihood="probit"):
         self.method = method
         self.width = width
         self.noise = noise
         self.learn = learn
         self.seed = seed
         self.threads = threads
+        self.verbose = verbose
         self.inducing_points = inducing_points
         self.inducing_form = inducing_form
         self.multi_class = multi_class
@@ -691,14 +760,16 @@ class GaussianProcessRegressor(_Estimator):
 
     _estimator_type = "regressor"  # scikit-learn's is_regressor
 
-    def __init__(self, noise=0.1, learn=True, restarts=0, seed=0, threads=0, inducing_points=None,
-                 inducing_form="vfe", kernel=None, learn_noise=True, standardize_inputs=None,
-                 standardize_target=None, likelihood="gaussian", likelihood_params=None):
+    def __init__(self, noise=0.1, learn=True, restarts=0, seed=0, threads=0, verbose=False,
+                 inducing_points=None, inducing_form="vfe", kernel=None, learn_noise=True,
+                 standardize_inputs=None, standardize_target=None, likelihood="gaussian",
+                 likelihood_params=None):
         self.noise = noise
         self.learn = learn
         self.restarts = restarts
         self.seed = seed
         self.threads = threads
+        self.verbose = verbose
         self.inducing_points = inducing_points
         self.inducing_form = inducing_form
         self.kernel = kernel
@@ -819,15 +890,16 @@ class AdatapBootstrap(_BootstrapRegressor):
     (docs/large_n.md)."""
 
     def __init__(self, ratios=(1.0,), noise=0.1, learn=True, restarts=0, seed=0, threads=0,
-                 inducing_points=None, inducing_form="fitc", kernel=None, learn_noise=True,
-                 standardize_inputs=None, standardize_target=None, likelihood="gaussian",
-                 likelihood_params=None):
+                 verbose=False, inducing_points=None, inducing_form="fitc", kernel=None,
+                 learn_noise=True, standardize_inputs=None, standardize_target=None,
+                 likelihood="gaussian", likelihood_params=None):
         self.ratios = ratios
         self.noise = noise
         self.learn = learn
         self.restarts = restarts
         self.seed = seed
         self.threads = threads
+        self.verbose = verbose
         self.inducing_points = inducing_points
         self.inducing_form = inducing_form
         self.kernel = kernel
@@ -849,7 +921,7 @@ class MonteCarloBootstrap(_BootstrapRegressor):
     O(|D| M^2) each (docs/large_n.md)."""
 
     def __init__(self, ratios=(1.0,), samples=1000, noise=0.1, learn=True, restarts=0, seed=0,
-                 threads=0, inducing_points=None, inducing_form="fitc", kernel=None,
+                 threads=0, verbose=False, inducing_points=None, inducing_form="fitc", kernel=None,
                  learn_noise=True, standardize_inputs=None, standardize_target=None,
                  likelihood="gaussian", likelihood_params=None):
         self.ratios = ratios
@@ -859,6 +931,7 @@ class MonteCarloBootstrap(_BootstrapRegressor):
         self.restarts = restarts
         self.seed = seed
         self.threads = threads
+        self.verbose = verbose
         self.inducing_points = inducing_points
         self.inducing_form = inducing_form
         self.kernel = kernel
@@ -887,7 +960,7 @@ class WeightedBayesianBootstrap(_Estimator):
     _estimator_type = "regressor"  # scikit-learn's is_regressor
 
     def __init__(self, model="linear", penalty="l1", lam=None, draws=1000,
-                 penalty_weights="common", order=3, level=0.95, seed=0, threads=0):
+                 penalty_weights="common", order=3, level=0.95, seed=0, threads=0, verbose=False):
         self.model = model
         self.penalty = penalty
         self.lam = lam
@@ -897,6 +970,7 @@ class WeightedBayesianBootstrap(_Estimator):
         self.level = level
         self.seed = seed
         self.threads = threads
+        self.verbose = verbose
 
     def fit(self, X, y):
         if self.model not in ("linear", "trend_filter"):
@@ -947,7 +1021,7 @@ class VBootClassifier(_Estimator):
     _estimator_type = "classifier"  # scikit-learn's is_classifier
 
     def __init__(self, particles=50, features=2000, width=0.2, amplitude=4.0, bias=25.0,
-                 alpha_epsilon=0.01, prior_variance=1.0, seed=0, threads=0):
+                 alpha_epsilon=0.01, prior_variance=1.0, seed=0, threads=0, verbose=False):
         self.particles = particles
         self.features = features
         self.width = width
@@ -957,6 +1031,7 @@ class VBootClassifier(_Estimator):
         self.prior_variance = prior_variance
         self.seed = seed
         self.threads = threads
+        self.verbose = verbose
 
     def fit(self, X, y):
         X, y, classes = _classes(self, X, y, 2)

@@ -1,6 +1,8 @@
 // The quench Python module's native part (`quench._quench`): pipelines run through the same
 // registry and plugins as the CLI, results as NumPy arrays without copies, quench's errors as
 // Python exceptions with the same messages (docs/python.md).
+#include <signal.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -289,6 +291,35 @@ py::dict to_dict(quench::Results&& r, const std::shared_ptr<const quench::Regist
   return d;
 }
 
+// Ctrl-C during a run. While a call holds no GIL, Python's own SIGINT handler cannot run (it
+// would only set a flag Python checks between bytecodes, after the fit): for the call's
+// duration SIGINT requests quench's stop instead (quench/cancellation.h), which learning, EP
+// sweeps, draws and the report check, and Interrupted becomes KeyboardInterrupt (the
+// translator in PYBIND11_MODULE). Installed from the main thread only (a signal handler is
+// process-wide, and Python delivers SIGINT to its main thread); the previous handler is back
+// when the run returns.
+class StopOnInterrupt {
+ public:
+  StopOnInterrupt() {
+    quench::clear_stop_request();  // a request left from an earlier call is not this call's
+    const py::object threading = py::module_::import("threading");
+    if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return;
+    struct sigaction action {};
+    action.sa_handler = [](int signal) { quench::request_stop(signal); };
+    sigemptyset(&action.sa_mask);
+    installed_ = ::sigaction(SIGINT, &action, &previous_) == 0;
+  }
+  ~StopOnInterrupt() {
+    if (installed_) ::sigaction(SIGINT, &previous_, nullptr);
+  }
+  StopOnInterrupt(const StopOnInterrupt&) = delete;
+  StopOnInterrupt& operator=(const StopOnInterrupt&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+  bool installed_ = false;
+};
+
 // The worker threads asked for, as the CLI's --threads takes them (0: all cores, at most 4096);
 // ValueError otherwise.
 void check_threads(int threads) {
@@ -302,6 +333,7 @@ void check_threads(int threads) {
 py::list run(const std::string& text, const std::string& name, const std::string& base_directory,
              bool is_file, int threads, const std::vector<std::string>& plugin_paths) {
   check_threads(threads);
+  const StopOnInterrupt stop_on_interrupt;
   std::vector<quench::Results> runs;
   std::shared_ptr<const quench::Registry> registry;
   {
@@ -364,8 +396,9 @@ py::list run_arrays(const std::string& text, const std::string& train_name,
                     const Eigen::Ref<const Eigen::MatrixXd>& X_train,
                     const std::vector<std::string>& y_train,
                     const std::optional<Eigen::MatrixXd>& X_test,
-                    const std::vector<std::string>& y_test) {
+                    const std::vector<std::string>& y_test, bool verbose) {
   check_threads(threads);
+  const StopOnInterrupt stop_on_interrupt;
   std::vector<quench::Results> runs;
   std::shared_ptr<const quench::Registry> registry;
   {
@@ -373,7 +406,11 @@ py::list run_arrays(const std::string& text, const std::string& train_name,
     const quench::Pipeline pipeline = quench::Pipeline::from_string(text, "<estimator>", "");
     quench::RunOptions options;
     options.threads = threads;
-    options.report = false;  // the estimator's fitted attributes say it
+    // The CLI's lines on stderr (the data's notes, each learning evaluation, the learned
+    // values) and its progress bar on a terminal only with verbose: the estimator's fitted
+    // attributes say it all.
+    options.report = verbose;
+    options.progress = verbose;
     options.train_table = table(train_name, input_names, target, X_train, y_train);
     if (X_test) options.test_table = table(test_name, input_names, target, *X_test, y_test);
     registry = std::make_shared<const quench::Registry>(quench::Registry::discover(plugin_paths));
@@ -419,6 +456,9 @@ PYBIND11_MODULE(_quench, m) {
       std::string text;
       for (const auto& d : e.diagnostics()) text += (text.empty() ? "" : "\n") + d.str();
       pipeline_error(text.empty() ? e.what() : text.c_str());
+    } catch (const quench::Interrupted&) {
+      quench::clear_stop_request();  // the next call starts afresh
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
     }
   });
   m.def("run", &run, py::arg("text"), py::arg("name"), py::arg("base_directory"),
@@ -429,7 +469,8 @@ PYBIND11_MODULE(_quench, m) {
         py::arg("plugin_paths") = std::vector<std::string>{});
   m.def("run_arrays", &run_arrays, py::arg("text"), py::arg("train_name"), py::arg("test_name"),
         py::arg("threads"), py::arg("plugin_paths"), py::arg("input_names"), py::arg("target"),
-        py::arg("X_train"), py::arg("y_train"), py::arg("X_test"), py::arg("y_test"));
+        py::arg("X_train"), py::arg("y_train"), py::arg("X_test"), py::arg("y_test"),
+        py::arg("verbose") = false);
 
   py::class_<PyModel>(m, "Model", "A fitted model: predict at new raw inputs, save, load.")
       .def_property_readonly("kind", [](const PyModel& m) { return m.model->card().kind; })

@@ -325,3 +325,25 @@ def test_a_thread_count_the_cli_refuses_is_a_value_error(threads):
     with pytest.raises(ValueError, match="threads must be"):
         quench.run("data: {file: nowhere.csv, target: y}\nengines: [exact_gp_regression]\n",
                    threads=threads)
+
+
+def test_a_parameter_value_the_plugins_refuse_is_a_value_error_without_hidden_positions():
+    """issue 36: MonteCarloBootstrap(samples=1) raised quench.PipelineError pointing into the
+    YAML the estimator wrote for itself; docs/python.md promises a ValueError."""
+    X = np.linspace(0.0, 1.0, 12).reshape(-1, 1)
+    with pytest.raises(ValueError, match="MonteCarloBootstrap: parameter 'samples' of engine "
+                                         "plugin 'mc_bootstrap' must be >= 2, got 1") as caught:
+        quench.MonteCarloBootstrap(samples=1).fit(X, np.sin(3 * X[:, 0]))
+    assert ":1:" not in str(caught.value) and "fit data" not in str(caught.value)
+
+
+def test_verbose_prints_the_learning_as_the_cli_does(capfd):
+    """verbose=True: the CLI's lines on stderr (the learned hyperparameters; the evaluations
+    and bars only on a terminal); verbose=False (the default): nothing."""
+    X = np.linspace(0.0, 1.0, 20).reshape(-1, 1)
+    y = np.sin(3 * X[:, 0])
+    quench.GaussianProcessRegressor().fit(X, y)
+    assert capfd.readouterr().err == ""
+    quench.GaussianProcessRegressor(verbose=True).fit(X, y)
+    err = capfd.readouterr().err
+    assert "learned hyperparameters by evidence" in err, err

@@ -41,3 +41,15 @@ def test_scikit_learn_check(estimator, check, request):
     if reason:
         request.node.add_marker(pytest.mark.xfail(reason=reason, strict=True))
     check(estimator)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
+def test_dataframe_column_names_are_kept_and_checked(estimator):
+    """scikit-learn's own check of DataFrame column names (not in check_estimator's suite in
+    scikit-learn 1.2, so called here): feature_names_in_ after a fit on a DataFrame, and a
+    ValueError with scikit-learn's message for columns reordered, renamed or missing at
+    predict (issue 36: reordered columns changed probabilities by up to 0.97 without a word)."""
+    pytest.importorskip("pandas")
+    from sklearn.utils.estimator_checks import check_dataframe_column_names_consistency
+
+    check_dataframe_column_names_consistency(type(estimator).__name__, estimator)

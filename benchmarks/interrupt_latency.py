@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""How long quench takes to stop after Ctrl-C (SIGINT), in each long phase, from the CLI and from
+Python (issue 36's target: within 1 s). Each case starts a long run, sends SIGINT after
+`--delay` seconds (inside the phase named) and measures the time until the process has exited;
+the table gives that latency, the exit code and whether anything was written.
+
+  QUENCH_CLI=build/bin/quench PYTHONPATH=build/python \\
+      python3 benchmarks/interrupt_latency.py [--delay 4] [--repeat 3]
+"""
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLI = os.environ.get("QUENCH_CLI", os.path.join(SOURCE, "build", "bin", "quench"))
+PIPELINES = os.path.join(SOURCE, "examples", "pipelines")
+BOSTON = os.path.join(SOURCE, "examples", "data", "boston.csv")
+GLASS = os.path.join(SOURCE, "examples", "data", "glass_split.csv")
+
+MC = f"""
+data: {{file: {BOSTON}, target: y, standardize_target: true}}
+components:
+  kernel: {{plugin: gaussian, l2: 73.54, scaling: sqrt_variance}}
+  likelihood: {{plugin: gaussian, noise: 0.01}}
+  resampler: {{plugin: poisson_bootstrap, ratio: 1}}
+engines:
+  - {{name: mc, plugin: mc_bootstrap, samples: 50000, keep_samples: false}}
+"""
+
+PYTHON_RUN = f"import quench\nquench.run('''{MC}''', threads=1)\n"
+PYTHON_FIT = f"""
+import numpy as np, quench
+table = np.genfromtxt('{GLASS}', delimiter=',', names=True)
+names = [n for n in table.dtype.names if n not in ('y', 'train')]
+X = np.column_stack([table[n] for n in names])
+quench.GaussianProcessClassifier().fit(X, table['y'].astype(int).astype(str))
+"""
+
+
+def cases(out):
+    cli = lambda pipeline: [CLI, "run", pipeline, "--out", out, "--no-progress"]
+    with open(os.path.join(os.path.dirname(out), "mc.yaml"), "w") as f:
+        f.write(MC)
+    return [
+        ("CLI learn: (multi-class EP, glass)", cli(os.path.join(PIPELINES, "glass_multiclass.yaml"))),
+        ("CLI learn: (EP LOO, sonar)", cli(os.path.join(PIPELINES, "sonar_learned_loo.yaml"))),
+        ("CLI Monte-Carlo draws (mc_bootstrap)", cli(os.path.join(os.path.dirname(out), "mc.yaml"))),
+        ("Python quench.run (draws)", [sys.executable, "-c", PYTHON_RUN]),
+        ("Python estimator fit (learning)", [sys.executable, "-c", PYTHON_FIT]),
+    ]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--delay", type=float, default=4.0)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    print(f"{'phase':40s} {'latency [s] per try':30s} exit  written")
+    for label, command in cases(os.path.join(tempfile.mkdtemp(), "out")):
+        latencies, codes, written = [], set(), False
+        for _ in range(args.repeat):
+            out = command[command.index("--out") + 1] if "--out" in command else None
+            child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            time.sleep(args.delay)
+            if child.poll() is not None:
+                latencies.append(float("nan"))  # finished before the signal: no measurement
+                continue
+            sent = time.monotonic()
+            child.send_signal(signal.SIGINT)
+            try:
+                child.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+            latencies.append(time.monotonic() - sent)
+            codes.add(child.returncode)
+            written = written or (out is not None and os.path.exists(out))
+        text = " ".join(f"{x:.3f}" for x in latencies)
+        print(f"{label:40s} {text:30s} {','.join(map(str, sorted(codes))):5s} {'yes' if written else 'no'}")
+
+
+if __name__ == "__main__":
+    main()
