@@ -2,7 +2,7 @@
 //   quench run FILE [--out DIR] [--threads N] [--blas-threads N] [--plugin-path DIR]...
 //              [--allow-pipeline-plugins]   (also under mpirun / srun: docs/distributed.md)
 //   quench validate FILE [--plugin-path DIR]...
-//   quench plugins [--plugin-path DIR]...
+//   quench plugins [FAMILY|NAME] [--plugin-path DIR]...
 //   quench predict MODEL DATA.csv --out PREDICTIONS.csv [--ignore-extra-columns]
 //                  [--quantiles Q,Q,...] [--max-count K]
 //   quench info MODEL
@@ -92,7 +92,11 @@ int main(int argc, char** argv) {
   validate->add_option("--plugin-path", plugin_paths,
                        "plugin directory searched first (repeatable)");
 
+  std::string plugin_filter;
   auto* plugins = app.add_subcommand("plugins", "list the plugins found, with their parameters");
+  plugins->add_option("filter", plugin_filter,
+                      "only this family (kernel, likelihood, resampler, engine, optimizer) or "
+                      "the plugin of this name");
   plugins->add_option("--plugin-path", plugin_paths,
                       "plugin directory searched first (repeatable)");
 
@@ -119,6 +123,13 @@ int main(int argc, char** argv) {
   info->add_option("model", model_file, "model file")->required();
   info->add_option("--plugin-path", plugin_paths, "plugin directory searched first (repeatable)");
 
+  // Every command's --help ends with what its exit status means (the header above).
+  const std::string exit_codes =
+      "\nExit codes: 0 success; 1 data, plugin or I/O error; 2 invalid pipeline, data or "
+      "command line; 3 a run finished with a failed or non-converged status (results written); "
+      "130 / 143 interrupted by SIGINT / SIGTERM (nothing written).";
+  app.footer(exit_codes);
+  for (CLI::App* command : app.get_subcommands({})) command->footer(exit_codes);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -153,7 +164,7 @@ int main(int argc, char** argv) {
     if (*info) return quench::cli::info_command(model_file, plugin_paths);
     if (*plugins) {
       const auto registry = quench::Registry::discover(plugin_paths);
-      std::cout << quench::describe_plugins(registry);
+      std::cout << quench::describe_plugins(registry, plugin_filter);
       return 0;
     }
   } catch (const quench::Interrupted& e) {

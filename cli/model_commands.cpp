@@ -15,16 +15,30 @@
 namespace quench::cli {
 namespace {
 
-FittedModel load(const std::string& model_file, const std::vector<std::string>& plugin_paths) {
-  const Registry registry = Registry::discover(plugin_paths);
+// The plugins found (refused libraries said on stderr).
+Registry discover(const std::vector<std::string>& plugin_paths) {
+  Registry registry = Registry::discover(plugin_paths);
   for (const auto& f : registry.failures())
     std::cerr << "quench: plugin refused: " << f.str() << "\n";
-  return load_model(model_file, registry);
+  return registry;
 }
 
-void print_values(const ComponentRecord& r, const std::string& indent) {
+// A saved parameter as a pipeline writes it: a boolean, stored as 0/1 (the archive has no
+// booleans), is true/false by its plugin's schema.
+std::string value_text(const Registry& registry, const ComponentRecord& r, const std::string& name,
+                       const ParamValue& value) {
+  const PluginEntry* entry = registry.find(r.family, r.plugin);
+  const ParamSpec* spec = entry ? entry->info->schema.find(name) : nullptr;
+  if (const auto* i = std::get_if<std::int64_t>(&value);
+      i && spec && spec->type == ParamType::boolean)
+    return *i != 0 ? "true" : "false";
+  return to_string(value);
+}
+
+void print_values(const Registry& registry, const ComponentRecord& r, const std::string& indent) {
   for (const auto& [name, value] : r.params)
-    std::cout << indent << printable(name) << " = " << printable(to_string(value), 200) << "\n";
+    std::cout << indent << printable(name) << " = "
+              << printable(value_text(registry, r, name, value), 200) << "\n";
   for (const auto& [block, value] : r.learned) {
     std::cout << indent << printable(block) << " (learned) =";
     for (Eigen::Index i = 0; i < value.size(); ++i) std::cout << " " << format_number(value(i));
@@ -33,26 +47,26 @@ void print_values(const ComponentRecord& r, const std::string& indent) {
 }
 
 // A composite kernel's plugin parts, each under its learn path ("1.0: periodic 0.1.0").
-void print_parts(const ComponentRecord& r, const std::string& path) {
+void print_parts(const Registry& registry, const ComponentRecord& r, const std::string& path) {
   if (r.combine.empty()) {
     std::cout << "      " << path << ": " << printable(r.plugin) << " " << r.version << "\n";
-    print_values(r, "          ");
+    print_values(registry, r, "          ");
   }
   for (std::size_t i = 0; i < r.parts.size(); ++i)
-    print_parts(r.parts[i], (path.empty() ? "" : path + ".") + std::to_string(i));
+    print_parts(registry, r.parts[i], (path.empty() ? "" : path + ".") + std::to_string(i));
 }
 
-void print_record(const ComponentRecord& r) {
+void print_record(const Registry& registry, const ComponentRecord& r) {
   if (!r.combine.empty()) {
     std::cout << "  " << to_string(r.family) << ": " << printable(describe_kernel(r), 200) << "\n";
-    print_parts(r, "");
-    print_values(r, "      ");
+    print_parts(registry, r, "");
+    print_values(registry, r, "      ");
     return;
   }
   std::cout << "  " << to_string(r.family) << ": " << printable(r.plugin) << " " << r.version;
   if (!r.columns.empty()) std::cout << " on " << printable(describe_kernel(r), 200);
   std::cout << "\n";
-  print_values(r, "      ");
+  print_values(registry, r, "      ");
 }
 
 }  // namespace
@@ -81,7 +95,7 @@ int predict_command(const std::string& model_file, const std::string& data_file,
           {}, "quench predict: --quantiles takes probabilities in (0, 1), got " + format_number(q));
   if (!options.quantiles.empty()) query.quantiles = options.quantiles;
   if (options.max_count) query.max_count = *options.max_count;
-  const FittedModel model = load(model_file, options.plugin_paths);
+  const FittedModel model = load_model(model_file, discover(options.plugin_paths));
   const PredictionInputs inputs =
       read_prediction_inputs(data_file, model.card(), options.ignore_extra_columns);
   query.sizes = inputs.sizes;
@@ -106,7 +120,8 @@ int predict_command(const std::string& model_file, const std::string& data_file,
 }
 
 int info_command(const std::string& model_file, const std::vector<std::string>& plugin_paths) {
-  const FittedModel model = load(model_file, plugin_paths);
+  const Registry registry = discover(plugin_paths);
+  const FittedModel model = load_model(model_file, registry);
   const ModelCard& c = model.card();
   std::cout << printable(model_file) << ": " << c.kind << " model of engine "
             << printable(c.engine.plugin) << " " << c.engine.version << "\n";
@@ -128,8 +143,8 @@ int info_command(const std::string& model_file, const std::vector<std::string>& 
     std::cout << ", target mean " << format_number(c.target_mean) << " scale "
               << format_number(c.target_scale);
   std::cout << "\ncomponents:\n";
-  print_record(c.engine);
-  for (const auto& r : c.components) print_record(r);
+  print_record(registry, c.engine);
+  for (const auto& r : c.components) print_record(registry, r);
   std::cout << "provenance:\n";
   for (const auto& [key, value] : c.provenance)
     std::cout << "  " << printable(key) << ": " << printable(value, 200) << "\n";

@@ -748,17 +748,18 @@ class Parser {
         if (*s == names[i]) return static_cast<int>(i);
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      error(value_at(e), "'" + what + "' must be one of " + list + "; got '" + *s + "'" +
-                             did_you_mean(*s, names));
+      error(value_at(e), "'" + what + "' must be one of " + list + "; got '" + printable(*s) + "'" +
+                             suggestion(*s, names));
       return -1;
     };
     for (const auto& e : entries(inducing.value, kInducingKeys, "unknown key '", " in inducing")) {
       const std::string what = "inducing." + e.key;
       if (e.key == "count" || e.key == "candidates" || e.key == "kmeans_iterations") {
+        // A count that is given but not a whole number is reported as such, not as missing.
+        have_count = have_count || e.key == "count";
         auto v = unsigned_value(e, what);
         if (!v) continue;
         if (e.key == "count") {
-          have_count = true;
           if (*v == 0)
             error(value_at(e), "'inducing.count' must be >= 1, got 0");
           else if (*v > 10000000)

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "quench/errors.h"
 #include "quench/kernel_record.h"
+#include "quench/printable.h"
 #include "quench/registry.h"
 
 namespace quench {
@@ -139,9 +141,18 @@ void describe_kernel_combinations(std::ostream& out) {
 
 }  // namespace
 
-std::string describe_plugins(const Registry& registry) {
+std::string describe_plugins(const Registry& registry, const std::string& filter) {
   std::ostringstream out;
-  const auto plugins = registry.plugins();
+  auto plugins = registry.plugins();
+  if (!filter.empty()) {
+    std::erase_if(plugins, [&](const PluginEntry* entry) {
+      return entry->info->name != filter && to_string(entry->info->family) != filter;
+    });
+    if (plugins.empty())
+      throw ConfigError({}, "no plugin family or plugin named '" + printable(filter) +
+                                "' (families: kernel, likelihood, resampler, engine, optimizer; "
+                                "'quench plugins' lists every plugin)");
+  }
   if (plugins.empty()) out << "No plugins found.\n";
 
   // plugins() is sorted by family, then name.
@@ -152,10 +163,11 @@ std::string describe_plugins(const Registry& registry) {
     while (end < plugins.size() && plugins[end]->info->family == family) ++end;
     if (begin > 0) out << '\n';
     describe_family(out, family, {plugins.begin() + begin, plugins.begin() + end});
-    if (family == Family::kernel) describe_kernel_combinations(out);
+    if (family == Family::kernel && filter.empty()) describe_kernel_combinations(out);
     begin = end;
   }
 
+  if (!filter.empty()) return out.str();
   if (!registry.failures().empty()) {
     out << "\nrefused libraries:\n";
     for (const auto& failure : registry.failures()) out << "  " << failure.str() << '\n';

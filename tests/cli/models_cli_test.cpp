@@ -434,6 +434,17 @@ TEST_F(VbootModelsCli, PythonReadsTheParticlesWithoutQuench) {
   }
 }
 
+// Booleans are saved as 0/1 (the archive has none); info prints them as a pipeline writes them,
+// by the plugin's schema (issue 36: "keep_particles = 0").
+TEST_F(VbootModelsCli, InfoPrintsBooleanParametersAsTrueOrFalse) {
+  run("vboot.yaml");
+  const auto r = quench({"info", "out/models/rff.h5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* part : {"share_factorization = true", "keep_particles = false"})
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+  EXPECT_EQ(r.out.find("keep_particles = 0"), std::string::npos) << r.out;
+}
+
 TEST_F(ModelsCli, InfoDescribesTheModel) {
   run_gp();
   const auto r = quench({"info", "out/models/gp.h5"});

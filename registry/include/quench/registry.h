@@ -90,7 +90,9 @@ class QUENCH_API Registry {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The text of `quench plugins`: every plugin with its parameters, then refused libraries.
-QUENCH_API std::string describe_plugins(const Registry& registry);
+/// The text of `quench plugins`: every plugin with its parameters, then refused libraries. With
+/// `filter`, only the plugins of that family ("kernel", "likelihood", "resampler", "engine",
+/// "optimizer") or of that name (in any family); ConfigError when none matches.
+QUENCH_API std::string describe_plugins(const Registry& registry, const std::string& filter = "");
 
 }  // namespace quench
