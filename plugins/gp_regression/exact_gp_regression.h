@@ -18,7 +18,8 @@ class ExactGpRegression final : public InferenceEngine {
   /// The exact prior's N x N matrices (K and its Cholesky factor) in memory.
   void check(const Problem& problem, Eigen::Index inducing_count) const override;
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
-  bool retrainable() const override { return true; }
+  /// Retrains on any weights (the noise of point i divided by its weight), exact prior.
+  Retraining retraining() const override { return {true, true, false, false}; }
   /// "evidence" (log marginal likelihood) and "loo" (regression_objectives.h).
   std::vector<std::string> hyperparameter_objectives(const EngineFactory&) const override {
     return {"evidence", "loo"};

@@ -17,7 +17,8 @@ class SparseGpRegression final : public InferenceEngine {
 
   Results run(const Problem& problem) const override;
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
-  bool retrainable() const override { return true; }
+  /// Retrains on any weights (the noise of point i divided by its weight), inducing prior.
+  Retraining retraining() const override { return {true, true, true, false}; }
   /// "evidence": the log evidence (FITC, SoR) or its variational bound (VFE).
   std::vector<std::string> hyperparameter_objectives(const EngineFactory&) const override {
     return {"evidence"};

@@ -89,7 +89,8 @@ class EpEngine final : public InferenceEngine {
       const Problem& problem, const std::string& name) const override;
   /// Retrains on bootstrap counts with this engine's options (EpPrior::resampled).
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
-  bool retrainable() const override { return true; }
+  /// Retrains on counts, on either prior, with the latent variance.
+  Retraining retraining() const override { return {true, false, true, true}; }
 
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h), of
   /// either prior.

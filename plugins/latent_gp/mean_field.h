@@ -51,7 +51,8 @@ class TapEngine final : public InferenceEngine {
   /// point is TAP's, and the TAP iteration's site moments and their derivatives come from the
   /// likelihood of one point, with no place for a per-point count.
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
-  bool retrainable() const override { return true; }
+  /// Retrains on counts (by EP sweeps) with the latent variance.
+  Retraining retraining() const override { return {true, false, false, true}; }
 
   /// The "gp_classifier" model of a run with Problem::make_model (classifier_model.h).
   std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override {

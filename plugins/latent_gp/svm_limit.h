@@ -36,7 +36,8 @@ class SvmLimitEngine final : public InferenceEngine {
   /// matter (Theta(t h - 1)^k = Theta(t h - 1)); a retrain that does not reach the tolerance
   /// throws NumericalError.
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
-  bool retrainable() const override { return true; }
+  /// Retrains on counts; the SVM limit has no latent variance.
+  Retraining retraining() const override { return {true, false, false, false}; }
   /// The "svm_classifier" model of a run with Problem::make_model (classifier_model.h).
   std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override {
     return SvmModel::read(archive, parts);

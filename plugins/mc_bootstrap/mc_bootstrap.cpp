@@ -125,7 +125,7 @@ void McBootstrap::check(const Problem& problem, Eigen::Index inducing_count) con
   if (!problem.context.make_engine)
     throw ConfigError({}, "mc_bootstrap needs the host to create its inner engine");
   const auto inner = problem.context.make_engine(inner_);
-  if (!inner->retrainable())
+  if (!inner->retraining().possible)
     throw ConfigError({}, "engine '" + inner_ +
                               "' cannot be retrained on resampled data (mc_bootstrap's inner "
                               "engine must be)");

@@ -226,7 +226,7 @@ class OpaqueEngine final : public InferenceEngine {
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& p) const override {
     return std::make_unique<OpaqueRetrains>(p.data->X_train.rows() + p.data->X_test.rows());
   }
-  bool retrainable() const override { return true; }
+  Retraining retraining() const override { return {true, true, true, false}; }
 };
 
 TEST(McBootstrap, NoModelWithAReasonWhenRetrainsAreNotKernelExpansions) {

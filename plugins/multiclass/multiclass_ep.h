@@ -84,7 +84,8 @@ class MulticlassEpEngine final : public InferenceEngine {
   /// inputs), each retrain from zero sites, its class probabilities at the training and test
   /// inputs from its model. Weights that are not integer counts are refused.
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
-  bool retrainable() const override { return true; }
+  /// Retrains on counts, on the exact prior only (C class probabilities, no latent variance).
+  Retraining retraining() const override { return {true, false, false, false}; }
   /// The posterior's arrays in memory: C + 3 matrices of N x N on the exact prior
   /// (class_posterior.h: E_c per class, K, B_c's factorization and a work copy); on the
   /// inducing-point prior C matrices of N x M and P^-1, CM x CM.

@@ -16,6 +16,7 @@ class ExponentialWeights final : public Resampler {
   /// The weights are continuous: no integer occupation distribution (throws ConfigError).
   double do_occupation_pmf(int k) const override;
   int do_max_occupation(double tail) const override;
+  bool draws_counts() const override { return false; }
   Eigen::VectorXd do_sample(RngStream& rng) const override;
   double do_expected_size() const override { return static_cast<double>(n_); }
 

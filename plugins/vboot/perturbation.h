@@ -18,6 +18,7 @@ class PerturbationResampler final : public Resampler {
   int do_max_occupation(double /*tail*/) const override { return 1; }
   Eigen::VectorXd do_sample(RngStream& /*rng*/) const override { return Eigen::VectorXd::Ones(n_); }
   double do_expected_size() const override { return double(n_); }
+  bool perturbs() const override { return true; }
   /// Draws the targets (row-major over points, then classes) before the prior mean
   /// (column-major), all from rng.
   Perturbation perturb(const RegressionTargets& targets, Eigen::Index prior_rows,

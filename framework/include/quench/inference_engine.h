@@ -141,9 +141,17 @@ class QUENCH_API InferenceEngine : public Component {
   /// A model to retrain on weighted data, or nullptr if the engine cannot be retrained
   /// this way (the default).
   virtual std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const;
-  /// Whether prepare_resampling returns a model (for the engines that retrain an inner engine,
-  /// e.g. mc_bootstrap, to check before any numerics). Default: false.
-  virtual bool retrainable() const { return false; }
+
+  /// What retraining this engine on resampled data (prepare_resampling) takes and gives,
+  /// declared before any numerics so that an engine retraining it (mc_bootstrap) checks its
+  /// resampler, prior and loss against it. Default: not retrainable.
+  struct Retraining {
+    bool possible = false;         ///< prepare_resampling returns a model
+    bool real_weights = false;     ///< takes real weights (Bayesian bootstraps), not only counts
+    bool inducing_prior = false;   ///< also on the inducing-point prior
+    bool latent_variance = false;  ///< its retrains give ResampledModel::latent_variance()
+  };
+  virtual Retraining retraining() const { return {}; }
 
   /// Names of the hyperparameter objectives the engine offers ("evidence", "loo"); empty
   /// (the default) when it offers none. `engines` creates the engines a wrapping engine names

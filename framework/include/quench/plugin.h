@@ -50,7 +50,9 @@ namespace quench {
 ///     d_log_likelihood_hyperparameters; Hyperparameter::learned_by_default and
 ///     target_unit_power; PluginInfo::targets.
 /// 14: checks before numerics (InferenceEngine::check, InferenceEngine::retrainable).
-inline constexpr std::uint32_t kPluginApiVersion = 14;
+/// 15: what retraining takes and gives (InferenceEngine::retraining replaces retrainable),
+///     Resampler::draws_counts and Resampler::perturbs.
+inline constexpr std::uint32_t kPluginApiVersion = 15;
 
 /// How an engine uses the pipeline's `inducing:` block (quench/low_rank_prior.h).
 enum class InducingUse {

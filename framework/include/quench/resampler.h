@@ -38,6 +38,13 @@ class QUENCH_API Resampler : public Component {
 
   /// Expected sample size S = E[sum_i s_i].
   double expected_size() const;
+  /// Whether sample() draws occupation counts (whole numbers, distributed as occupation_pmf
+  /// says; the default) rather than real weights (Bayesian bootstraps, whose occupation_pmf
+  /// throws). Engines that sum over counts or retrain on counts check it before numerics.
+  virtual bool draws_counts() const { return true; }
+  /// Whether perturb() perturbs targets (the default throws); checked before numerics by the
+  /// engines that need it (vboot).
+  virtual bool perturbs() const { return false; }
   /// Perturbs regression targets and draws a prior mean of prior_rows x prior_cols with
   /// variance prior_variance (the perturbation resampler of 002); the default throws
   /// ConfigError: weight resamplers do not perturb.
