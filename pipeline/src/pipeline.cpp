@@ -110,10 +110,10 @@ void Pipeline::validate(const Registry& registry) const {
   }
   auto data_problems = data_diagnostics(*spec_, target);
   // What only the data decides: the kernel built on its inputs, the inducing count against
-  // its rows, learn.parameters against the kernel and likelihood prepared on it.
+  // its rows, learn.parameters against the kernel and likelihood prepared on it, and what each
+  // engine checks on the problem a run builds (kernel or not).
   std::optional<Dataset> data;
-  if (data_problems.empty() && !spec_->data.train_file.empty() &&
-      (spec_->has(Family::kernel) || spec_->inducing))
+  if (data_problems.empty() && !spec_->data.train_file.empty())
     data = load_dataset(data_spec_for(*spec_, target));
   if (data) {
     data_problems = kernel_diagnostics(*spec_, resolved ? &*resolved : nullptr, registry, *data);

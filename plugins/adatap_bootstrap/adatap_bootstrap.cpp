@@ -173,6 +173,11 @@ Results AdatapBootstrap::site_results(const Solution& sol, const Problem& proble
 }
 
 void AdatapBootstrap::check(const Problem& problem, Eigen::Index inducing_count) const {
+  if (problem.resampler && !problem.resampler->draws_counts())
+    throw ConfigError({},
+                      "adatap_bootstrap averages over the occupation counts of a bootstrap "
+                      "(000 eq 15); the resampler draws real weights (a Bayesian bootstrap): "
+                      "use a bootstrap or subsample resampler");
   const bool gaussian = problem.likelihood->gaussian_noise_variance().has_value();
   if (gaussian && inducing_count > 0) check_sparse_options(options_);
   if (!gaussian && problem.kernel->diagonal_noise() > 0)

@@ -112,7 +112,15 @@ BayesianLassoGibbs::BayesianLassoGibbs(const Params& p)
   options_.em_round_draws = p.integer("em_round_draws");
 }
 
+void BayesianLassoGibbs::check(const Problem& problem, Eigen::Index) const {
+  const Eigen::Index n = problem.data->X_train.rows();
+  if (n < 3)
+    throw ConfigError({}, "bayesian_lasso_gibbs needs at least 3 training rows, the data has " +
+                              std::to_string(n));
+}
+
 Results BayesianLassoGibbs::run(const Problem& problem) const {
+  check(problem, 0);
   const auto start = std::chrono::steady_clock::now();
   const Dataset& data = *problem.data;
   GibbsOptions o = options_;

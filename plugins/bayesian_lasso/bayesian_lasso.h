@@ -40,6 +40,8 @@ class BayesianLassoGibbs final : public InferenceEngine {
   static ParamSchema schema();
   explicit BayesianLassoGibbs(const Params& params);
   Results run(const Problem& problem) const override;
+  /// At least 3 training rows (the sampler's centring and its variance's n - 1 degrees).
+  void check(const Problem& problem, Eigen::Index inducing_count) const override;
 
  private:
   GibbsOptions options_;

@@ -125,10 +125,20 @@ void McBootstrap::check(const Problem& problem, Eigen::Index inducing_count) con
   if (!problem.context.make_engine)
     throw ConfigError({}, "mc_bootstrap needs the host to create its inner engine");
   const auto inner = problem.context.make_engine(inner_);
-  if (!inner->retraining().possible)
+  const InferenceEngine::Retraining retraining = inner->retraining();
+  if (!retraining.possible)
     throw ConfigError({}, "engine '" + inner_ +
                               "' cannot be retrained on resampled data (mc_bootstrap's inner "
                               "engine must be)");
+  if (problem.resampler && !problem.resampler->draws_counts() && !retraining.real_weights)
+    throw ConfigError({}, "engine '" + inner_ +
+                              "' retrains on occupation counts; the resampler draws real "
+                              "weights (a Bayesian bootstrap): use a bootstrap or subsample "
+                              "resampler");
+  if (inducing_count > 0 && !retraining.inducing_prior)
+    throw ConfigError({}, "engine '" + inner_ +
+                              "' retrains on the exact prior only: its bootstrap is not built "
+                              "on the inducing-point prior (remove the inducing: block)");
   inner->check(problem, inducing_count);
   const Likelihood& lik = *problem.likelihood;
   if (problem.data->classes > 0) {
@@ -143,6 +153,12 @@ void McBootstrap::check(const Problem& problem, Eigen::Index inducing_count) con
                       "-1/+1), not one of " +
                           std::string(to_string(lik.target_kind().value_or(TargetKind::any))) +
                           " targets");
+  } else if ((loss_ == "auto" ? automatic_loss(lik) : loss_) == "predictive" &&
+             !retraining.latent_variance) {
+    throw ConfigError({},
+                      "mc_bootstrap loss 'predictive' needs retrains with a latent variance; "
+                      "engine '" +
+                          inner_ + "' gives none");
   }
   // Every sample's outputs are held until the averages (map_units): its predictions at the N
   // training and M test inputs (C each for classes) and its N out-of-bag flags, at least.
@@ -180,11 +196,6 @@ Results McBootstrap::run(const Problem& problem) const {
   }
   const std::string loss = loss_ == "auto" ? automatic_loss(lik) : loss_;
   const bool zero_one = loss == "zero_one", predictive = loss == "predictive";
-  if (predictive && !model->latent_variance())
-    throw ConfigError({},
-                      "mc_bootstrap loss 'predictive' needs retrains with a latent variance; "
-                      "engine '" +
-                          inner_ + "' gives none");
   const Observations y = observations(data, DataPart::train,
                                       lik.target_kind().value_or(TargetKind::any), "mc_bootstrap");
 

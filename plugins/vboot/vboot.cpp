@@ -97,6 +97,17 @@ const CosineFeatures& fourier_features(const Problem& problem) {
 }  // namespace
 
 void VBoot::check(const Problem& problem, Eigen::Index) const {
+  if (problem.resampler && !problem.resampler->perturbs())
+    throw ConfigError({},
+                      "vboot perturbs the targets and the prior mean (002 eqs 6, 13): its "
+                      "resampler must be 'perturbation', not one that draws weight vectors");
+  // The label transform is cheap (a few operations per label); a likelihood without one is
+  // refused here rather than after the kernel's work.
+  const Dataset& data = *problem.data;
+  const Eigen::VectorXd y_train = class_labels(data.y_train, is_plus_minus(data)),
+                        y_test = class_labels(data.y_test, is_plus_minus(data));
+  if (!problem.likelihood->regression_targets(y_train, class_count(y_train, y_test, classes_)))
+    throw ConfigError({}, "vboot needs a likelihood with a label transform (e.g. 'dirichlet')");
   if (model_ == "rff") fourier_features(problem);
   if (model_ != "rff" && !problem.optimizer)
     throw ConfigError({},
@@ -113,8 +124,6 @@ Results VBoot::run(const Problem& problem) const {
   const Eigen::Index C = class_count(y_train, y_test, classes_), K = particles_;
   const Eigen::Index n = data.X_train.rows(), m = data.X_test.rows();
   const auto targets = problem.likelihood->regression_targets(y_train, C);
-  if (!targets)
-    throw ConfigError({}, "vboot needs a likelihood with a label transform (e.g. 'dirichlet')");
   const Eigen::MatrixXd precision = targets->variance.cwiseInverse();
   const int threads = problem.context.threads;
   Results r;

@@ -123,8 +123,35 @@ WbbEngine::WbbEngine(const Params& params) : params_(params) {
     throw ConfigError({}, "model trend_filter needs lambda (004 Fig. 4 uses lambda = 1000)");
 }
 
-Results WbbEngine::run(const Problem& problem) const {
+void WbbEngine::check(const Problem& problem, Eigen::Index) const {
   if (!problem.resampler) throw ConfigError({}, "wbb needs a resampler (exponential_weights)");
+  const Dataset& data = *problem.data;
+  const std::string& model = params_.string("model");
+  if (model == "network") {
+    if (data.X_test.rows() == 0)
+      throw ConfigError({}, "model network needs a test set (data.split) for the accuracy");
+    return;
+  }
+  solver_of(problem);
+  const auto n = data.X_train.rows();
+  if (model == "linear" && !params_.has("lambda") && params_.integer("cv_folds") > n)
+    throw ConfigError({}, "cv_folds " + std::to_string(params_.integer("cv_folds")) +
+                              " (lambda by cross-validation) exceeds the " + std::to_string(n) +
+                              " training rows");
+  // Inputs the draws' splines cannot be evaluated on, when they predict.
+  if (model == "trend_filter" && (data.X_test.rows() > 0 || problem.make_model)) {
+    const std::string why =
+        check_positions(data.X_train, static_cast<int>(params_.integer("order")));
+    if (!why.empty())
+      throw ConfigError({},
+                        "model trend_filter cannot predict at new inputs (test rows, saved "
+                        "models): " +
+                            why);
+  }
+}
+
+Results WbbEngine::run(const Problem& problem) const {
+  check(problem, 0);
   const std::string& model = params_.string("model");
   if (model == "network") return run_network(problem);
   return model == "linear" ? run_linear(problem) : run_trend(problem);
@@ -221,16 +248,7 @@ Results WbbEngine::run_trend(const Problem& problem) const {
   const Eigen::VectorXd& y = problem.data->y_train;
   const int order = static_cast<int>(params_.integer("order"));
   const double lambda = params_.real("lambda");
-  // Refused before any fit: inputs the draws' splines cannot be evaluated on.
   const bool predicts = problem.data->X_test.rows() > 0 || problem.make_model;
-  if (predicts) {
-    const std::string why = check_positions(problem.data->X_train, order);
-    if (!why.empty())
-      throw ConfigError({},
-                        "model trend_filter cannot predict at new inputs (test rows, saved "
-                        "models): " +
-                            why);
-  }
   Results r;
   TrendFilteringProblem base;
   base.y = &y;
@@ -316,8 +334,6 @@ bool NetworkObjective::add(const Eigen::VectorXd& x, bool ok, double* value,
 Results WbbEngine::run_network(const Problem& problem) const {
   const Dataset& data = *problem.data;
   const Eigen::Index n = data.X_train.rows(), d = data.X_train.cols();
-  if (data.X_test.rows() == 0)
-    throw ConfigError({}, "model network needs a test set (data.split) for the accuracy");
   auto classes = [&data](DataPart part) {
     const Eigen::VectorXd& y = part == DataPart::train ? data.y_train : data.y_test;
     for (Eigen::Index i = 0; i < y.size(); ++i)

@@ -22,6 +22,9 @@ class WbbEngine final : public InferenceEngine {
   static ParamSchema schema();
   explicit WbbEngine(const Params& params);
   Results run(const Problem& problem) const override;
+  /// A resampler; model network: test rows; linear and trend_filter: a PenalizedSolver
+  /// optimizer, cv_folds within the training rows, spline positions that predict.
+  void check(const Problem& problem, Eigen::Index inducing_count) const override;
   /// The model of the engine's `model` (wbb_model.h) from the entries its write() made.
   std::unique_ptr<Model> read_model(ModelArchive& archive, const ModelParts& parts) const override;
 

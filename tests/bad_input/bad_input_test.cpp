@@ -148,6 +148,62 @@ TEST_P(BadInput, Case) {
     EXPECT_TRUE(fs::exists(work / path)) << path << " does not exist";
 }
 
+/// The lines of `output` that are diagnostics ("<file>:<line>:<col>: <message>"), each as the
+/// file's name, position and message, without the note on a pipeline's ignored plugin_paths
+/// (which names the command that ignored them).
+std::vector<std::string> diagnostics(const std::string& output) {
+  std::vector<std::string> found;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    const auto at = line.find(": ");
+    if (line.rfind("quench: ", 0) == 0 || at == std::string::npos) continue;
+    const std::string position = line.substr(0, at);
+    const auto colon = position.find_last_of(':');
+    const auto before = colon == std::string::npos ? colon : position.find_last_of(':', colon - 1);
+    const auto digits = [&](std::size_t from, std::size_t to) {
+      return to > from && std::all_of(position.begin() + static_cast<long>(from),
+                                      position.begin() + static_cast<long>(to),
+                                      [](unsigned char ch) { return std::isdigit(ch); });
+    };
+    if (before != std::string::npos && digits(before + 1, colon) &&
+        digits(colon + 1, position.size()))
+      found.push_back(position.substr(position.find_last_of('/') + 1) +
+                      line.substr(at, line.find("; the pipeline's plugin_paths") - at));
+  }
+  return found;
+}
+
+// validate finds every configuration error run finds (issue 36): every case whose command is
+// `quench validate FILE` or `quench run FILE ...` runs both; when the run is refused as an
+// invalid pipeline (exit 2), validate is refused too, with each of the run's diagnostics
+// (file:line:col: message), and a pipeline validate accepts is never refused by run.
+TEST_P(BadInput, ValidateFindsWhatRunFinds) {
+  const Case& c = GetParam();
+  const auto args = lines_of(c.dir / "args");
+  ASSERT_TRUE(args) << c.dir << " has no args file";
+  if (args->size() < 2 || ((*args)[0] != "validate" && (*args)[0] != "run")) GTEST_SKIP();
+  const fs::path work = root_ / "case";
+  fs::copy(c.dir, work, fs::copy_options::recursive);
+  std::string pipeline = (*args)[1];
+  replace_all(pipeline, "@CASE@", fs::absolute(work).string());
+  replace_all(pipeline, "@DATA@", QUENCH_TEST_DATA);
+  const Outcome validated = run_quench({"validate", pipeline}, work, root_);
+  const Outcome ran = run_quench(
+      {"run", pipeline, "--out", (root_ / "out").string(), "--no-progress"}, work, root_);
+  ASSERT_EQ(validated.signal, 0) << validated.output;
+  ASSERT_EQ(ran.signal, 0) << ran.output;
+  if (validated.exit_code == 0) {
+    EXPECT_NE(ran.exit_code, 2) << "validate accepted what run refused:\n" << ran.output;
+  }
+  if (ran.exit_code != 2) return;
+  EXPECT_EQ(validated.exit_code, 2) << "run:\n" << ran.output << "validate:\n" << validated.output;
+  const std::vector<std::string> found = diagnostics(validated.output);
+  for (const std::string& d : diagnostics(ran.output))
+    EXPECT_NE(std::find(found.begin(), found.end(), d), found.end())
+        << "run's diagnostic \"" << d << "\" is not among validate's:\n"
+        << validated.output;
+}
+
 INSTANTIATE_TEST_SUITE_P(Corpus, BadInput, ::testing::ValuesIn(all_cases()), test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(BadInput);
 
