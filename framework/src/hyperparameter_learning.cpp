@@ -140,6 +140,7 @@ std::vector<Block> resolve(const Kernel& kernel, const Likelihood& likelihood,
   if (options.parameters.empty()) problems.push_back("no hyperparameter to learn");
   if (options.restarts < 0) problems.push_back("restarts must be >= 0");
   if (!(options.restart_spread >= 1.0)) problems.push_back("restart_spread must be >= 1");
+  if (!(options.stationarity > 0.0)) problems.push_back("stationarity must be > 0");
   return blocks;
 }
 
@@ -228,6 +229,54 @@ class TransformedObjective final : public SmoothObjective {
   mutable std::optional<std::pair<Eigen::VectorXd, ObjectiveValue>> last_;
 };
 
+// How often learning goes on from a point a probe improved (probe_descent) before it reports
+// the optimizer's stop as not converged.
+constexpr int kMaxContinuations = 3;
+
+// What steps along the projected steepest-descent direction of f at u find (entries on a
+// bound whose gradient points out of the box held), steps that move the largest entry by
+// 1e-6, 1e-5, ..., 1e-2 (in u: log units for log-scaled blocks), projected onto the box: a
+// neighbourhood of u, so that a local optimum passes (another optimum farther off is the
+// restarts' business).
+struct Probe {
+  /// The best step's point and value when it gains more than `gain` (u is then no optimum).
+  std::optional<std::pair<Eigen::VectorXd, double>> better;
+  /// The gradient promises more than `gain` over the shortest step, which gains less than a
+  /// tenth of that: f's values do not follow its gradient at u (a point where f is not smooth).
+  bool gradient_disagrees = false;
+  double promised = 0.0, found = 0.0;  ///< over the shortest step
+};
+
+Probe probe_descent(const SmoothObjective& f, const Box& box, const Eigen::VectorXd& u,
+                    double gain) {
+  Probe probe;
+  double fu = 0.0;
+  Eigen::VectorXd g;
+  if (!f.evaluate(u, &fu, &g) || !g.allFinite()) return probe;
+  Eigen::VectorXd d = -g;
+  for (Eigen::Index i = 0; i < u.size(); ++i)
+    if ((u(i) <= box.lower(i) && d(i) < 0) || (u(i) >= box.upper(i) && d(i) > 0)) d(i) = 0.0;
+  const double largest = d.lpNorm<Eigen::Infinity>();
+  if (!(largest > 0)) return probe;
+  d /= largest;
+  constexpr double kShortest = 1e-6;
+  constexpr double kLongest = 1e-2;
+  for (double step = kShortest; step <= kLongest * (1 + 1e-9); step *= 10.0) {
+    throw_if_stop_requested();
+    const Eigen::VectorXd trial = (u + step * d).cwiseMax(box.lower).cwiseMin(box.upper);
+    double value = 0.0;
+    const bool evaluated = f.evaluate(trial, &value, nullptr) && std::isfinite(value);
+    if (step == kShortest) {
+      probe.promised = -g.dot(trial - u);
+      probe.found = evaluated ? fu - value : 0.0;
+      probe.gradient_disagrees = probe.promised > gain && probe.found < 0.1 * probe.promised;
+    }
+    if (evaluated && value < (probe.better ? probe.better->second : fu - gain))
+      probe.better.emplace(trial, value);
+  }
+  return probe;
+}
+
 }  // namespace
 
 void check_learning_request(const Kernel& kernel, const Likelihood& likelihood,
@@ -286,10 +335,47 @@ LearningReport learn_hyperparameters(Kernel& kernel, Likelihood& likelihood,
     if (f.evaluate(u, &value, nullptr)) {
       run = optimizer.minimize_within(f, box, u);
       report.iterations += run.iterations;
+      // The optimizer's stop is checked, not trusted: where a step along the gradient still
+      // gains more than stationarity x max(1, |value|), it goes on from the better point (a
+      // stop on a noisy line search, or a curvature that grew faster than its memory), at most
+      // kMaxContinuations times; a point still improvable then is not converged.
+      for (int c = 0; run.converged; ++c) {
+        double at = 0.0;
+        if (!f.evaluate(u, &at, nullptr)) break;
+        const Probe probe =
+            probe_descent(f, box, u, options.stationarity * std::max(1.0, std::fabs(at)));
+        if (!probe.better) {
+          if (probe.gradient_disagrees) {
+            run.converged = false;
+            run.message +=
+                "; there the objective's values do not follow its gradient (a step "
+                "it says gains " +
+                format_number(probe.promised) + " gains " + format_number(probe.found) +
+                "): a point where the objective is not smooth";
+          }
+          break;
+        }
+        if (c == kMaxContinuations) {
+          run.converged = false;
+          run.message += "; a step along the gradient still gains " +
+                         format_number(at - probe.better->second) + " there";
+          break;
+        }
+        u = probe.better->first;
+        const Eigen::VectorXd probed = u;
+        const std::string first = run.message;
+        run = optimizer.minimize_within(f, box, u);
+        report.iterations += run.iterations;
+        run.message = first + ", went on: " + run.message;
+        double after = 0.0;  // an optimizer that ends worse than it began: its start is kept
+        if (!f.evaluate(u, &after, nullptr) || after > probe.better->second) u = probed;
+      }
     }
     const bool ok = f.evaluate(u, &value, nullptr);
     report.start_results.push_back(ok ? -value : std::numeric_limits<double>::quiet_NaN());
-    if (ok && value < best) {
+    // The first start's stop counts where it began at the best value (it started at an
+    // optimum); a later start must improve on the best.
+    if (ok && (value < best || (r == 0 && value <= best))) {
       best = value;
       best_u = u;
       best_converged = run.converged;
@@ -314,6 +400,7 @@ LearningReport learn_hyperparameters(Kernel& kernel, Likelihood& likelihood,
     report.learned.push_back(std::move(lv));
   }
   report.gradient_norm = std::sqrt(g2);
+  report.stopped_by = best_message;
   if (final_value.status.code != RunStatus::ok || !std::isfinite(final_value.value)) {
     report.status = {
         RunStatus::failed,

@@ -64,6 +64,7 @@ LearningOptions options_for(const LearnSpec& l, std::uint64_t seed) {
   o.bounds = l.bounds;
   o.restarts = static_cast<int>(l.restarts);
   o.restart_spread = l.restart_spread;
+  o.stationarity = l.stationarity;
   o.seed = seed;
   return o;
 }

@@ -30,8 +30,9 @@ const std::vector<std::string> kInducingKeys = {"count",  "method",     "form",
                                                 "jitter", "candidates", "kmeans_iterations"};
 const std::vector<std::string> kInducingMethods = {"greedy_variance", "kmeans", "random"};
 const std::vector<std::string> kLowRankForms = {"fitc", "vfe", "sor"};
-const std::vector<std::string> kLearnKeys = {"objective", "engine",         "parameters", "bounds",
-                                             "restarts",  "restart_spread", "optimizer"};
+const std::vector<std::string> kLearnKeys = {"objective",    "engine",   "parameters",
+                                             "bounds",       "restarts", "restart_spread",
+                                             "stationarity", "optimizer"};
 const std::vector<std::string> kDataKeys = {"file",
                                             "test_file",
                                             "target",
@@ -883,6 +884,14 @@ class Parser {
                   "'learn.restart_spread' must be a finite factor >= 1, got " + e.value.Scalar());
           else
             l.restart_spread = *x;
+        }
+      } else if (e.key == "stationarity") {
+        if (auto x = real_value(e, what)) {
+          if (!(*x > 0.0 && std::isfinite(*x)))
+            error(value_at(e),
+                  "'learn.stationarity' must be a finite number > 0, got " + e.value.Scalar());
+          else
+            l.stationarity = *x;
         }
       }
     }

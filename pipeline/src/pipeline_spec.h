@@ -78,6 +78,7 @@ struct LearnSpec {
   std::map<std::string, SourceLocation> bounds_at;
   std::uint64_t restarts = 0;
   double restart_spread = 100.0;
+  double stationarity = 1e-6;
   std::string optimizer = "lbfgs";
   SourceLocation optimizer_at;
 };

@@ -184,6 +184,7 @@ std::string results_to_json(const std::vector<Results>& runs, const ReportOption
                          {l.quantity, number(l.value)},
                          {"start_" + l.quantity, number(l.start_value)},
                          {"gradient_norm", number(l.gradient_norm)},
+                         {"stopped_by", l.stopped_by},
                          {"iterations", l.iterations},
                          {"evaluations", l.evaluations},
                          {"restarts", l.restarts},

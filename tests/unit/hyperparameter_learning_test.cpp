@@ -114,6 +114,75 @@ TEST(HyperparameterLearning, StopsAtABoundAndSaysSo) {
   EXPECT_EQ(r.gradient_norm, 0.0);  // the only entry is at its bound
 }
 
+// An optimizer that says it converged without moving (a premature stop).
+class StopsAtOnce final : public Optimizer {
+ public:
+  OptimizerReport minimize(const SmoothObjective&, Eigen::VectorXd&) const override {
+    OptimizerReport r;
+    r.converged = true;
+    r.message = "stopped at once";
+    return r;
+  }
+  OptimizerReport minimize_within(const SmoothObjective& f, const Box&,
+                                  Eigen::VectorXd& x) const override {
+    return minimize(f, x);
+  }
+};
+
+// The learner checks a stop, not the optimizer's word: from a stop short of the optimum it
+// goes on from where a step along the gradient gains (3 times at most), and reports a point
+// still improvable then as not converged; with an optimizer that converges, learning is ok.
+TEST(HyperparameterLearning, AStopShortOfTheOptimumIsNotConverged) {
+  Components s;
+  Eigen::VectorXd target(5);
+  target << 1.0, 1.0, 50.0, 0.1, 0.5;  // the amplitude's optimum 3.9 log units away
+  LogQuadratic objective(target);
+  LearningOptions o;
+  o.parameters = {"kernel.amplitude"};
+  const StopsAtOnce lazy;
+  const LearningReport r = learn_hyperparameters(s.kernel, s.likelihood, objective, lazy, o);
+  EXPECT_EQ(r.status.code, RunStatus::not_converged);
+  EXPECT_NE(r.status.message.find("stopped at once, went on: stopped at once"), std::string::npos)
+      << r.status.message;
+  EXPECT_NE(r.status.message.find("a step along the gradient still gains"), std::string::npos);
+  // It went on 3 times, each by at most 0.01 log units along the gradient: up to e^0.03.
+  EXPECT_GT(r.learned[0].value(0), std::exp(0.02));
+  EXPECT_LE(r.learned[0].value(0), std::exp(0.03) * (1 + 1e-12));
+  Components t;
+  const LearningReport done =
+      learn_hyperparameters(t.kernel, t.likelihood, objective, t.optimizer, o);
+  EXPECT_EQ(done.status.code, RunStatus::ok) << done.status.message;
+  EXPECT_NEAR(done.learned[0].value(0), 50.0, 1e-5);
+}
+
+// An objective whose gradient is not its values' (the log quadratic's, 10 off in log a): at the
+// values' optimum no step gains, but the gradient promises a gain: not converged, not ok.
+class GradientOffByAConstant final : public HyperparameterObjective {
+ public:
+  std::string quantity() const override { return "test"; }
+  ObjectiveValue evaluate(const Kernel& kernel, const Likelihood&) override {
+    const double a = kernel.hyperparameters()[1].value(0);  // the amplitude, optimum 2
+    ObjectiveValue v;
+    v.value = -std::pow(std::log(a / 2.0), 2);
+    v.gradient = Eigen::VectorXd::Zero(5);  // 2 length scales, amplitude, noise; likelihood noise
+    v.gradient(2) = -2.0 * std::log(a / 2.0) / a + 10.0 / a;  // d/d log a is off by 10
+    return v;
+  }
+};
+
+TEST(HyperparameterLearning, AGradientTheValuesDoNotFollowIsNotConverged) {
+  Components s;
+  s.kernel.set_hyperparameter("amplitude", Eigen::VectorXd::Constant(1, 2.0));
+  GradientOffByAConstant objective;
+  LearningOptions o;
+  o.parameters = {"kernel.amplitude"};
+  const StopsAtOnce lazy;
+  const LearningReport r = learn_hyperparameters(s.kernel, s.likelihood, objective, lazy, o);
+  EXPECT_EQ(r.status.code, RunStatus::not_converged);
+  EXPECT_NE(r.status.message.find("do not follow its gradient"), std::string::npos)
+      << r.status.message;
+}
+
 TEST(HyperparameterLearning, RestartsAreSeededAndCounted) {
   Components s1, s2;
   Eigen::VectorXd target(5);

@@ -33,6 +33,11 @@ struct LearningOptions {
   int restarts = 0;
   double restart_spread = 100.0;
   std::uint64_t seed = 0;
+  /// Learning is `ok` only at a converged optimum, checked apart from the optimizer: where it
+  /// stops, steps along the projected gradient (moving the largest entry by 1e-6 ... 1e-2 in
+  /// log units) must gain no more than stationarity * max(1, |value|). Learning goes on from
+  /// a point that gains more (at most 3 times); still improvable, it is not_converged.
+  double stationarity = 1e-6;
 };
 
 /// Throws ConfigError listing every problem of the request: unknown keys (naming the blocks

@@ -30,6 +30,7 @@ struct LearningReport {
   int iterations = 0;   ///< optimizer iterations over all starts
   int evaluations = 0;  ///< objective evaluations over all starts
   int restarts = 0;
+  std::string stopped_by;             ///< the optimizer's reason for stopping (best start)
   double start_value = 0.0;           ///< the objective at the start values
   std::vector<double> start_results;  ///< final value of each start (NaN when it failed)
   std::vector<LearnedValue> learned;
