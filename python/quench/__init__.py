@@ -18,8 +18,9 @@ import tempfile
 from ._quench import (DataError, Error, Model, ModelFileError, NumericalError, PipelineError,
                       PluginError, __version__)
 from . import _quench
-from .estimators import (AdatapBootstrap, GaussianProcessClassifier, GaussianProcessRegressor,
-                         MonteCarloBootstrap, VBootClassifier, WeightedBayesianBootstrap)
+from .estimators import (AdatapBootstrap, ConvergenceWarning, GaussianProcessClassifier,
+                         GaussianProcessRegressor, MonteCarloBootstrap, VBootClassifier,
+                         WeightedBayesianBootstrap)
 from .kernels import (Cauchy, Constant, Gaussian, InfiniteNet, Kernel, Linear, Matern, Periodic,
                       Product, RationalQuadratic, Sum, White)
 
@@ -28,7 +29,8 @@ __all__ = ["run", "plugins", "load_model", "Model", "GaussianProcessClassifier",
            "WeightedBayesianBootstrap", "VBootClassifier", "Kernel", "Gaussian", "Matern",
            "RationalQuadratic", "Periodic", "Constant", "White", "Linear", "Cauchy",
            "InfiniteNet", "Sum", "Product", "Error", "PipelineError", "DataError",
-           "PluginError", "NumericalError", "ModelFileError", "__version__"]
+           "PluginError", "NumericalError", "ModelFileError", "ConvergenceWarning",
+           "__version__"]
 
 
 def run(pipeline, *, threads=0, plugin_paths=()):

@@ -4,6 +4,7 @@ Each fit runs a pipeline built from the estimator's parameters on the arrays in 
 files), through the same plugins as the CLI, and keeps the fitted model for predict."""
 import inspect
 import json
+import numbers
 import re
 import sys
 import warnings
@@ -11,7 +12,7 @@ import warnings
 import numpy as np
 
 from . import _quench
-from .kernels import Gaussian, Kernel, column_name
+from .kernels import Gaussian, Kernel, column_name, yaml_text
 
 
 class _Estimator:
@@ -116,12 +117,13 @@ class _Estimator:
         return self.model_.predict(self._inputs(X, self.n_features_in_))
 
     def _fit_pipeline(self, yaml, X, targets):
-        """The pipeline on the arrays; every run must end ok. Sets n_features_in_, model_ (of
+        """The pipeline on the arrays; every run must end ok (learning that did not converge:
+        a ConvergenceWarning, the fit at the values reached). Sets n_features_in_, model_ (of
         the first run), learned_ and learning_ (its learning report, None without learning:
         learned values, keys at a bound, iterations, evaluations); returns the runs."""
-        names = [column_name(j) for j in range(X.shape[1])]
+        names, target = _columns(self, X.shape[1])
         try:
-            runs = _quench.run_arrays(yaml, "fit data", "", self.threads, [], names, "y", X,
+            runs = _quench.run_arrays(yaml, "fit data", "", self.threads, [], names, target, X,
                                       targets, None, [], bool(self.verbose))
         except _quench.PipelineError as error:
             # A parameter value the plugins refuse is the caller's ValueError; the positions in
@@ -129,9 +131,17 @@ class _Estimator:
             problems = [re.sub(r"^.*?:\d+:\d+: ", "", line) for line in str(error).splitlines()]
             raise ValueError(f"{type(self).__name__}: " + "; ".join(problems)) from error
         for run in runs:
-            if run["status"]["code"] != "ok":
-                raise _quench.NumericalError(
-                    f"{type(self).__name__}.fit: {run['status']['message']}")
+            status, learning = run["status"], run["learning"]
+            if status["code"] == "ok":
+                continue
+            # Learning that stopped short of an optimum is scikit-learn's ConvergenceWarning
+            # (the model is fitted at the values reached); any other failure is an error.
+            if (learning and learning["status"] == "not_converged"
+                    and status["message"].startswith("hyperparameter learning: ")):
+                warnings.warn(_sklearn_or("ConvergenceWarning", ConvergenceWarning)(
+                    f"{type(self).__name__}.fit: {status['message']}"), stacklevel=3)
+                continue
+            raise _quench.NumericalError(f"{type(self).__name__}.fit: {status['message']}")
         self.n_features_in_ = X.shape[1]
         self.model_ = runs[0]["model"]
         self.learning_ = runs[0]["learning"]
@@ -166,6 +176,11 @@ class DataConversionWarning(UserWarning):
     """y came as a column vector (n x 1) and was flattened."""
 
 
+class ConvergenceWarning(UserWarning):
+    """Hyperparameter learning stopped short of a converged optimum; the fit uses the values
+    it reached (scikit-learn's ConvergenceWarning when scikit-learn is in use)."""
+
+
 def _sklearn_or(name, own):
     """scikit-learn's class `name` when scikit-learn is in use (already imported), so that its
     tools recognize the error or warning; else quench's own class of the same name and bases."""
@@ -178,6 +193,52 @@ def _forget(estimator, *names):
     for name in names:
         if hasattr(estimator, name):
             delattr(estimator, name)
+
+
+# The most rows the repeated data of frequency weights may hold (their sum).
+_MAX_WEIGHTED_ROWS = 10**8
+
+
+def _frequency_weighted(estimator, X, y, sample_weight):
+    """X and y with sample i repeated sample_weight[i] times: every estimator takes frequency
+    weights, fitting the data in which sample i occurs that often (weight 0 leaves it out; a
+    single number weights every sample so). X and y as given without sample_weight. ValueError
+    for weights that are not whole numbers >= 0 (quench's engines have no place for a fractional
+    weight), not one per sample, or that leave no sample."""
+    if sample_weight is None:
+        return X, y
+    frame = hasattr(X, "iloc")
+    if not frame:
+        X = np.asarray(X)
+        if X.ndim == 0:
+            return X, y  # not a table of samples: the estimator's own check says what it is
+    n = X.shape[0]
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.ndim == 0:
+        weights = np.full(n, float(weights))
+    if weights.shape != (n,):
+        raise ValueError(f"sample_weight.shape == {weights.shape}, expected {(n,)}!")
+    bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0) | (weights != np.round(weights)))
+    if bad.size:
+        raise ValueError(
+            f"{type(estimator).__name__} takes sample_weight as frequency weights (whole "
+            f"numbers >= 0: weight k repeats the sample k times); sample {bad[0]} has "
+            f"{weights[bad[0]]!r}")
+    total = weights.sum()
+    if total == 0:
+        raise ValueError("sample_weight is 0 for every sample: no data is left to fit")
+    if total > _MAX_WEIGHTED_ROWS:
+        raise ValueError(f"sample_weight repeats the samples to {total:.0f} rows, more than "
+                         f"{_MAX_WEIGHTED_ROWS}")
+    series = hasattr(y, "iloc")
+    if not series:
+        y = np.asarray(y)
+    if y.ndim == 0 or y.shape[0] != n:
+        raise ValueError(f"y must have one entry per sample of X ({n}), got shape {y.shape}")
+    rows = np.repeat(np.arange(n), weights.astype(np.int64))
+    X = X.iloc[rows] if frame else X[rows]
+    y = y.iloc[rows] if series else y[rows]
+    return X, y
 
 
 def _labelled(X, y, what):
@@ -283,6 +344,25 @@ def _yaml_value(value):
     if isinstance(value, list):
         return "[" + ", ".join(repr(v) for v in value) + "]"
     return repr(value)
+
+
+def _engine_params(estimator):
+    """estimator.engine_params checked: a dict of the engine plugin's parameter names (the
+    plugin checks that it has them) to numbers, booleans or strings; {} for None."""
+    params = estimator.engine_params
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise ValueError(f"engine_params must be a dict of engine options, got {params!r}")
+    for name, value in params.items():
+        if not (isinstance(name, str) and re.fullmatch(r"[a-z_][a-z0-9_]*", name)):
+            raise ValueError(f"engine_params: {name!r} is not an engine option's name")
+        if not isinstance(value, (bool, numbers.Real, str)):
+            raise ValueError(f"engine_params: {name} must be a number, a boolean or a string, "
+                             f"got {value!r}")
+    return {name: value if isinstance(value, (bool, str)) else
+            int(value) if isinstance(value, numbers.Integral) else float(value)
+            for name, value in params.items()}
 
 
 def _likelihood(estimator, kinds, default):
@@ -423,9 +503,37 @@ def _target_yaml(transform):
     return f"standardize_target: {str(transform).lower()}"
 
 
-def _kernel_entry(kernel, n_features):
-    """The pipeline's `  kernel:` line(s) for a quench kernel on n_features input columns."""
-    node = kernel.to_yaml(n_features)
+def _columns(estimator, n_features):
+    """The names of the fit data's input columns and of its target column: feature_names_in_
+    (a DataFrame's column names), else x0, x1, ...; the target "y", or "y_", "y__", ... when
+    an input has that name. A saved model names its inputs so, and `quench predict` reads
+    them from a CSV file by these names."""
+    names = getattr(estimator, "feature_names_in_", None)
+    names = ([str(name) for name in names] if names is not None
+             else [column_name(j) for j in range(n_features)])
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(f"X has two columns named {name!r}: quench reads the inputs by "
+                             "their names (rename one)")
+        seen.add(name)
+    target = "y"
+    while target in names:
+        target += "_"
+    return names, target
+
+
+def _data_yaml(estimator, n_features, options=""):
+    """The pipeline's `data:` line on the fit data's columns (_columns), with `options` (the
+    mapping's further "key: value" entries)."""
+    target = yaml_text(_columns(estimator, n_features)[1])
+    return f"data: {{file: fit data, target: {target}{', ' + options if options else ''}}}\n"
+
+
+def _kernel_entry(estimator, kernel, n_features):
+    """The pipeline's `  kernel:` line(s) for a quench kernel on the fit data's n_features
+    input columns (_columns)."""
+    node = kernel.to_yaml(_columns(estimator, n_features)[0])
     if "\n" not in node:
         return f"  kernel: {node}\n"
     return "  kernel:\n" + "".join(f"    {line}\n" for line in node.splitlines())
@@ -476,7 +584,7 @@ def _regression_yaml(estimator, resampler, engine, X, likelihood=None):
         entry = "  kernel: {plugin: gaussian}\n"
         parameters = {"kernel.length_scales": None, "kernel.amplitude": None}
     else:
-        entry = _kernel_entry(kernel, X.shape[1])
+        entry = _kernel_entry(estimator, kernel, X.shape[1])
         parameters = kernel.learned_hyperparameters()
     transform = _target_transform(estimator, likelihood)
     if likelihood is None:
@@ -492,8 +600,8 @@ def _regression_yaml(estimator, resampler, engine, X, likelihood=None):
              f"restarts: {int(estimator.restarts)}}}\n" if estimator.learn and parameters else "")
     inputs = str(bool(_standardized(estimator, "standardize_inputs"))).lower()
     return (f"name: estimator\nseed: {int(estimator.seed)}\n"
-            f"data: {{file: fit data, target: y, standardize_inputs: {inputs}, "
-            f"{_target_yaml(transform)}}}\n"
+            + _data_yaml(estimator, X.shape[1],
+                         f"standardize_inputs: {inputs}, {_target_yaml(transform)}")
             + _inducing_yaml(estimator, X.shape[0]) + "components:\n" + entry +
             f"  likelihood: {node}\n" + resampler +
             learn + f"engines:\n  - {engine}\noutputs: {{models: true}}\n")
@@ -545,6 +653,11 @@ class GaussianProcessClassifier(_Estimator):
     ("logit", a third party's) for the binary model and one-vs-rest's problems, fitted by the
     same engines (the joint model of C > 2 classes is the multinomial probit's only).
 
+    engine_params: options of the engine plugin that fits (`quench plugins multiclass_ep` lists
+    the joint model's: tol, max_iterations, damping, acceleration_depth; those of ep, tap,
+    naive_mean_field or svm_limit for two classes), e.g. {"tol": 1e-7, "max_iterations": 2000};
+    learning runs the same engine. Not for one-vs-rest, whose binary engines keep defaults.
+
     Fitted attributes: classes_, n_classes_, loo_error_ (the built-in leave-one-out error: 001
     eq 32, App. D, eq 38), loo_proba_ (N x C: p(class | the other examples) at each training
     input, the left-out field Gaussian at the cavity; not for "svm"), log_evidence_ (tap, ep,
@@ -563,7 +676,7 @@ class GaussianProcessClassifier(_Estimator):
 
     def __init__(self, method="tap", width=1.0, noise=0.01, learn=True, seed=0, threads=0,
                  verbose=False, inducing_points=None, inducing_form="fitc", multi_class="joint",
-                 kernel=None, standardize_inputs=None, likelihood="probit"):
+                 kernel=None, standardize_inputs=None, likelihood="probit", engine_params=None):
         self.method = method
         self.width = width
         self.noise = noise
@@ -577,8 +690,10 @@ class GaussianProcessClassifier(_Estimator):
         self.kernel = kernel
         self.standardize_inputs = standardize_inputs
         self.likelihood = likelihood
+        self.engine_params = engine_params
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
+        X, y = _frequency_weighted(self, X, y, sample_weight)
         likelihood = _likelihood(self, ("binary",), "probit")
         if self.method not in _METHODS:
             raise ValueError(f"unknown method '{self.method}': use one of {', '.join(_METHODS)}")
@@ -603,6 +718,10 @@ class GaussianProcessClassifier(_Estimator):
                 raise ValueError(f"likelihood '{self.likelihood}' has no joint model of "
                                  f"{classes.size} classes (the joint model is the multinomial "
                                  "probit): use multi_class='one_vs_rest'")
+            if self.engine_params and self.multi_class != "joint":
+                raise ValueError("engine_params set the options of the engine of two classes "
+                                 "or of the joint model; one-vs-rest runs its binary engines "
+                                 "with their defaults")
         self.classes_ = classes
         self.n_classes_ = classes.size
         if classes.size == 2:
@@ -650,14 +769,16 @@ class GaussianProcessClassifier(_Estimator):
                 if self.noise:
                     parameters["kernel.noise"] = None
         else:
-            kernel_entry = _kernel_entry(kernel, X.shape[1])
+            kernel_entry = _kernel_entry(self, kernel, X.shape[1])
             parameters = kernel.learned_hyperparameters()
         extra = ""  # a second engine whose objective the learning maximizes
+        options = "".join(f", {name}: {_yaml_value(value)}"
+                          for name, value in _engine_params(self).items())
         if n_classes == 2:
-            likelihood, entry = self.likelihood, f"{{name: gp, plugin: {engine}}}"
-            evidence = engine if engine in ("tap", "ep") else "tap"  # a plugin, defaults
+            likelihood, entry = self.likelihood, f"{{name: gp, plugin: {engine}{options}}}"
+            evidence = "gp" if engine in ("tap", "ep") else "tap"  # TAP's, defaults, for the rest
         elif joint:
-            likelihood, entry = "multinomial_probit", "{name: gp, plugin: multiclass_ep}"
+            likelihood, entry = "multinomial_probit", f"{{name: gp, plugin: multiclass_ep{options}}}"
             evidence = "gp"
         else:
             likelihood = self.likelihood
@@ -672,9 +793,9 @@ class GaussianProcessClassifier(_Estimator):
                      f"{_learn_lists(parameters)}}}\n")
         else:
             extra = ""
-        inputs = ", standardize_inputs: true" if _standardized(self, "standardize_inputs") else ""
+        inputs = "standardize_inputs: true" if _standardized(self, "standardize_inputs") else ""
         return (f"name: estimator\nseed: {int(self.seed)}\n"
-                f"data: {{file: fit data, target: y{inputs}}}\n"
+                + _data_yaml(self, X.shape[1], inputs)
                 + _inducing_yaml(self, X.shape[0]) + "components:\n" + kernel_entry +
                 f"  likelihood: {{plugin: {likelihood}}}\n" + learn +
                 f"engines:\n  - {entry}\n" + extra + "outputs: {models: true}\n")
@@ -779,7 +900,8 @@ class GaussianProcessRegressor(_Estimator):
         self.likelihood = likelihood
         self.likelihood_params = likelihood_params
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
+        X, y = _frequency_weighted(self, X, y, sample_weight)
         likelihood = _likelihood(self, _REGRESSION_KINDS, "gaussian")
         X, targets = _regression_data(self, X, y, likelihood=likelihood)
         engine = ("ep" if likelihood is not None else "exact_gp_regression"
@@ -838,7 +960,8 @@ class _BootstrapRegressor(_Estimator):
 
     _estimator_type = "regressor"  # scikit-learn's is_regressor
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
+        X, y = _frequency_weighted(self, X, y, sample_weight)
         ratios = [float(r) for r in np.atleast_1d(self.ratios)]
         if not ratios or min(ratios) <= 0:
             raise ValueError(f"ratios must be positive resampling ratios S/N, got {self.ratios!r}")
@@ -972,7 +1095,8 @@ class WeightedBayesianBootstrap(_Estimator):
         self.threads = threads
         self.verbose = verbose
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
+        X, y = _frequency_weighted(self, X, y, sample_weight)
         if self.model not in ("linear", "trend_filter"):
             raise ValueError(f"unknown model '{self.model}': use linear or trend_filter")
         if self.model == "trend_filter" and self.lam is None:
@@ -985,9 +1109,8 @@ class WeightedBayesianBootstrap(_Estimator):
                   + (f", lambda: {float(self.lam)!r}" if self.lam is not None else "") + "}")
         optimizer = "coordinate_descent" if linear else "trend_filter_admm, tolerance: 1.0e-8"
         yaml = (f"name: estimator\nseed: {int(self.seed)}\n"
-                "data: {file: fit data, target: y"
-                + (", standardize_inputs: true" if linear else "") + "}\n"
-                "components:\n  resampler: {plugin: exponential_weights}\n"
+                + _data_yaml(self, X.shape[1], "standardize_inputs: true" if linear else "")
+                + "components:\n  resampler: {plugin: exponential_weights}\n"
                 f"  optimizer: {{plugin: {optimizer}}}\n"
                 f"engines:\n  - {engine}\noutputs: {{models: true}}\n")
         (run,) = self._fit_pipeline(yaml, X, targets)
@@ -1033,13 +1156,14 @@ class VBootClassifier(_Estimator):
         self.threads = threads
         self.verbose = verbose
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
+        X, y = _frequency_weighted(self, X, y, sample_weight)
         X, y, classes = _classes(self, X, y, 2)
         self.classes_ = classes
         targets = [str(int(np.searchsorted(classes, label))) for label in y]  # 0 .. C-1
         yaml = (f"name: estimator\nseed: {int(self.seed)}\n"
-                "data: {file: fit data, target: y, standardize_inputs: true}\n"
-                f"components:\n  kernel: {{plugin: gaussian, width: {float(self.width)!r}, "
+                + _data_yaml(self, X.shape[1], "standardize_inputs: true")
+                + f"components:\n  kernel: {{plugin: gaussian, width: {float(self.width)!r}, "
                 f"amplitude: {float(self.amplitude)!r}, bias: {float(self.bias)!r}, "
                 f"random_features: {int(self.features)}, feature_seed: {int(self.seed) + 1}}}\n"
                 f"  likelihood: {{plugin: dirichlet, alpha_epsilon: {float(self.alpha_epsilon)!r}}}\n"

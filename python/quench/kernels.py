@@ -12,19 +12,42 @@ Values are on their natural scale, in the units of the data the kernel sees. A k
 every hyperparameter it can that is > 0, except those named in `fixed`; `bounds` narrows a
 hyperparameter's search interval ({"period": (0.5, 2.0)}). `columns` (indices of X's columns)
 restricts a kernel to those inputs. A kernel becomes the pipeline's `components.kernel` node
-(to_yaml), its learned hyperparameters the `learn.parameters` paths (kernel.0.amplitude,
+(to_yaml, with the input columns' names), its learned hyperparameters the `learn.parameters` paths (kernel.0.amplitude,
 kernel.1.1.period, ...; learned_hyperparameters), and with_learned rebuilds it from a run's
 learned values."""
 import copy
 import inspect
+import json
 import numbers
+import re
 
 import numpy as np
 
 
 def column_name(index):
-    """The name the estimators give column `index` of X in the data they hand to quench."""
+    """The name the estimators give column `index` of an X without column names (a DataFrame's
+    names are kept) in the data they hand to quench."""
     return f"x{index}"
+
+
+# Plain YAML scalars that read back as null, not as a string.
+_YAML_NULLS = {"null", "~"}
+
+
+def yaml_text(name):
+    """A column name as a YAML scalar that reads back as that string: as it is when it is a
+    plain identifier, else double-quoted (JSON's escapes, which YAML's double quotes read)."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and name.lower() not in _YAML_NULLS:
+        return name
+    return json.dumps(name, ensure_ascii=False)
+
+
+def _input_names(features):
+    """The input columns' names: `features` itself (a sequence of names) or, for a number of
+    columns, column_name of each."""
+    if isinstance(features, numbers.Integral) and not isinstance(features, bool):
+        return [column_name(j) for j in range(int(features))]
+    return [str(name) for name in features]
 
 
 def _number(value):
@@ -65,21 +88,24 @@ class Kernel:
 
     __hash__ = None  # mutable, like a list
 
-    def to_yaml(self, n_features):
-        """The pipeline's kernel node for inputs of `n_features` columns: a one-line flow
-        mapping for a kernel plugin, a block mapping for a sum or product."""
-        return "\n".join(self._yaml_lines(n_features, n_features))
+    def to_yaml(self, features):
+        """The pipeline's kernel node for the input columns `features` (their names, or their
+        number: then named x0, x1, ...): a one-line flow mapping for a kernel plugin, a block
+        mapping for a sum or product."""
+        names = _input_names(features)
+        return "\n".join(self._yaml_lines(names, len(names)))
 
-    def _check_columns(self, n_features):
-        """The columns' names; ValueError for an index outside X's n_features columns."""
+    def _check_columns(self, names):
+        """The names of the columns (indices into X's columns `names`) as a YAML list's items;
+        ValueError for an index outside X's columns."""
         if len(self.columns) == 0:
             raise ValueError(f"{self!r}: columns is empty (None: every column)")
         for j in self.columns:
             index = isinstance(j, numbers.Integral) and not isinstance(j, bool)
-            if not index or not 0 <= j < n_features:
+            if not index or not 0 <= j < len(names):
                 raise ValueError(f"{self!r}: column {j!r} is not a column index of X, which has "
-                                 f"{n_features} column(s)")
-        return ", ".join(column_name(int(j)) for j in self.columns)
+                                 f"{len(names)} column(s)")
+        return ", ".join(yaml_text(names[int(j)]) for j in self.columns)
 
 
 def _as_kernel(value):
@@ -156,10 +182,10 @@ class PluginKernel(Kernel):
                 setattr(kernel, name, value if name == "length_scales" else value[0])
         return kernel
 
-    def _yaml_lines(self, n_features, dimension):
+    def _yaml_lines(self, inputs, dimension):
         fields = [f"plugin: {self.plugin}"]
         if self.columns is not None:
-            names = self._check_columns(n_features)
+            names = self._check_columns(inputs)
             dimension = len(self.columns)
         for name, value in self.parameters().items():
             if name == "length_scales":
@@ -340,13 +366,13 @@ class _Composite(Kernel):
         return type(self)([part.with_learned(learned, f"{path}.{i}")
                            for i, part in enumerate(self.parts)], columns=self.columns)
 
-    def _yaml_lines(self, n_features, dimension):
+    def _yaml_lines(self, inputs, dimension):
         lines = [f"{self.operator}:"]
         if self.columns is not None:
-            names = self._check_columns(n_features)
+            names = self._check_columns(inputs)
             dimension = len(self.columns)
         for part in self.parts:
-            first, *rest = part._yaml_lines(n_features, dimension)
+            first, *rest = part._yaml_lines(inputs, dimension)
             lines.append("  - " + first)
             lines.extend("    " + line for line in rest)
         if self.columns is not None:

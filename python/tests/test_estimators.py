@@ -347,3 +347,33 @@ def test_verbose_prints_the_learning_as_the_cli_does(capfd):
     quench.GaussianProcessRegressor(verbose=True).fit(X, y)
     err = capfd.readouterr().err
     assert "learned hyperparameters by evidence" in err, err
+
+
+def test_sample_weight_repeats_samples(boston, sonar):
+    """Integer sample weights are frequency weights: the fit equals the fit on the data with
+    each sample repeated that often (weight 0 drops it), to the bit, for a regressor, a
+    classifier and the weighted Bayesian bootstrap; other weights are a ValueError."""
+    X, y = boston[0][:60], boston[1][:60]
+    w = np.arange(60) % 3  # 0, 1, 2, ...
+    Xr, yr = np.repeat(X, w, axis=0), np.repeat(y, w)
+    for make in (lambda: quench.GaussianProcessRegressor(learn=False),
+                 lambda: quench.WeightedBayesianBootstrap(draws=50, lam=0.1)):
+        weighted = make().fit(X, y, sample_weight=w).predict(X)
+        repeated = make().fit(Xr, yr).predict(X)
+        np.testing.assert_array_equal(weighted, repeated)
+    both = np.r_[0:25, -25:0]  # sonar's rows are sorted by class
+    Xs, ys = sonar[0][both], sonar[1][both]
+    ws = np.arange(50) % 2 + 1
+    weighted = quench.GaussianProcessClassifier(learn=False).fit(Xs, ys, sample_weight=ws)
+    repeated = quench.GaussianProcessClassifier(learn=False).fit(
+        np.repeat(Xs, ws, axis=0), np.repeat(ys, ws))
+    np.testing.assert_array_equal(weighted.predict_proba(Xs), repeated.predict_proba(Xs))
+    gp = quench.GaussianProcessRegressor(learn=False)
+    with pytest.raises(ValueError, match="frequency weights .* sample 2 has 0.5"):
+        gp.fit(X[:4], y[:4], sample_weight=[1, 1, 0.5, 1])
+    with pytest.raises(ValueError, match="sample 1 has -1.0"):
+        gp.fit(X[:4], y[:4], sample_weight=[1, -1, 1, 1])
+    with pytest.raises(ValueError, match=r"sample_weight.shape == \(3,\), expected \(4,\)"):
+        gp.fit(X[:4], y[:4], sample_weight=[1, 1, 1])
+    with pytest.raises(ValueError, match="0 for every sample"):
+        gp.fit(X[:4], y[:4], sample_weight=np.zeros(4))

@@ -76,3 +76,28 @@ def test_a_non_finite_input_is_a_value_error_naming_its_row_and_input(fitted, ba
     X[3, 2] = bad
     with pytest.raises(ValueError, match=f"row 3, input '{model.input_names[2]}' is "):
         model.predict(X)
+
+
+def test_an_estimator_fitted_on_a_dataframe_saves_its_column_names(tmp_path):
+    """The saved model names its inputs as the DataFrame did (one named "y", one not a plain
+    identifier, one read by a kernel part by index), so `quench predict` finds them by name in
+    a CSV file whose columns are in another order, and predicts what the estimator does."""
+    pd = pytest.importorskip("pandas")
+    names = ["lstat", "y", "rooms per dwelling"]
+    X = pd.DataFrame(inputs(["lstat", "dis", "rm"], slice(0, 80)), columns=names)
+    target = inputs(["y"], slice(0, 80))[:, 0]
+    kernel = quench.Gaussian([1.0, 1.0], columns=[0, 2]) + quench.Gaussian(1.0, columns=[1])
+    gp = quench.GaussianProcessRegressor(kernel=kernel, learn=False).fit(X, target)
+    assert gp.model_.input_names == names and gp.model_.target_name == "y_"
+    gp.model_.save(tmp_path / "gp.h5")
+    shuffled = X[["rooms per dwelling", "lstat", "y"]].assign(unused=1.0)
+    shuffled.to_csv(tmp_path / "new.csv", index=False, float_format="%.17g")
+    subprocess.run([CLI, "predict", str(tmp_path / "gp.h5"), str(tmp_path / "new.csv"), "--out",
+                    str(tmp_path / "p.csv"), "--ignore-extra-columns"], check=True,
+                   capture_output=True)
+    with open(tmp_path / "p.csv") as f:
+        theirs = np.array([float(r["mean"]) for r in csv.DictReader(f)])
+    np.testing.assert_allclose(gp.predict(X), theirs, rtol=1e-12, atol=0)  # the CSV's digits
+    with pytest.raises(ValueError, match="two columns named .a."):
+        quench.GaussianProcessRegressor(learn=False).fit(X.set_axis(["a", "b", "a"], axis=1),
+                                                         target)

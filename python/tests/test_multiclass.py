@@ -268,3 +268,22 @@ def test_two_classes_are_the_binary_model_whatever_multi_class(iris, method):
     if method != "svm":
         assert a.loo_proba_.shape == (keep.sum(), 2)
         assert np.array_equal(a.predict_proba(Xt[keep_t]), b.predict_proba(Xt[keep_t]))
+
+
+def test_engine_params_reach_the_engine(iris, joint):
+    """engine_params are the engine plugin's options: the joint model with the default tol
+    given explicitly is the default fit to the bit, an iteration cap below what it needs
+    is the engine's non-convergence (a NumericalError naming it), an option the plugin lacks
+    a ValueError with its suggestion, and one-vs-rest refuses them."""
+    X, y, Xt, _ = iris
+    same = quench.GaussianProcessClassifier(engine_params={"tol": 1e-9}).fit(X, y)
+    np.testing.assert_array_equal(same.predict_proba(Xt), joint.predict_proba(Xt))
+    with pytest.raises(quench.NumericalError, match="multiclass EP"):
+        quench.GaussianProcessClassifier(learn=False, engine_params={"max_iterations": 2}).fit(X, y)
+    with pytest.raises(ValueError, match="max_iteration.*did you mean 'max_iterations'"):
+        quench.GaussianProcessClassifier(engine_params={"max_iteration": 10}).fit(X, y)
+    with pytest.raises(ValueError, match="one-vs-rest runs its binary engines"):
+        quench.GaussianProcessClassifier(multi_class="one_vs_rest",
+                                         engine_params={"tol": 1e-6}).fit(X, y)
+    with pytest.raises(ValueError, match="not an engine option's name"):
+        quench.GaussianProcessClassifier(engine_params={"tol: 1, x": 1}).fit(X, y)

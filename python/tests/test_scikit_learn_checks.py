@@ -1,7 +1,7 @@
 """scikit-learn's estimator checks (sklearn.utils.estimator_checks, the suite
 check_estimator runs) on every estimator, one pytest case per check (docs/python.md lists what
-they cover). Any check the estimators do not pass would be listed in XFAIL with its reason,
-strict: a listed check that starts passing fails too. None is listed."""
+they cover). A check the estimators do not pass is listed in XFAIL with its reason, strict: a
+listed check that starts passing fails too."""
 import pytest
 
 import quench
@@ -31,13 +31,38 @@ ESTIMATORS = [
     quench.VBootClassifier(particles=10, features=200),
 ]
 
-XFAIL = {}  # (estimator class name, check name) -> reason
+# (estimator class name, check name with its kind, inducing points) -> reason. Zero weights are
+# checked against dropping those rows from data whose rows are also shuffled: where a fit
+# depends on the rows' order beyond rounding, the two differ although quench repeats (and
+# drops) exactly the rows sample_weight says (test_estimators.py checks that to the bit).
+_ROW_ORDER = ("the fit depends on the rows' order: scikit-learn's zero-weight check also "
+              "shuffles the rows")
+XFAIL = {
+    ("GaussianProcessRegressor", "check_sample_weights_invariance(kind=zeros)", 5):
+        _ROW_ORDER + " (greedy selection of the inducing inputs among tied candidates)",
+    ("AdatapBootstrap", "check_sample_weights_invariance(kind=zeros)", None):
+        _ROW_ORDER + " (the learned hyperparameters' rounding, 1.5e-6 relative)",
+    ("WeightedBayesianBootstrap", "check_sample_weights_invariance(kind=zeros)", None):
+        _ROW_ORDER + " (each row's seeded random weight in every draw)",
+    ("VBootClassifier", "check_sample_weights_invariance(kind=zeros)", None):
+        _ROW_ORDER + " (each row's seeded target perturbation in every particle)",
+    ("AdatapBootstrap", "check_sample_weights_list", None):
+        "ADATAP's fixed point fails on this check's data (30 uniform points, targets 0/1/2 "
+        "of no relation to them): I + D^1/2 K D^1/2 is not positive definite",
+    ("AdatapBootstrap", "check_sample_weights_list", 5):
+        "ADATAP's fixed point fails on this check's data (30 uniform points, targets 0/1/2 "
+        "of no relation to them): a site precision too negative on the inducing prior",
+}
 
 
 @parametrize_with_checks(ESTIMATORS)
 def test_scikit_learn_check(estimator, check, request):
     name = getattr(check, "func", check).__name__
-    reason = XFAIL.get((type(estimator).__name__, name))
+    kind = getattr(check, "keywords", {}).get("kind")
+    if kind:
+        name += f"(kind={kind})"
+    reason = XFAIL.get((type(estimator).__name__, name,
+                        getattr(estimator, "inducing_points", None)))
     if reason:
         request.node.add_marker(pytest.mark.xfail(reason=reason, strict=True))
     check(estimator)
