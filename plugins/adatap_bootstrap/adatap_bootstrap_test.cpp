@@ -19,7 +19,7 @@
 #include "quench/cholesky.h"
 #include "quench/losses.h"
 
-namespace quench::adatap {
+namespace quench::adatap::adatap_bootstrap_test {
 namespace {
 
 class Rbf final : public Kernel {
@@ -389,4 +389,4 @@ TEST(adatap, ModelIsEqFiftySevenAtAnyInput) {
 }
 
 }  // namespace
-}  // namespace quench::adatap
+}  // namespace quench::adatap::adatap_bootstrap_test

@@ -23,7 +23,7 @@
 #include "quench/normal.h"
 #include "svm_limit.h"
 
-namespace quench::adatap {
+namespace quench::adatap::adatap_classifier_test {
 namespace {
 
 using Eigen::MatrixXd;
@@ -341,4 +341,4 @@ TEST(AdatapSvm, AgreesWithTheMonteCarloBootstrapOfTheAdatronOnSonar) {
 }
 
 }  // namespace
-}  // namespace quench::adatap
+}  // namespace quench::adatap::adatap_classifier_test

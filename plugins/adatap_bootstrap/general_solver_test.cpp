@@ -12,7 +12,7 @@
 #include "general_solver.h"
 #include "probit_likelihood.h"
 
-namespace quench::adatap {
+namespace quench::adatap::general_solver_test {
 namespace {
 
 using Eigen::MatrixXd;
@@ -225,4 +225,4 @@ TEST(GeneralAdatap, GaussianLikelihoodIsTheRegressionAdatap) {
 }
 
 }  // namespace
-}  // namespace quench::adatap
+}  // namespace quench::adatap::general_solver_test

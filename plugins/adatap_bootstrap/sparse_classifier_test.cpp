@@ -20,7 +20,7 @@
 #include "quench/inducing_points.h"
 #include "quench/normal.h"
 
-namespace quench::adatap {
+namespace quench::adatap::sparse_classifier_test {
 namespace {
 
 using Eigen::MatrixXd;
@@ -222,4 +222,4 @@ TEST(SparseClassifier, KernelNoiseIsRefused) {
 }
 
 }  // namespace
-}  // namespace quench::adatap
+}  // namespace quench::adatap::sparse_classifier_test

@@ -20,7 +20,7 @@
 #include "site_equations.h"
 #include "sparse_solver.h"
 
-namespace quench::adatap {
+namespace quench::adatap::sparse_solver_test {
 namespace {
 
 using Eigen::MatrixXd;
@@ -286,4 +286,4 @@ TEST(SparseEngine, SavedModelPredictsAsTheRun) {
 }
 
 }  // namespace
-}  // namespace quench::adatap
+}  // namespace quench::adatap::sparse_solver_test

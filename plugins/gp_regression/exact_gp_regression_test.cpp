@@ -10,7 +10,7 @@
 
 #include "exact_gp_regression.h"
 
-namespace quench::gp_regression {
+namespace quench::gp_regression::exact_gp_regression_test {
 namespace {
 
 struct Fixture {
@@ -91,4 +91,4 @@ TEST(ExactGpRegression, UnitWeightsReproduceTheFullFit) {
 }
 
 }  // namespace
-}  // namespace quench::gp_regression
+}  // namespace quench::gp_regression::exact_gp_regression_test

@@ -12,7 +12,7 @@
 #include "exact_gp_regression.h"
 #include "gp_regression_model.h"
 
-namespace quench::gp_regression {
+namespace quench::gp_regression::gp_regression_model_test {
 namespace {
 
 Eigen::MatrixXd random_inputs(int rows, unsigned seed) {
@@ -145,4 +145,4 @@ TEST(GpRegressionModel, MissingOrMisshapenEntriesAreNamed) {
 }
 
 }  // namespace
-}  // namespace quench::gp_regression
+}  // namespace quench::gp_regression::gp_regression_model_test

@@ -14,7 +14,7 @@
 #include "lbfgs_optimizer.h"
 #include "quench/hyperparameter_learning.h"
 
-namespace quench::gp_regression {
+namespace quench::gp_regression::regression_objectives_test {
 namespace {
 
 struct Fixture {
@@ -171,4 +171,4 @@ TEST(RegressionObjectives, LearnedLeaveOneOutIsTheBestStationaryStart) {
 }
 
 }  // namespace
-}  // namespace quench::gp_regression
+}  // namespace quench::gp_regression::regression_objectives_test

@@ -16,7 +16,7 @@
 #include "sparse_gp_regression.h"
 #include "sparse_gp_regression_model.h"
 
-namespace quench::gp_regression {
+namespace quench::gp_regression::sparse_gp_regression_test {
 namespace {
 
 constexpr double kNoise = 0.05;
@@ -223,4 +223,4 @@ TEST(SparseGpRegression, NeedsInducingInputs) {
 }
 
 }  // namespace
-}  // namespace quench::gp_regression
+}  // namespace quench::gp_regression::sparse_gp_regression_test

@@ -16,7 +16,7 @@
 #include "kernels.h"
 #include "quench/errors.h"
 
-namespace quench::kernels {
+namespace quench::kernels::kernel_gradients_test {
 namespace {
 
 Eigen::MatrixXd random_matrix(int n, int d, unsigned seed, double spread = 1.0) {
@@ -433,4 +433,4 @@ TEST(KernelGradients, ShapeParametersAndSingleBlocksRefuseBadValues) {
 }
 
 }  // namespace
-}  // namespace quench::kernels
+}  // namespace quench::kernels::kernel_gradients_test

@@ -14,7 +14,7 @@
 #include "kernels.h"
 #include "quench/errors.h"
 
-namespace quench::kernels {
+namespace quench::kernels::kernels_test {
 namespace {
 
 Eigen::MatrixXd random_inputs(int n, int d, unsigned seed) {
@@ -306,4 +306,4 @@ TEST(Kernels, ConflictingAndMismatchedWeightsAreRefused) {
 }
 
 }  // namespace
-}  // namespace quench::kernels
+}  // namespace quench::kernels::kernels_test

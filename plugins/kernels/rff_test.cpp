@@ -9,7 +9,7 @@
 #include "kernels.h"
 #include "quench/rng.h"
 
-namespace quench::kernels {
+namespace quench::kernels::rff_test {
 namespace {
 
 Eigen::MatrixXd inputs() {
@@ -50,4 +50,4 @@ TEST(RandomFourierFeatures, AbsentByDefault) {
 }
 
 }  // namespace
-}  // namespace quench::kernels
+}  // namespace quench::kernels::rff_test

@@ -23,7 +23,7 @@
 #include "test_engines.h"
 #include "toy_models.h"
 
-namespace quench::latent_gp {
+namespace quench::latent_gp::any_likelihood_test {
 namespace {
 
 using Eigen::MatrixXd;
@@ -286,4 +286,4 @@ TEST_P(EveryLikelihood, BuiltInLooMatchesRetraining) {
 }
 
 }  // namespace
-}  // namespace quench::latent_gp
+}  // namespace quench::latent_gp::any_likelihood_test

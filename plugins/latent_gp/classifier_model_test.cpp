@@ -21,7 +21,7 @@
 #include "svm_limit.h"
 #include "test_engines.h"
 
-namespace quench::latent_gp {
+namespace quench::latent_gp::classifier_model_test {
 namespace {
 
 using exact_loo::ExactLooEngine;
@@ -236,4 +236,4 @@ TEST(SvmModel, MissingOrMisshapenEntriesAreNamed) {
 }
 
 }  // namespace
-}  // namespace quench::latent_gp
+}  // namespace quench::latent_gp::classifier_model_test

@@ -17,7 +17,7 @@
 #include "quench/hyperparameter_learning.h"
 #include "test_kernel.h"
 
-namespace quench::latent_gp {
+namespace quench::latent_gp::hyperparameter_objectives_test {
 namespace {
 
 using testing::TestKernel;
@@ -401,4 +401,4 @@ TEST(Engines, OfferTheirObjectives) {
 }
 
 }  // namespace
-}  // namespace quench::latent_gp
+}  // namespace quench::latent_gp::hyperparameter_objectives_test

@@ -16,7 +16,7 @@
 #include "test_clouds.h"
 #include "test_engines.h"
 
-namespace quench::latent_gp {
+namespace quench::latent_gp::latent_gp_test {
 namespace {
 
 using exact_loo::ExactLooEngine;
@@ -477,4 +477,4 @@ TEST(Classifiers, NonConvergenceIsReported) {
 }
 
 }  // namespace
-}  // namespace quench::latent_gp
+}  // namespace quench::latent_gp::latent_gp_test

@@ -20,7 +20,7 @@
 #include "test_clouds.h"
 #include "test_engines.h"
 
-namespace quench::latent_gp {
+namespace quench::latent_gp::resampled_classifier_test {
 namespace {
 
 // Two overlapping Gaussian clouds in 2-D (centres 1.5 apart).
@@ -179,4 +179,4 @@ TEST(ResampledClassifier, EpWithKFoldGaussianSitesIsTheExactPosterior) {
 }
 
 }  // namespace
-}  // namespace quench::latent_gp
+}  // namespace quench::latent_gp::resampled_classifier_test

@@ -25,7 +25,7 @@
 #include "test_engines.h"
 #include "test_kernel.h"
 
-namespace quench::latent_gp {
+namespace quench::latent_gp::sparse_ep_test {
 namespace {
 
 using exact_loo::ExactLooEngine;
@@ -541,4 +541,4 @@ TEST(SparseEpRefits, AllInputsInducingMatchTheDenseRetrains) {
 }
 
 }  // namespace
-}  // namespace quench::latent_gp
+}  // namespace quench::latent_gp::sparse_ep_test

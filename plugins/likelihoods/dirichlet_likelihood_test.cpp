@@ -7,7 +7,7 @@
 #include "dirichlet_likelihood.h"
 #include "quench/errors.h"
 
-namespace quench::likelihoods {
+namespace quench::likelihoods::dirichlet_likelihood_test {
 namespace {
 
 TEST(DirichletLikelihood, TargetsMatchEq11) {
@@ -55,4 +55,4 @@ TEST(DirichletLikelihood, ScalarViewAndBadLabels) {
 }
 
 }  // namespace
-}  // namespace quench::likelihoods
+}  // namespace quench::likelihoods::dirichlet_likelihood_test

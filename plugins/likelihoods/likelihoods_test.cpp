@@ -7,7 +7,7 @@
 #include "gaussian_likelihood.h"
 #include "quench/errors.h"
 
-namespace quench::likelihoods {
+namespace quench::likelihoods::likelihoods_test {
 namespace {
 
 // The base-class quadrature path, reached by hiding the closed form.
@@ -74,4 +74,4 @@ TEST(GaussianLikelihood, NoiseDerivativeMatchesFiniteDifferences) {
 }
 
 }  // namespace
-}  // namespace quench::likelihoods
+}  // namespace quench::likelihoods::likelihoods_test

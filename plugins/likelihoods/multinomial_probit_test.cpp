@@ -14,7 +14,7 @@
 #include "probit_power_reference.h"
 #include "quench/errors.h"
 
-namespace quench::likelihoods {
+namespace quench::likelihoods::multinomial_probit_test {
 namespace {
 
 using Eigen::Index;
@@ -349,4 +349,4 @@ TEST(MultinomialProbit, ScalarInterfaceRefusedAndBadCavitiesThrow) {
 }
 
 }  // namespace
-}  // namespace quench::likelihoods
+}  // namespace quench::likelihoods::multinomial_probit_test

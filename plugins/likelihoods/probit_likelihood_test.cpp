@@ -9,7 +9,7 @@
 #include "quench/errors.h"
 #include "quench/normal.h"
 
-namespace quench::likelihoods {
+namespace quench::likelihoods::probit_likelihood_test {
 namespace {
 
 // Moments of u under [kappa + (1 - 2 kappa) Theta(u)] N(u; z, 1), by composite Simpson in
@@ -17,7 +17,7 @@ namespace {
 // (1 where the Gaussian peak lies inside the piece, 1/|z| where only its exponential tail
 // does), so Simpson's error ~ h^4 / 180 ~ 1e-14 or ~4e-12 relative (measured ~1e-11 at 5e-3),
 // below the tolerances used with each (1e-12 and 1e-9).
-struct Ref {
+struct SimpsonMoments {
   long double log_z, mean, var;
 };
 long double simpson(int k, long double centre, long double z, long double a, long double b,
@@ -34,7 +34,7 @@ long double simpson(int k, long double centre, long double z, long double a, lon
   }
   return sum * hh / 3;
 }
-Ref quadrature(double zd, double kappa, long double h = 1e-3L) {
+SimpsonMoments quadrature(double zd, double kappa, long double h = 1e-3L) {
   const long double z = zd;
   const long double az = std::max(1.0L, std::fabs(z));
   // With label noise the kappa part dominates far out (z -> -inf) and its peak factor
@@ -56,7 +56,7 @@ Ref quadrature(double zd, double kappa, long double h = 1e-3L) {
 
 TEST(NormalNumerics, RatiosMatchQuadratureForExtremeArguments) {
   for (double z : {-1e4, -300.0, -40.0, -31.0, -8.0, -6.0, -5.9, -2.0, 0.0, 3.0, 12.0, 40.0}) {
-    const Ref ref = quadrature(z, 0.0);
+    const SimpsonMoments ref = quadrature(z, 0.0);
     // log Phi(z) = log Z of the step; r = D/Phi = E[u]-z... r(z) = mean - z for the truncation.
     EXPECT_NEAR(normal_log_cdf(z), static_cast<double>(ref.log_z),
                 1e-12 * std::max(1.0, std::fabs(static_cast<double>(ref.log_z))))
@@ -77,7 +77,7 @@ TEST(ProbitLikelihood, TiltedMomentsMatchQuadrature) {
   // a few digits through the ratios of quench/normal.h (checked above).
   for (double kappa : {0.0, 1e-12, 0.05, 0.3})
     for (double z : {-1e3, -45.0, -31.0, -7.0, -1.0, 0.5, 4.0, 35.0}) {
-      const Ref ref = quadrature(z, kappa, 5e-3L);
+      const SimpsonMoments ref = quadrature(z, kappa, 5e-3L);
       for (double y : {1.0, -1.0}) {
         const double v = 2.5;
         const double m = y * z * std::sqrt(v);  // so that y m / sqrt(v) = z
@@ -178,4 +178,4 @@ TEST(ProbitLikelihood, BlocksExistOnlyForPositiveStartValues) {
 }
 
 }  // namespace
-}  // namespace quench::likelihoods
+}  // namespace quench::likelihoods::probit_likelihood_test

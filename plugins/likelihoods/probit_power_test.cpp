@@ -14,7 +14,7 @@
 #include "probit_power_reference.h"
 #include "quench/errors.h"
 
-namespace quench::likelihoods {
+namespace quench::likelihoods::probit_power_test {
 namespace {
 
 using namespace power_reference;
@@ -242,4 +242,4 @@ TEST(ProbitPower, MeanIsTheDerivativeOfLogZ) {
 }
 
 }  // namespace
-}  // namespace quench::likelihoods
+}  // namespace quench::likelihoods::probit_power_test

@@ -33,7 +33,7 @@
 #include "student_t_likelihood.h"
 #include "tilted_reference.h"
 
-namespace quench::likelihoods {
+namespace quench::likelihoods::scalar_likelihoods_test {
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
@@ -978,4 +978,4 @@ TEST(Binomial, OneTrialEqualsLogitAndProbit) {
 }
 
 }  // namespace
-}  // namespace quench::likelihoods
+}  // namespace quench::likelihoods::scalar_likelihoods_test

@@ -6,7 +6,7 @@
 #include "adam_optimizer.h"
 #include "quench/mlp.h"
 
-namespace quench::optimizers {
+namespace quench::optimizers::adam_test {
 namespace {
 
 // Ridge least squares as a sum over examples: sum_i (y_i - a_i^T x)^2 / 2 + lambda |x|^2 / 2,
@@ -114,4 +114,4 @@ TEST(Adam, TrainsTheSharedNetworkOnASeparableProblem) {
 }
 
 }  // namespace
-}  // namespace quench::optimizers
+}  // namespace quench::optimizers::adam_test

@@ -11,7 +11,7 @@
 #include "quench/hyperparameter_learning.h"
 #include "toy_models.h"
 
-namespace quench::optimizers {
+namespace quench::optimizers::learning_within_bounds_test {
 namespace {
 
 // value = -sum_j (log l_j - log t_j)^2 - (log v0 - log 7)^2 - 10 v2: interior optima of the
@@ -82,4 +82,4 @@ TEST(LearningWithinBounds, ReachesTheBoundAndLeavesInteriorOptimaAsTheyWere) {
 }
 
 }  // namespace
-}  // namespace quench::optimizers
+}  // namespace quench::optimizers::learning_within_bounds_test

@@ -7,7 +7,7 @@
 
 #include "lbfgs_optimizer.h"
 
-namespace quench::optimizers {
+namespace quench::optimizers::optimizers_test {
 namespace {
 
 // f(x) = 1/2 x^T A x - b^T x, minimized at A^{-1} b.
@@ -204,4 +204,4 @@ TEST(LbfgsWithinABox, AnOpenSideIsNoBound) {
 }
 
 }  // namespace
-}  // namespace quench::optimizers
+}  // namespace quench::optimizers::optimizers_test

@@ -3,7 +3,7 @@
 
 #include "bernoulli_subsample.h"
 
-namespace quench::resamplers {
+namespace quench::resamplers::bernoulli_subsample_test {
 namespace {
 
 TEST(bernoulli_subsample, PmfAndSamplesAgree) {
@@ -28,4 +28,4 @@ TEST(bernoulli_subsample, PmfAndSamplesAgree) {
 }
 
 }  // namespace
-}  // namespace quench::resamplers
+}  // namespace quench::resamplers::bernoulli_subsample_test

@@ -9,7 +9,7 @@
 #include "exponential_weights.h"
 #include "quench/errors.h"
 
-namespace quench::resamplers {
+namespace quench::resamplers::exponential_weights_test {
 namespace {
 
 TEST(ExponentialWeights, MomentsAndTailOfExp1) {
@@ -72,4 +72,4 @@ TEST(ExponentialWeights, StreamsAreReproducibleAndNormalizationSumsToN) {
 }
 
 }  // namespace
-}  // namespace quench::resamplers
+}  // namespace quench::resamplers::exponential_weights_test

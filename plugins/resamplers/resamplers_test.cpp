@@ -6,7 +6,7 @@
 
 #include "bootstrap_resamplers.h"
 
-namespace quench::resamplers {
+namespace quench::resamplers::resamplers_test {
 namespace {
 
 // Pearson chi-square of observed occupation counts against the pmf, over k = 0..max with the
@@ -80,4 +80,4 @@ TEST(Resamplers, StreamsAreReproducibleAndIndependent) {
 }
 
 }  // namespace
-}  // namespace quench::resamplers
+}  // namespace quench::resamplers::resamplers_test

@@ -19,7 +19,7 @@
 #include "vboot.h"
 #include "vboot_model.h"
 
-namespace quench::vboot {
+namespace quench::vboot::vboot_model_test {
 namespace {
 
 // Blobs around `classes` points on a circle in 2-D, labels 0..classes-1 (or -1/+1).
@@ -360,4 +360,4 @@ TEST(VbootModel, AMissingMisshapenOrImpossibleEntryIsRefusedByName) {
 }
 
 }  // namespace
-}  // namespace quench::vboot
+}  // namespace quench::vboot::vboot_model_test

@@ -15,7 +15,7 @@
 #include "rff_particles.h"
 #include "vboot.h"
 
-namespace quench::vboot {
+namespace quench::vboot::vboot_test {
 namespace {
 
 Eigen::MatrixXd gaussian_matrix(Eigen::Index r, Eigen::Index c, RngStream& rng) {
@@ -168,4 +168,4 @@ TEST(VBoot, ResultsDoNotDependOnThreadsAndBeatChance) {
 }
 
 }  // namespace
-}  // namespace quench::vboot
+}  // namespace quench::vboot::vboot_test

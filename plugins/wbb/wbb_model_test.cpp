@@ -26,7 +26,7 @@
 #include "wbb_engine.h"
 #include "wbb_model.h"
 
-namespace quench::wbb {
+namespace quench::wbb::wbb_model_test {
 namespace {
 
 std::shared_ptr<resamplers::ExponentialWeights> weights(Eigen::Index n) {
@@ -507,4 +507,4 @@ TEST(QuantileColumn, NamesTheLevelWithoutTrailingDigits) {
 }
 
 }  // namespace
-}  // namespace quench::wbb
+}  // namespace quench::wbb::wbb_model_test

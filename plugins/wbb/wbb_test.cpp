@@ -16,7 +16,7 @@
 #include "wbb_engine.h"
 #include "wbb_linear.h"
 
-namespace quench::wbb {
+namespace quench::wbb::wbb_test {
 namespace {
 
 std::shared_ptr<resamplers::ExponentialWeights> weights(Eigen::Index n) {
@@ -191,4 +191,4 @@ TEST(Wbb, NetworkPenaltyCoversWeightMatricesOnly) {
 }
 
 }  // namespace
-}  // namespace quench::wbb
+}  // namespace quench::wbb::wbb_test

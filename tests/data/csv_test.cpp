@@ -12,7 +12,7 @@
 #include "quench/errors.h"
 #include "test_util.h"
 
-namespace quench {
+namespace quench::csv_test {
 namespace {
 
 using testing::data_file;
@@ -325,4 +325,4 @@ TEST_F(CsvTest, ControlBytesAreEscapedInMessages) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::csv_test

@@ -9,7 +9,7 @@
 #include "quench/errors.h"
 #include "test_util.h"
 
-namespace quench {
+namespace quench::dataset_test {
 namespace {
 
 using testing::data_file;
@@ -826,4 +826,4 @@ TEST_F(DatasetFile, TwoClassKindsKeepTheirMapping) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::dataset_test

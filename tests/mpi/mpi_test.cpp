@@ -27,6 +27,9 @@ class MpiRun : public ::testing::Test {
     // OpenMPI refuses to start as root unless told (CI containers run as root).
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    // More ranks than cores (3 or 4 on CI's 2): a rank waiting for a message yields its core
+    // instead of polling (OpenMPI's busy wait otherwise starves the rank that computes).
+    ::setenv("OMPI_MCA_mpi_yield_when_idle", "1", 1);
     std::string pattern = (fs::temp_directory_path() / "quench-mpi-XXXXXX").string();
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr) << pattern;
     root_ = pattern;

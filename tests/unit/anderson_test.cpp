@@ -9,7 +9,7 @@
 #include "quench/anderson.h"
 #include "quench/errors.h"
 
-namespace quench {
+namespace quench::anderson_test {
 namespace {
 
 // A symmetric contraction with eigenvalues in [-0.3, 0.95] (spectral radius 0.95: the plain
@@ -165,4 +165,4 @@ TEST(Anderson, RejectsInvalidOptions) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::anderson_test

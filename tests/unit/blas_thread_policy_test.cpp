@@ -5,7 +5,7 @@
 #include "quench/blas_thread_policy.h"
 #include "quench/parallel.h"
 
-namespace quench {
+namespace quench::blas_thread_policy_test {
 namespace {
 
 TEST(BlasThreadPolicy, OneThreadBelowTheThresholdTheBackendsCountFromIt) {
@@ -42,4 +42,4 @@ TEST(BlasThreadPolicy, AnExplicitRequestIsCappedAtTheUsableCores) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::blas_thread_policy_test

@@ -8,7 +8,7 @@
 #include "quench/provenance.h"
 #include "quench/registry.h"
 
-namespace quench {
+namespace quench::blas_threads_run_test {
 namespace {
 
 // Boston: 506 training rows, fewer than the policy's threshold.
@@ -53,4 +53,4 @@ TEST(BlasThreadsRun, AnExplicitCountWinsOverThePolicy) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::blas_threads_run_test

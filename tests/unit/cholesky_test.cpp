@@ -5,7 +5,7 @@
 #include "quench/cholesky.h"
 #include "quench/errors.h"
 
-namespace quench {
+namespace quench::cholesky_test {
 namespace {
 
 Eigen::MatrixXd spd(int n, unsigned seed) {
@@ -123,4 +123,4 @@ TEST(Cholesky, IndefiniteMatrixIsANumericalErrorNotNaN) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::cholesky_test

@@ -15,7 +15,7 @@
 #include "quench/errors.h"
 #include "quench/kernel_record.h"
 
-namespace quench {
+namespace quench::composite_kernel_test {
 namespace {
 
 using Values = std::map<std::string, ParamValue>;
@@ -300,4 +300,4 @@ TEST(KernelRecord, BuildsTheTreeItDescribes) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::composite_kernel_test

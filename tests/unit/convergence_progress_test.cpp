@@ -8,7 +8,7 @@
 
 #include "quench/convergence_progress.h"
 
-namespace quench {
+namespace quench::convergence_progress_test {
 namespace {
 
 TEST(ConvergenceProgress, LinearConvergenceTakesEqualSteps) {
@@ -59,4 +59,4 @@ TEST(ConvergenceProgress, StagesShareTheBar) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::convergence_progress_test

@@ -25,7 +25,7 @@
 #include "quench/errors.h"
 #include "quench/rng.h"
 
-namespace quench {
+namespace quench::elliptical_slice_test {
 namespace {
 
 using testing::elliptical_slice;
@@ -211,4 +211,4 @@ TEST(EllipticalSlice, RefusesBadArguments) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::elliptical_slice_test

@@ -5,7 +5,7 @@
 
 #include "quench/gauss_hermite.h"
 
-namespace quench {
+namespace quench::gauss_hermite_test {
 namespace {
 
 TEST(GaussHermite, IntegratesNormalMomentsExactly) {
@@ -30,4 +30,4 @@ TEST(GaussHermite, IntegratesNormalMomentsExactly) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::gauss_hermite_test

@@ -11,7 +11,7 @@
 #include "quench/errors.h"
 #include "quench/hyperparameter_learning.h"
 
-namespace quench {
+namespace quench::hyperparameter_learning_test {
 namespace {
 
 // Steepest descent with a backtracking line search: slow but independent of Ceres.
@@ -231,4 +231,4 @@ TEST(HyperparameterLearning, BadRequestsAreRefusedAllAtOnce) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::hyperparameter_learning_test

@@ -14,7 +14,7 @@
 #include "quench/low_rank_prior.h"
 #include "quench/memory_budget.h"
 
-namespace quench {
+namespace quench::low_rank_prior_test {
 namespace {
 
 Eigen::MatrixXd random_inputs(Eigen::Index n, Eigen::Index d, unsigned seed) {
@@ -289,4 +289,4 @@ TEST(LowRankEvidence, SharedNoisePathIsTheGeneralEvidence) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::low_rank_prior_test

@@ -8,7 +8,7 @@
 #include "quench/mlp.h"
 #include "quench/rng.h"
 
-namespace quench {
+namespace quench::mlp_test {
 namespace {
 
 Eigen::MatrixXd gaussian_matrix(Eigen::Index r, Eigen::Index c, RngStream& rng) {
@@ -137,4 +137,4 @@ TEST(MlpObjective, BatchGradientWithPenaltyMatchesCentralDifferences) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::mlp_test

@@ -22,7 +22,7 @@
 #include "quench/model_archive.h"
 #include "toy_models.h"
 
-namespace quench {
+namespace quench::model_file_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -326,4 +326,4 @@ TEST_F(ModelFileTest, InconsistentContentsAreRefusedNamingTheEntry) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::model_file_test

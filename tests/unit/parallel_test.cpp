@@ -11,7 +11,7 @@
 #include "quench/parallel.h"
 #include "quench/rng.h"
 
-namespace quench {
+namespace quench::parallel_test {
 namespace {
 
 std::vector<double> draws(int threads) {
@@ -73,4 +73,4 @@ TEST(Rng, NormalDrawsHaveUnitVariance) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::parallel_test

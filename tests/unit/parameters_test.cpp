@@ -4,7 +4,7 @@
 #include "quench/errors.h"
 #include "quench/parameters.h"
 
-namespace quench {
+namespace quench::parameters_test {
 namespace {
 
 ParamSchema schema() {
@@ -40,4 +40,4 @@ TEST(Params, ReportsTheBrokenConstraint) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::parameters_test

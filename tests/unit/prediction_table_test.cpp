@@ -7,7 +7,7 @@
 
 #include "quench/prediction_table.h"
 
-namespace quench {
+namespace quench::prediction_table_test {
 namespace {
 
 Predictions predictions(const std::vector<std::string>& columns, const Eigen::MatrixXd& values) {
@@ -61,4 +61,4 @@ TEST(PredictionTable, TwoClassesKeepTheirMapping) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::prediction_table_test

@@ -25,7 +25,7 @@
 #include "quench/errors.h"
 #include "quench/report.h"
 
-namespace quench {
+namespace quench::report_directory_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -304,4 +304,4 @@ TEST(Provenance, JsonHoldsBuildAndRunRecords) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::report_directory_test

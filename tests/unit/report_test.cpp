@@ -7,7 +7,7 @@
 
 #include "quench/report.h"
 
-namespace quench {
+namespace quench::report_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -45,4 +45,4 @@ TEST(Report, JsonHoldsScalarsVectorsAndNullForNonFinite) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::report_test

@@ -15,7 +15,7 @@
 #include "quench/registry.h"
 #include "quench/resampler.h"
 
-namespace quench {
+namespace quench::setup_order_test {
 namespace {
 
 std::shared_ptr<Component> create(const Registry& registry, Family family, const std::string& name,
@@ -91,4 +91,4 @@ TEST(MemoryBudget, RandomFeatureMatrixLargerThanMemoryIsRefused) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::setup_order_test

@@ -12,7 +12,7 @@
 #include "quench/tilted_quadrature.h"
 #include "tilted_reference.h"
 
-namespace quench {
+namespace quench::tilted_quadrature_test {
 namespace {
 
 using testing::cuts_around;
@@ -172,4 +172,4 @@ TEST(TiltedRule, RefusesBadArguments) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::tilted_quadrature_test

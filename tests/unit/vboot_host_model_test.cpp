@@ -14,7 +14,7 @@
 #include "quench/registry.h"
 #include "quench/registry_models.h"
 
-namespace quench {
+namespace quench::vboot_host_model_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -88,4 +88,4 @@ TEST(HostModel, VbootModelsPredictTheRunsNumbersAndSurviveTheFile) {
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::vboot_host_model_test

@@ -16,7 +16,7 @@
 #include "quench/registry.h"
 #include "quench/registry_models.h"
 
-namespace quench {
+namespace quench::wbb_host_model_test {
 namespace {
 
 // The inputs of the model, in its order, from the rows [first, first + count) of the CSV file.
@@ -116,4 +116,4 @@ outputs: {models: true}
 }
 
 }  // namespace
-}  // namespace quench
+}  // namespace quench::wbb_host_model_test
