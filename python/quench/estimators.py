@@ -195,16 +195,22 @@ def _forget(estimator, *names):
             delattr(estimator, name)
 
 
+def _most_weight(estimator, likelihood):
+    """1 where the fit learns a Gaussian noise variance by the evidence (a repeated sample makes
+    it unbounded), else None (any whole weight)."""
+    return 1 if likelihood is None and estimator.learn and estimator.learn_noise else None
+
+
 # The most rows the repeated data of frequency weights may hold (their sum).
 _MAX_WEIGHTED_ROWS = 10**8
 
 
-def _frequency_weighted(estimator, X, y, sample_weight):
+def _frequency_weighted(estimator, X, y, sample_weight, most=None):
     """X and y with sample i repeated sample_weight[i] times: every estimator takes frequency
     weights, fitting the data in which sample i occurs that often (weight 0 leaves it out; a
     single number weights every sample so). X and y as given without sample_weight. ValueError
     for weights that are not whole numbers >= 0 (quench's engines have no place for a fractional
-    weight), not one per sample, or that leave no sample."""
+    weight), above `most` (when given), not one per sample, or that leave no sample."""
     if sample_weight is None:
         return X, y
     frame = hasattr(X, "iloc")
@@ -224,6 +230,12 @@ def _frequency_weighted(estimator, X, y, sample_weight):
             f"{type(estimator).__name__} takes sample_weight as frequency weights (whole "
             f"numbers >= 0: weight k repeats the sample k times); sample {bad[0]} has "
             f"{weights[bad[0]]!r}")
+    if most is not None and weights.max() > most:
+        raise ValueError(
+            f"{type(estimator).__name__} learns a Gaussian noise variance by the evidence, which "
+            f"a sample repeated with its target makes unbounded (the noise runs to 0): "
+            f"sample_weight takes 0 or 1 here (sample {int(np.argmax(weights))} has "
+            f"{weights.max()!r}); set learn_noise=False (or learn=False) to repeat samples")
     total = weights.sum()
     if total == 0:
         raise ValueError("sample_weight is 0 for every sample: no data is left to fit")
@@ -901,8 +913,8 @@ class GaussianProcessRegressor(_Estimator):
         self.likelihood_params = likelihood_params
 
     def fit(self, X, y, sample_weight=None):
-        X, y = _frequency_weighted(self, X, y, sample_weight)
         likelihood = _likelihood(self, _REGRESSION_KINDS, "gaussian")
+        X, y = _frequency_weighted(self, X, y, sample_weight, _most_weight(self, likelihood))
         X, targets = _regression_data(self, X, y, likelihood=likelihood)
         engine = ("ep" if likelihood is not None else "exact_gp_regression"
                   if self.inducing_points is None else "sparse_gp_regression")
@@ -961,7 +973,9 @@ class _BootstrapRegressor(_Estimator):
     _estimator_type = "regressor"  # scikit-learn's is_regressor
 
     def fit(self, X, y, sample_weight=None):
-        X, y = _frequency_weighted(self, X, y, sample_weight)
+        X, y = _frequency_weighted(
+            self, X, y, sample_weight,
+            _most_weight(self, _likelihood(self, _REGRESSION_KINDS, "gaussian")))
         ratios = [float(r) for r in np.atleast_1d(self.ratios)]
         if not ratios or min(ratios) <= 0:
             raise ValueError(f"ratios must be positive resampling ratios S/N, got {self.ratios!r}")

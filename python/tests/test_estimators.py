@@ -377,3 +377,13 @@ def test_sample_weight_repeats_samples(boston, sonar):
         gp.fit(X[:4], y[:4], sample_weight=[1, 1, 1])
     with pytest.raises(ValueError, match="0 for every sample"):
         gp.fit(X[:4], y[:4], sample_weight=np.zeros(4))
+    # Learning a Gaussian noise by the evidence, a repeated sample (its target repeated too)
+    # makes the evidence unbounded: weights above 1 are refused there, 0 and 1 are subsets.
+    for learning in (quench.GaussianProcessRegressor(), quench.AdatapBootstrap(),
+                     quench.MonteCarloBootstrap(samples=20)):
+        with pytest.raises(ValueError, match="unbounded .*sample 0 has 2.0"):
+            learning.fit(X, y, sample_weight=np.r_[2, np.ones(59)])
+    subset = quench.GaussianProcessRegressor().fit(X, y, sample_weight=w > 0)
+    np.testing.assert_array_equal(subset.predict(X),
+                                  quench.GaussianProcessRegressor().fit(X[w > 0], y[w > 0])
+                                  .predict(X))

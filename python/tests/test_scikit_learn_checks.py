@@ -37,7 +37,14 @@ ESTIMATORS = [
 # drops) exactly the rows sample_weight says (test_estimators.py checks that to the bit).
 _ROW_ORDER = ("the fit depends on the rows' order: scikit-learn's zero-weight check also "
               "shuffles the rows")
+_NOISE = ("weights above 1 are refused where a Gaussian noise variance is learned by the "
+          "evidence: a sample repeated with its target makes it unbounded (the check's weights are "
+          "3, or 10 for one sample)")
 XFAIL = {
+    **{(estimator, check, inducing): _NOISE
+       for estimator in ("GaussianProcessRegressor", "AdatapBootstrap", "MonteCarloBootstrap")
+       for check in ("check_sample_weights_list", "check_sample_weights_not_overwritten")
+       for inducing in (None, 5)},
     ("GaussianProcessRegressor", "check_sample_weights_invariance(kind=zeros)", 5):
         _ROW_ORDER + " (greedy selection of the inducing inputs among tied candidates)",
     ("AdatapBootstrap", "check_sample_weights_invariance(kind=zeros)", None):
@@ -46,12 +53,6 @@ XFAIL = {
         _ROW_ORDER + " (each row's seeded random weight in every draw)",
     ("VBootClassifier", "check_sample_weights_invariance(kind=zeros)", None):
         _ROW_ORDER + " (each row's seeded target perturbation in every particle)",
-    ("AdatapBootstrap", "check_sample_weights_list", None):
-        "ADATAP's fixed point fails on this check's data (30 uniform points, targets 0/1/2 "
-        "of no relation to them): I + D^1/2 K D^1/2 is not positive definite",
-    ("AdatapBootstrap", "check_sample_weights_list", 5):
-        "ADATAP's fixed point fails on this check's data (30 uniform points, targets 0/1/2 "
-        "of no relation to them): a site precision too negative on the inducing prior",
 }
 
 
