@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <set>
@@ -229,6 +230,13 @@ class TransformedObjective final : public SmoothObjective {
   mutable std::optional<std::pair<Eigen::VectorXd, ObjectiveValue>> last_;
 };
 
+// A gain in a message, to 3 significant digits.
+std::string three_digits(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", x);
+  return text;
+}
+
 // How often learning goes on from a point a probe improved (probe_descent) before it reports
 // the optimizer's stop as not converged.
 constexpr int kMaxContinuations = 3;
@@ -350,7 +358,7 @@ LearningReport learn_hyperparameters(Kernel& kernel, Likelihood& likelihood,
             run.message +=
                 "; there the objective's values do not follow its gradient (a step "
                 "it says gains " +
-                format_number(probe.promised) + " gains " + format_number(probe.found) +
+                three_digits(probe.promised) + " gains " + three_digits(probe.found) +
                 "): a point where the objective is not smooth";
           }
           break;
@@ -358,7 +366,7 @@ LearningReport learn_hyperparameters(Kernel& kernel, Likelihood& likelihood,
         if (c == kMaxContinuations) {
           run.converged = false;
           run.message += "; a step along the gradient still gains " +
-                         format_number(at - probe.better->second) + " there";
+                         three_digits(at - probe.better->second) + " there";
           break;
         }
         u = probe.better->first;
