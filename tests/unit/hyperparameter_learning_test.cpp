@@ -129,6 +129,13 @@ class StopsAtOnce final : public Optimizer {
   }
 };
 
+// The kernel's amplitude of `s` learned by `objective` with an optimizer that stops at once.
+LearningReport learn_amplitude_stopping_at_once(Components& s, HyperparameterObjective& objective) {
+  LearningOptions o;
+  o.parameters = {"kernel.amplitude"};
+  return learn_hyperparameters(s.kernel, s.likelihood, objective, StopsAtOnce(), o);
+}
+
 // The learner checks a stop, not the optimizer's word: from a stop short of the optimum it
 // goes on from where a step along the gradient gains (3 times at most), and reports a point
 // still improvable then as not converged; with an optimizer that converges, learning is ok.
@@ -137,10 +144,7 @@ TEST(HyperparameterLearning, AStopShortOfTheOptimumIsNotConverged) {
   Eigen::VectorXd target(5);
   target << 1.0, 1.0, 50.0, 0.1, 0.5;  // the amplitude's optimum 3.9 log units away
   LogQuadratic objective(target);
-  LearningOptions o;
-  o.parameters = {"kernel.amplitude"};
-  const StopsAtOnce lazy;
-  const LearningReport r = learn_hyperparameters(s.kernel, s.likelihood, objective, lazy, o);
+  const LearningReport r = learn_amplitude_stopping_at_once(s, objective);
   EXPECT_EQ(r.status.code, RunStatus::not_converged);
   EXPECT_NE(r.status.message.find("stopped at once, went on: stopped at once"), std::string::npos)
       << r.status.message;
@@ -149,6 +153,8 @@ TEST(HyperparameterLearning, AStopShortOfTheOptimumIsNotConverged) {
   EXPECT_GT(r.learned[0].value(0), std::exp(0.02));
   EXPECT_LE(r.learned[0].value(0), std::exp(0.03) * (1 + 1e-12));
   Components t;
+  LearningOptions o;
+  o.parameters = {"kernel.amplitude"};
   const LearningReport done =
       learn_hyperparameters(t.kernel, t.likelihood, objective, t.optimizer, o);
   EXPECT_EQ(done.status.code, RunStatus::ok) << done.status.message;
@@ -174,10 +180,7 @@ TEST(HyperparameterLearning, AGradientTheValuesDoNotFollowIsNotConverged) {
   Components s;
   s.kernel.set_hyperparameter("amplitude", Eigen::VectorXd::Constant(1, 2.0));
   GradientOffByAConstant objective;
-  LearningOptions o;
-  o.parameters = {"kernel.amplitude"};
-  const StopsAtOnce lazy;
-  const LearningReport r = learn_hyperparameters(s.kernel, s.likelihood, objective, lazy, o);
+  const LearningReport r = learn_amplitude_stopping_at_once(s, objective);
   EXPECT_EQ(r.status.code, RunStatus::not_converged);
   EXPECT_NE(r.status.message.find("do not follow its gradient"), std::string::npos)
       << r.status.message;
