@@ -15,6 +15,7 @@
 #include "quench/errors.h"
 #include "quench/memory_budget.h"
 #include "quench/printable.h"
+#include "quench/smaller_steps.h"
 
 namespace quench::latent_gp {
 
@@ -23,8 +24,6 @@ namespace {
 // The change per sweep at which the likelihood's sites hand over to Newton steps (EpOptions::
 // newton).
 constexpr double kNewtonStart = 0.1;
-// The smallest damping solve_ep_with_smaller_steps tries.
-constexpr double kMinDamping = 0.125;
 
 // The site parameters (tau_i, nu_i) matched at the cavities (m_i, lambda_i) (eqs 23, 29-30 in
 // EP form; nu = tau m + u (1 + lambda tau), finite as tau -> 0).
@@ -225,18 +224,9 @@ MeanFieldFit solve_ep(const SitePrior& prior, const SiteTiltedMoments& tilted, c
 // found: status failed) and converged in 12 sweeps at 1/2.
 MeanFieldFit solve_ep_with_smaller_steps(const SitePrior& prior, const SiteTiltedMoments& tilted,
                                          const EpOptions& options, const MeanFieldFit* warm_start) {
-  MeanFieldFit fit = solve_ep(prior, tilted, options, warm_start);
-  EpOptions smaller = options;
-  // max_iterations bounds the sweeps of all attempts together.
-  while (fit.status.code != RunStatus::ok && smaller.damping > kMinDamping &&
-         fit.status.iterations < options.max_iterations) {
-    smaller.damping = std::max(0.5 * smaller.damping, kMinDamping);
-    const int spent = fit.status.iterations;
-    smaller.max_iterations = options.max_iterations - spent;
-    fit = solve_ep(prior, tilted, smaller);
-    fit.status.iterations += spent;
-  }
-  return fit;
+  return solve_with_smaller_steps(options, [&](const EpOptions& o, bool first) {
+    return solve_ep(prior, tilted, o, first ? warm_start : nullptr);
+  });
 }
 
 SiteTiltedMoments likelihood_tilted_moments(const Likelihood& lik, const Observations& y) {
