@@ -44,7 +44,9 @@ void site_forms(const Eigen::VectorXi& y, const std::vector<ClassSite>& sites, E
                 Eigen::MatrixXd& h);
 
 /// Nested EP on `prior` for labels y in 0..classes-1 (a class may have no points, e.g. in a
-/// leave-one-out retrain), from zero sites or from `warm_start`'s sites (same labels).
+/// leave-one-out retrain), from zero sites or from `warm_start`'s sites (same labels); while it
+/// does not converge, again from zero sites with half the damping (quench/smaller_steps.h),
+/// options.max_iterations bounding all attempts together.
 MulticlassFit solve_multiclass_ep(const ClassPrior& prior, const Eigen::VectorXi& y,
                                   Eigen::Index classes, const ClassLikelihood& lik,
                                   const MulticlassEpOptions& options,
