@@ -19,20 +19,10 @@ import time
 SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLI = os.environ.get("QUENCH_CLI", os.path.join(SOURCE, "build", "bin", "quench"))
 PIPELINES = os.path.join(SOURCE, "examples", "pipelines")
-BOSTON = os.path.join(SOURCE, "examples", "data", "boston.csv")
 GLASS = os.path.join(SOURCE, "examples", "data", "glass_split.csv")
+MC = os.path.join(PIPELINES, "boston_mc_bootstrap_50000.yaml")
 
-MC = f"""
-data: {{file: {BOSTON}, target: y, standardize_target: true}}
-components:
-  kernel: {{plugin: gaussian, l2: 73.54, scaling: sqrt_variance}}
-  likelihood: {{plugin: gaussian, noise: 0.01}}
-  resampler: {{plugin: poisson_bootstrap, ratio: 1}}
-engines:
-  - {{name: mc, plugin: mc_bootstrap, samples: 50000, keep_samples: false}}
-"""
-
-PYTHON_RUN = f"import quench\nquench.run('''{MC}''', threads=1)\n"
+PYTHON_RUN = f"import quench\nquench.run({MC!r}, threads=1)\n"
 PYTHON_FIT = f"""
 import numpy as np, quench
 table = np.genfromtxt('{GLASS}', delimiter=',', names=True)
@@ -45,12 +35,10 @@ quench.GaussianProcessClassifier().fit(X, table['y'].astype(int).astype(str))
 def cases(directory):
     cli = lambda pipeline, name: [CLI, "run", pipeline, "--out", os.path.join(directory, name),
                                   "--no-progress"]
-    with open(os.path.join(directory, "mc.yaml"), "w") as f:
-        f.write(MC)
     return [
         ("CLI learn: (multi-class EP, glass)",
          cli(os.path.join(PIPELINES, "glass_multiclass.yaml"), "glass")),
-        ("CLI Monte-Carlo draws (mc_bootstrap)", cli(os.path.join(directory, "mc.yaml"), "mc")),
+        ("CLI Monte-Carlo draws (mc_bootstrap)", cli(MC, "mc")),
         ("Python quench.run (draws)", [sys.executable, "-c", PYTHON_RUN]),
         ("Python estimator fit (learning)", [sys.executable, "-c", PYTHON_FIT]),
     ]

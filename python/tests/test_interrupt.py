@@ -8,29 +8,19 @@ import sys
 import time
 
 SOURCE = os.environ["QUENCH_SOURCE"]
-BOSTON = os.path.join(SOURCE, "examples", "data", "boston.csv")
+PIPELINES = os.path.join(SOURCE, "examples", "pipelines")
 
 # 50 000 Monte-Carlo refits of a GP on 506 rows: minutes of work, interruptible between draws.
 CHILD = f"""
 import sys, time, quench
-pipeline = '''
-data: {{file: {BOSTON}, target: y, standardize_target: true}}
-components:
-  kernel: {{plugin: gaussian, l2: 73.54, scaling: sqrt_variance}}
-  likelihood: {{plugin: gaussian, noise: 0.01}}
-  resampler: {{plugin: poisson_bootstrap, ratio: 1}}
-engines:
-  - {{name: mc, plugin: mc_bootstrap, samples: 50000, keep_samples: false}}
-'''
 print("started", flush=True)
 start = time.monotonic()
 try:
-    quench.run(pipeline, threads=1)
+    quench.run({os.path.join(PIPELINES, "boston_mc_bootstrap_50000.yaml")!r}, threads=1)
 except KeyboardInterrupt:
     print(f"interrupted after {{time.monotonic() - start:.2f}} s", flush=True)
     # The next call is not stopped by the request that ended this one.
-    (again,) = quench.run(pipeline.replace("mc_bootstrap, samples: 50000, keep_samples: false",
-                                           "exact_gp_regression"))
+    (again,) = quench.run({os.path.join(PIPELINES, "boston_clean_gaussian.yaml")!r})
     print("again", again["status"]["code"], flush=True)
     sys.exit(7)
 print("finished", flush=True)
