@@ -828,11 +828,13 @@ Dataset load_dataset(const DataSpec& spec) {
   return load(spec, problems, nullptr);
 }
 
-std::vector<DataError> check_dataset(const DataSpec& spec, std::vector<std::string>* columns) {
+std::vector<DataError> check_dataset(const DataSpec& spec, std::vector<std::string>* columns,
+                                     Dataset* loaded) {
   std::vector<DataError> found;
   Problems problems(&found);
   try {
-    load(spec, problems, columns);
+    Dataset data = load(spec, problems, columns);
+    if (found.empty() && loaded) *loaded = std::move(data);
   } catch (const Stop&) {
   } catch (const DataError& e) {
     found.push_back(e);

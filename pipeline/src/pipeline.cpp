@@ -64,7 +64,8 @@ DataSpec data_spec_for(const PipelineSpec& spec, const ResolvedTarget& target) {
   return data;
 }
 
-std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec, const ResolvedTarget& target) {
+std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec, const ResolvedTarget& target,
+                                         std::optional<Dataset>& loaded) {
   std::vector<Diagnostic> found;
   if (spec.data.train_file.empty()) return found;
   const DataSpec data = data_spec_for(spec, target);
@@ -75,7 +76,10 @@ std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec, const Resolve
     return block != spec.data_at.end() ? block->second : SourceLocation{spec.file, 0, 0};
   };
   std::vector<std::string> columns;
-  for (const DataError& e : check_dataset(data, &columns)) {
+  Dataset dataset;
+  const std::vector<DataError> problems = check_dataset(data, &columns, &dataset);
+  if (problems.empty()) loaded = std::move(dataset);
+  for (const DataError& e : problems) {
     // The key naming the column (and the name as written), else the one naming the file.
     std::string key = !data.test_file.empty() && e.file() == data.test_file ? "test_file" : "file";
     std::string name;
@@ -108,13 +112,11 @@ void Pipeline::validate(const Registry& registry) const {
   } catch (const ConfigError& e) {
     all = e.diagnostics();
   }
-  auto data_problems = data_diagnostics(*spec_, target);
   // What only the data decides: the kernel built on its inputs, the inducing count against
   // its rows, learn.parameters against the kernel and likelihood prepared on it, and what each
   // engine checks on the problem a run builds (kernel or not).
   std::optional<Dataset> data;
-  if (data_problems.empty() && !spec_->data.train_file.empty())
-    data = load_dataset(data_spec_for(*spec_, target));
+  auto data_problems = data_diagnostics(*spec_, target, data);
   if (data) {
     data_problems = kernel_diagnostics(*spec_, resolved ? &*resolved : nullptr, registry, *data);
     for (Diagnostic& d : inducing_diagnostics(*spec_, *data)) data_problems.push_back(std::move(d));

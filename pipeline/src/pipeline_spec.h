@@ -190,8 +190,10 @@ ResolvedPipeline resolve_pipeline(const PipelineSpec& spec, const Registry& regi
 DataSpec data_spec_for(const PipelineSpec& spec, const ResolvedTarget& target);
 
 /// Data problems (check_dataset) as diagnostics at the YAML key naming the file or column,
-/// the data file, row and column in the message.
-std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec, const ResolvedTarget& target);
+/// the data file, row and column in the message; when there are none and the pipeline names a
+/// data file, `loaded` receives the data set (the files read once).
+std::vector<Diagnostic> data_diagnostics(const PipelineSpec& spec, const ResolvedTarget& target,
+                                         std::optional<Dataset>& loaded);
 
 /// Learns the hyperparameters `learn:` asks for on the training rows of `data` (kernel and
 /// likelihood built from their fixed parameters and prepared on the training inputs).

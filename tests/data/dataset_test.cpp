@@ -595,6 +595,32 @@ TEST_F(DatasetFile, CheckDatasetCollectsEveryProblem) {
   EXPECT_TRUE(check_dataset(spec).empty());
 }
 
+// What validation loads while checking is what a run loads (the files read once), and nothing
+// when a problem was found.
+TEST_F(DatasetFile, CheckDatasetGivesTheDataSetLoadDatasetLoads) {
+  DataSpec spec;
+  spec.train_file = write("s.csv", "x1,x2,train,y\n1,4,1,b\n2,5,0,a\n3,7,1,a\n0,1,1,b\n");
+  spec.split = SplitRule::column;
+  spec.standardize_inputs = true;
+  spec.target_kind = TargetKind::classes;
+  Dataset checked;
+  ASSERT_TRUE(check_dataset(spec, nullptr, &checked).empty());
+  const Dataset loaded = load_dataset(spec);
+  EXPECT_EQ(checked.X_train, loaded.X_train);
+  EXPECT_EQ(checked.X_test, loaded.X_test);
+  EXPECT_EQ(checked.y_train, loaded.y_train);
+  EXPECT_EQ(checked.y_test, loaded.y_test);
+  EXPECT_EQ(checked.class_names, loaded.class_names);
+  EXPECT_EQ(checked.input_names, loaded.input_names);
+  EXPECT_EQ(checked.input_scale, loaded.input_scale);
+  EXPECT_EQ(checked.train_rows, loaded.train_rows);
+  EXPECT_EQ(checked.notes, loaded.notes);
+  spec.inputs = {"x1", "x3"};
+  Dataset none;
+  EXPECT_EQ(check_dataset(spec, nullptr, &none).size(), 1u);
+  EXPECT_EQ(none.X_train.size(), 0);
+}
+
 // TargetKind::classes: C >= 2 classes, read as class indices 0..C-1 in sorted order.
 TEST_F(DatasetFile, StringClassesMapToIndicesInByteOrder) {
   DataSpec spec;

@@ -156,8 +156,11 @@ QUENCH_API Dataset load_dataset(const DataSpec& spec);
 
 /// The same loading, but every problem found is collected (one per column at most) instead of
 /// the first thrown; empty when load_dataset would succeed. For `quench validate`. `columns`,
-/// when given, receives the training file's column names (for did-you-mean suggestions).
+/// when given, receives the training file's column names (for did-you-mean suggestions);
+/// `loaded`, when given and nothing was found, the data set load_dataset returns (the files are
+/// read once).
 QUENCH_API std::vector<DataError> check_dataset(const DataSpec& spec,
-                                                std::vector<std::string>* columns = nullptr);
+                                                std::vector<std::string>* columns = nullptr,
+                                                Dataset* loaded = nullptr);
 
 }  // namespace quench
