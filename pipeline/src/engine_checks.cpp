@@ -47,31 +47,12 @@ Problem build_problem(const PipelineSpec& spec, const ResolvedPipeline& resolved
   problem.seed = spec.seed;
   problem.context.make_engine = registry_engines(registry);
   problem.make_model = spec.outputs.models;
-  const auto params = [&](Family family) {
-    const ResolvedPlugin& plugin = resolved.components.at(family);
-    return Params(plugin.entry->info->schema, first_values(plugin));
-  };
-  const auto name = [&](Family family) { return resolved.components.at(family).entry->info->name; };
-  if (resolved.kernel_tree)
-    problem.kernel = build_pipeline_kernel(kernel_tree_record(*resolved.kernel_tree, std::nullopt),
-                                           registry, data);
-  else if (resolved.components.count(Family::kernel))
-    problem.kernel =
-        build_pipeline_kernel(component_record(*resolved.components.at(Family::kernel).entry,
-                                               params(Family::kernel), std::nullopt),
-                              registry, data);
-  if (resolved.components.count(Family::likelihood))
-    problem.likelihood = registry.create_as<Likelihood>(
-        Family::likelihood, name(Family::likelihood), params(Family::likelihood));
-  if (resolved.components.count(Family::resampler)) {
-    auto resampler = registry.create_as<Resampler>(Family::resampler, name(Family::resampler),
-                                                   params(Family::resampler));
-    resampler->prepare(data.X_train.rows());
-    problem.resampler = resampler;
+  std::vector<Values> first_point;
+  for (const auto& entry : resolved.components) {
+    first_point.emplace_back();
+    for (const Sweep& s : entry.second.sweeps) first_point.back()[s.param] = s.values.front();
   }
-  if (resolved.components.count(Family::optimizer))
-    problem.optimizer = registry.create_as<Optimizer>(Family::optimizer, name(Family::optimizer),
-                                                      params(Family::optimizer));
+  build_point_components(resolved, first_point, std::nullopt, registry, data, problem);
   return problem;
 }
 

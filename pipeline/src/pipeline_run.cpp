@@ -219,12 +219,8 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
                    learned->value, to_string(learned->status.code));
   }
 
-  std::vector<const ResolvedPlugin*> component_owners;
-  std::vector<Family> component_families;
-  for (const auto& [family, plugin] : resolved.components) {
-    component_owners.push_back(&plugin);
-    component_families.push_back(family);
-  }
+  std::vector<const ResolvedPlugin*> component_owners;  // build_point_components' order
+  for (const auto& entry : resolved.components) component_owners.push_back(&entry.second);
 
   // One sweep point's problem: its components, built once and shared by the engines. A
   // component that fails here (e.g. kernel weights that do not fit the data) fails every
@@ -244,42 +240,8 @@ std::vector<Results> Pipeline::run(const Registry& registry, const RunOptions& o
     problem.context.executor = options.executor;
     problem.context.make_engine = registry_engines(registry);
     try {
-      for (std::size_t c = 0; c < component_owners.size(); ++c) {
-        const auto& plugin = *component_owners[c];
-        const std::string& name = plugin.entry->info->name;
-        const Params params = params_for(plugin, point.values[c]);
-        if (component_families[c] == Family::kernel ||
-            component_families[c] == Family::likelihood ||
-            component_families[c] == Family::resampler)
-          s.model_components.push_back(component_record(*plugin.entry, params, learned));
-        switch (component_families[c]) {
-          case Family::kernel:  // as a saved model rebuilds it, from its record
-            problem.kernel = build_pipeline_kernel(s.model_components.back(), registry, data);
-            break;
-          case Family::likelihood: {
-            auto l = registry.create_as<Likelihood>(Family::likelihood, name, params);
-            for (const auto& [block, value] : s.model_components.back().learned)
-              l->set_hyperparameter(block, value);
-            problem.likelihood = l;
-            break;
-          }
-          case Family::resampler: {
-            auto r = registry.create_as<Resampler>(Family::resampler, name, params);
-            r->prepare(data.X_train.rows());
-            problem.resampler = r;
-            break;
-          }
-          case Family::optimizer:
-            problem.optimizer = registry.create_as<Optimizer>(Family::optimizer, name, params);
-            break;
-          case Family::engine:
-            break;
-        }
-      }
-      if (resolved.kernel_tree) {
-        s.model_components.push_back(kernel_tree_record(*resolved.kernel_tree, learned));
-        problem.kernel = build_pipeline_kernel(s.model_components.back(), registry, data);
-      }
+      s.model_components =
+          build_point_components(resolved, point.values, learned, registry, data, problem);
       // The inducing inputs with this point's kernel (learned or swept values).
       if (spec.inducing && problem.kernel) {
         const auto chosen = std::chrono::steady_clock::now();

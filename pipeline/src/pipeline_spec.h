@@ -29,6 +29,7 @@ namespace quench {
 
 class Registry;
 struct PluginEntry;
+struct Problem;
 
 /// One parameter as written: its YAML value (interpreted later against the schema).
 struct RawParam {
@@ -239,6 +240,17 @@ ComponentRecord kernel_tree_record(const ResolvedKernel& tree,
 /// for `data`'s inputs, prepared on its training rows, with the record's learned blocks set.
 std::shared_ptr<Kernel> build_pipeline_kernel(const ComponentRecord& record,
                                               const Registry& registry, const Dataset& data);
+
+/// One sweep point's components built into `problem` as a run builds them (and validation
+/// checks them): `swept[c]` holds the swept parameters' values of the c-th entry of
+/// resolved.components (map order; the other parameters fixed), the kernel from its record as a
+/// saved model rebuilds it (a composite kernel's tree too), the likelihood with its learned
+/// blocks, the resampler prepared on the training rows, the optimizer. Returns the records a
+/// fitted model is rebuilt with (kernel, likelihood, resampler). Throws what a component throws.
+std::vector<ComponentRecord> build_point_components(
+    const ResolvedPipeline& resolved, const std::vector<std::map<std::string, ParamValue>>& swept,
+    const std::optional<LearningReport>& learned, const Registry& registry, const Dataset& data,
+    Problem& problem);
 
 /// `inducing.count` above the training rows, as a diagnostic at the `inducing` key.
 std::vector<Diagnostic> inducing_diagnostics(const PipelineSpec& spec, const Dataset& data);
