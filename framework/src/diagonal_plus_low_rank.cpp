@@ -13,7 +13,7 @@ namespace quench {
 
 namespace {
 // Rows per block of the O(N M^2) products: keeps the temporaries at block x M.
-constexpr Eigen::Index kBlockRows = 2048;
+constexpr Eigen::Index kFactorBlockRows = 2048;
 }  // namespace
 
 DiagonalPlusLowRank::DiagonalPlusLowRank(Eigen::VectorXd e, Eigen::MatrixXd W)
@@ -32,8 +32,8 @@ DiagonalPlusLowRank DiagonalPlusLowRank::posterior(const Eigen::VectorXd& D,
   const Eigen::VectorXd c = (d.array() * a).matrix();
   Eigen::MatrixXd B = Eigen::MatrixXd::Identity(m, m);
   const bool nonnegative = c.minCoeff() >= 0;
-  for (Eigen::Index r = 0; r < n; r += kBlockRows) {
-    const Eigen::Index k = std::min(kBlockRows, n - r);
+  for (Eigen::Index r = 0; r < n; r += kFactorBlockRows) {
+    const Eigen::Index k = std::min(kFactorBlockRows, n - r);
     if (nonnegative) {  // dsyrk
       const Eigen::MatrixXd scaled = c.segment(r, k).cwiseSqrt().asDiagonal() * U.middleRows(r, k);
       B.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose());
@@ -75,8 +75,8 @@ Matrix weighted_gram_of(const Matrix& A, const Vector& v) {
   if (n == 0) return C;
   if (v.minCoeff() >= 0 || v.maxCoeff() <= 0) {  // one sign: the rows scaled in place, no gather
     const Scalar sign = v.maxCoeff() > 0 ? Scalar(1) : Scalar(-1);
-    for (Eigen::Index r = 0; r < n; r += kBlockRows) {
-      const Eigen::Index b = std::min(kBlockRows, n - r);
+    for (Eigen::Index r = 0; r < n; r += kFactorBlockRows) {
+      const Eigen::Index b = std::min(kFactorBlockRows, n - r);
       const Matrix scaled =
           v.segment(r, b).cwiseAbs().cwiseSqrt().asDiagonal() * A.middleRows(r, b);
       C.template selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose(), sign);
@@ -84,8 +84,8 @@ Matrix weighted_gram_of(const Matrix& A, const Vector& v) {
     return C;
   }
   std::vector<Eigen::Index> rows[2];  // v_i > 0, v_i < 0
-  for (Eigen::Index r = 0; r < n; r += kBlockRows) {
-    const Eigen::Index b = std::min(kBlockRows, n - r);
+  for (Eigen::Index r = 0; r < n; r += kFactorBlockRows) {
+    const Eigen::Index b = std::min(kFactorBlockRows, n - r);
     for (auto& list : rows) list.clear();
     for (Eigen::Index i = r; i < r + b; ++i)
       if (v(i) != 0) rows[v(i) > 0 ? 0 : 1].push_back(i);
@@ -119,8 +119,8 @@ Eigen::VectorXd DiagonalPlusLowRank::hadamard_square_times(const Eigen::VectorXd
   Eigen::MatrixXd C = weighted_gram(W_, v);  // W^T diag(v) W
   C = C.selfadjointView<Eigen::Lower>();
   Eigen::VectorXd out(n);
-  for (Eigen::Index r = 0; r < n; r += kBlockRows) {
-    const Eigen::Index b = std::min(kBlockRows, n - r);
+  for (Eigen::Index r = 0; r < n; r += kFactorBlockRows) {
+    const Eigen::Index b = std::min(kFactorBlockRows, n - r);
     const Eigen::MatrixXd WC = W_.middleRows(r, b) * C;
     out.segment(r, b) = WC.cwiseProduct(W_.middleRows(r, b)).rowwise().sum();
   }

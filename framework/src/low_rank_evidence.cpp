@@ -13,7 +13,7 @@ namespace quench {
 namespace {
 
 // Rows per block of the N x M products that need not be held whole.
-constexpr Eigen::Index kBlockRows = 2048;
+constexpr Eigen::Index kEvidenceBlockRows = 2048;
 
 // The kernel gradient's terms through K(Z, Z) (-<dK_mm, core>), diag K(X, X) (sum delta_i
 // dk_ii) and the jitter on K_mm, a fixed fraction of its mean diagonal (LowRankPrior), which
@@ -201,8 +201,8 @@ SharedNoiseEvidence shared_noise_evidence(const Kernel& kernel, const Eigen::Mat
   L.transpose().solveInPlace(P);
   L.solveInPlace<Eigen::OnTheRight>(P);
   out.kernel_gradient = Eigen::VectorXd::Zero(flat_size(kernel.hyperparameters()));
-  for (Eigen::Index r = 0; r < n; r += kBlockRows) {  // <dK_nm, alpha w_hat^T + K_nm P>
-    const Eigen::Index rows = std::min(kBlockRows, n - r);
+  for (Eigen::Index r = 0; r < n; r += kEvidenceBlockRows) {  // <dK_nm, alpha w_hat^T + K_nm P>
+    const Eigen::Index rows = std::min(kEvidenceBlockRows, n - r);
     Eigen::MatrixXd R = alpha.segment(r, rows) * w_hat.transpose();
     R.noalias() += Knm.middleRows(r, rows) * P;
     out.kernel_gradient += kernel.cross_derivative_contractions(X.middleRows(r, rows), Z, R);

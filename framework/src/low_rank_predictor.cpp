@@ -6,8 +6,8 @@
 namespace quench {
 namespace {
 
-// New inputs per block: u(x) of a block is M x kBlockRows.
-constexpr Eigen::Index kBlockRows = 4096;
+// New inputs per block: u(x) of a block is M x kPredictionBlockRows.
+constexpr Eigen::Index kPredictionBlockRows = 4096;
 
 }  // namespace
 
@@ -23,8 +23,8 @@ void LowRankPredictor::predict(const Kernel& kernel, const Eigen::MatrixXd& X,
   mean.resize(n);
   variance.resize(n);
   Eigen::VectorXd m, v;
-  for (Eigen::Index r = 0; r < n; r += kBlockRows) {
-    const Eigen::Index b = std::min(kBlockRows, n - r);
+  for (Eigen::Index r = 0; r < n; r += kPredictionBlockRows) {
+    const Eigen::Index b = std::min(kPredictionBlockRows, n - r);
     const Eigen::MatrixXd Xb = X.middleRows(r, b);
     const Eigen::VectorXd prior =
         form == LowRankForm::sor ? Eigen::VectorXd() : Eigen::VectorXd(kernel.diagonal(Xb));

@@ -13,7 +13,7 @@ namespace quench {
 
 namespace {
 
-constexpr Eigen::Index kBlockRows = 2048;
+constexpr Eigen::Index kPriorBlockRows = 2048;
 
 }  // namespace
 
@@ -83,8 +83,8 @@ Eigen::MatrixXd LowRankPrior::features(const Kernel& kernel, const Eigen::Matrix
   const Eigen::Index n = Xnew.rows();
   Eigen::MatrixXd out(n, Z.rows());
   const auto Lt = lower.triangularView<Eigen::Lower>().transpose();
-  for (Eigen::Index r = 0; r < n; r += kBlockRows) {
-    const Eigen::Index b = std::min(kBlockRows, n - r);
+  for (Eigen::Index r = 0; r < n; r += kPriorBlockRows) {
+    const Eigen::Index b = std::min(kPriorBlockRows, n - r);
     Eigen::MatrixXd block = kernel.cross(Xnew.middleRows(r, b), Z);  // b x M
     Lt.solveInPlace<Eigen::OnTheRight>(block);                       // K(Xnew, Z) L^-T
     out.middleRows(r, b) = block;

@@ -17,7 +17,7 @@ namespace quench {
 namespace {
 
 // phi may drop this far below its highest maximum at the ends of the range (e^-46 ~ 1e-20).
-constexpr double kDrop = 46.0;
+constexpr double kTailDrop = 46.0;
 // A scan step is this fraction of the local length scale 1 / sqrt(1/v + k |l''|).
 constexpr double kStep = 0.5;
 constexpr int kMaxScanSteps = 4000;
@@ -26,7 +26,7 @@ constexpr int kMaxScanSteps = 4000;
 // tests/unit/tilted_quadrature_test.cpp).
 constexpr double kTolerance = 1e-11;
 constexpr std::size_t kMaxPanels = 400;
-constexpr int kNodes = 15;
+constexpr int kKronrodNodes = 15;
 
 // log T_k up to its normalization: phi(f) = k l(f) - (f - m)^2 / (2 v).
 struct Phi {
@@ -143,18 +143,18 @@ double scan(const Phi& phi, const Maximum& from, int dir, std::vector<Maximum>& 
     // (falling that way itself, or rising less than half as fast as the Gaussian falls).
     const bool likelihood_spent =
         dir * t.l1 <= 0 || 2.0 * phi.k * std::fabs(t.l1) <= std::fabs(next - phi.m) / phi.v;
-    if (value < top - kDrop && !up && likelihood_spent) return next;
+    if (value < top - kTailDrop && !up && likelihood_spent) return next;
   }
 }
 
 // The Gauss-Kronrod (7, 15) rule on [-1, 1]: nodes x_j, Kronrod weights and Gauss weights (0
 // at the Kronrod-only nodes).
 struct KronrodRule {
-  std::array<double, kNodes> x, kronrod, gauss;
+  std::array<double, kKronrodNodes> x, kronrod, gauss;
 };
 KronrodRule make_kronrod() {
-  using K = boost::math::quadrature::gauss_kronrod<double, kNodes>;
-  using G = boost::math::quadrature::gauss<double, (kNodes - 1) / 2>;
+  using K = boost::math::quadrature::gauss_kronrod<double, kKronrodNodes>;
+  using G = boost::math::quadrature::gauss<double, (kKronrodNodes - 1) / 2>;
   const auto& a = K::abscissa();  // a[0] = 0; a[2], a[4], a[6] are also Gauss nodes
   const auto& w = K::weights();
   KronrodRule r{};
@@ -179,7 +179,7 @@ const KronrodRule& kronrod() {
 // center), the estimated errors of the zeroth and second sums.
 struct Panel {
   double a, b;
-  std::array<double, kNodes> f, phi;
+  std::array<double, kKronrodNodes> f, phi;
   double s0 = 0, s1 = 0, s2 = 0, error = 0;
 };
 
@@ -191,14 +191,14 @@ class Integration {
     Panel p{a, b, {}, {}};
     const KronrodRule& rule = kronrod();
     const double half = 0.5 * (b - a), mid = 0.5 * (a + b);
-    for (int j = 0; j < kNodes; ++j) p.f[j] = mid + half * rule.x[j];
-    phi_.site.values(p.f.data(), p.phi.data(), kNodes);
-    for (int j = 0; j < kNodes; ++j) {
+    for (int j = 0; j < kKronrodNodes; ++j) p.f[j] = mid + half * rule.x[j];
+    phi_.site.values(p.f.data(), p.phi.data(), kKronrodNodes);
+    for (int j = 0; j < kKronrodNodes; ++j) {
       p.phi[j] = phi_.k * p.phi[j] - 0.5 * (p.f[j] - phi_.m) * (p.f[j] - phi_.m) / phi_.v;
       require_finite(p.phi[j], p.f[j], "the log-likelihood");
       if (p.phi[j] > top_ + 1.0) rescale(p.phi[j]);
     }
-    for (int j = 0; j < kNodes; ++j) {
+    for (int j = 0; j < kKronrodNodes; ++j) {
       const double e = std::exp(p.phi[j] - top_) * half, d = p.f[j] - center_;
       p.s0 += rule.kronrod[j] * e;
       p.s1 += rule.kronrod[j] * e * d;
@@ -259,7 +259,7 @@ class Integration {
     out.weights.clear();
     for (const Panel& p : panels_) {
       const double half = 0.5 * (p.b - p.a);
-      for (int j = 0; j < kNodes; ++j) {
+      for (int j = 0; j < kKronrodNodes; ++j) {
         out.nodes.push_back(p.f[j]);
         out.weights.push_back(rule.kronrod[j] * std::exp(p.phi[j] - top_) * half / s0);
       }
@@ -272,13 +272,13 @@ class Integration {
     const KronrodRule& rule = kronrod();
     const double half = 0.5 * (p.b - p.a);
     double g0 = 0, g2 = 0, a0 = 0, a2 = 0;
-    for (int j = 0; j < kNodes; ++j) {
+    for (int j = 0; j < kKronrodNodes; ++j) {
       const double e = std::exp(p.phi[j] - top_) * half, d = p.f[j] - center_;
       g0 += rule.gauss[j] * e;
       g2 += rule.gauss[j] * e * d * d;
     }
     const double mean0 = p.s0 / (2 * half), mean2 = p.s2 / (2 * half);
-    for (int j = 0; j < kNodes; ++j) {
+    for (int j = 0; j < kKronrodNodes; ++j) {
       const double e = std::exp(p.phi[j] - top_), d = p.f[j] - center_;
       a0 += rule.kronrod[j] * std::fabs(e - mean0) * half;
       a2 += rule.kronrod[j] * std::fabs(e * d * d - mean2) * half;

@@ -21,4 +21,8 @@ SourceLocation yaml_location(const std::string& file, const YAML::Mark& mark);
 /// at most yaml-cpp's guard (500 levels) deep, though aliases may share nodes between places.
 YAML::Node load_yaml(const std::string& yaml, const std::string& file);
 
+/// Whether `node` is a plain (unquoted, untagged) scalar: the only ones read as numbers,
+/// booleans or merge keys.
+inline bool is_plain(const YAML::Node& node) { return node.IsScalar() && node.Tag() == "?"; }
+
 }  // namespace quench

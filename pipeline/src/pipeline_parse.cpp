@@ -59,9 +59,6 @@ struct Entry {
   YAML::Node value;
 };
 
-/// Plain (unquoted) scalars are the only ones read as numbers or booleans.
-bool is_plain(const YAML::Node& node) { return node.IsScalar() && node.Tag() == "?"; }
-
 std::string resolve_path(const std::string& base_dir, const std::string& path) {
   if (path.empty() || base_dir.empty() || fs::path(path).is_absolute()) return path;
   return (fs::path(base_dir) / path).lexically_normal().string();

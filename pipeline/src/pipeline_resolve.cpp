@@ -78,9 +78,6 @@ std::optional<double> parse_real(const std::string& s) {
   return x;
 }
 
-/// Plain (unquoted) scalars are the only ones read as numbers or booleans.
-bool is_plain(const YAML::Node& node) { return node.IsScalar() && node.Tag() == "?"; }
-
 class Resolver {
  public:
   Resolver(const PipelineSpec& spec, const Registry& registry)

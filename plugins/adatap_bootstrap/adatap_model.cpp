@@ -8,8 +8,8 @@
 
 namespace quench::adatap {
 namespace {
-// New inputs per block: the kernel matrix of a block is N x kBlockRows.
-constexpr Eigen::Index kBlockRows = 512;
+// New inputs per block: the kernel matrix of a block is N x kKernelBlockRows.
+constexpr Eigen::Index kKernelBlockRows = 512;
 }  // namespace
 
 AdatapModel::AdatapModel(std::shared_ptr<const Kernel> kernel, Eigen::MatrixXd X_train,
@@ -49,8 +49,8 @@ Predictions AdatapModel::predict(const Eigen::MatrixXd& X, const TargetQuery& qu
   const Eigen::Index m = X.rows();
   const bool classifier = form_ == Form::classifier;
   Eigen::VectorXd mean(m), variance(m), within(classifier ? m : 0);
-  for (Eigen::Index start = 0; start < m; start += kBlockRows) {
-    const Eigen::Index rows = std::min(kBlockRows, m - start);
+  for (Eigen::Index start = 0; start < m; start += kKernelBlockRows) {
+    const Eigen::Index rows = std::min(kKernelBlockRows, m - start);
     const Eigen::MatrixXd Xb = X.middleRows(start, rows);
     const Eigen::MatrixXd Kx = kernel_->cross(X_train_, Xb);  // N x rows
     // T^T k(x) = k - G D k (eq 57 without a factorization; 2 N^2 rows flops).

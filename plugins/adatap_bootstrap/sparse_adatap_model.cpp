@@ -11,8 +11,8 @@
 
 namespace quench::adatap {
 namespace {
-// New inputs per block: the features of a block are kBlockRows x M.
-constexpr Eigen::Index kBlockRows = 4096;
+// New inputs per block: the features of a block are kFeatureBlockRows x M.
+constexpr Eigen::Index kFeatureBlockRows = 4096;
 }  // namespace
 
 SparseAdatapModel::SparseAdatapModel(std::shared_ptr<const Kernel> kernel,
@@ -68,8 +68,8 @@ std::unique_ptr<SparseAdatapModel> SparseAdatapModel::read(ModelArchive& archive
 Predictions SparseAdatapModel::predict(const Eigen::MatrixXd& X, const TargetQuery& query) const {
   const Eigen::Index n = X.rows();
   Eigen::VectorXd mean(n), variance(n), within(likelihood_ ? n : 0), m, v;
-  for (Eigen::Index r = 0; r < n; r += kBlockRows) {
-    const Eigen::Index b = std::min(kBlockRows, n - r);
+  for (Eigen::Index r = 0; r < n; r += kFeatureBlockRows) {
+    const Eigen::Index b = std::min(kFeatureBlockRows, n - r);
     const Eigen::MatrixXd Xb = X.middleRows(r, b);
     const Eigen::MatrixXd features = LowRankPrior::features(*kernel_, Z_, lower_, Xb);
     predictor_.predict(features, m, v);

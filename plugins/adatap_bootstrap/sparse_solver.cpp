@@ -22,7 +22,7 @@ using Eigen::VectorXd;
 namespace {
 
 // Rows per block of the N x M products: keeps the temporaries at block x M.
-constexpr Index kBlockRows = 2048;
+constexpr Index kProductBlockRows = 2048;
 
 // A.2 (eqs 68-69) with the spectrum of K~ approximated by eig(U^T U) padded with zeros to N,
 // shifted by mean(Lambda) (docs/large_n.md §3): exact for SoR; for FITC it only moves the start
@@ -145,8 +145,8 @@ SparsePredictor::SparsePredictor(const LowRankPrior& prior, const DiagonalPlusLo
   mean_weights_ = U.transpose() * alpha;  // U^T T gamma, T = I - D G
   // T^T U = U - G (D U) = diag(1 - e o dl) U - W (W^T D U), formed a row block at a time.
   MatrixXd wdu = MatrixXd::Zero(W.cols(), m);  // W^T D U
-  for (Index r = 0; r < n; r += kBlockRows) {
-    const Index b = std::min(kBlockRows, n - r);
+  for (Index r = 0; r < n; r += kProductBlockRows) {
+    const Index b = std::min(kProductBlockRows, n - r);
     wdu.noalias() +=
         W.middleRows(r, b).transpose() * (dl.segment(r, b).asDiagonal() * U.middleRows(r, b));
   }
@@ -159,8 +159,8 @@ SparsePredictor::SparsePredictor(const LowRankPrior& prior, const DiagonalPlusLo
   // C_T = sum_i lambda_i t_i t_i^T over the rows t_i of T^T U, formed a row block at a time
   // (weighted_gram: rank updates split by the sign of lambda_i).
   variance_form_ = MatrixXd::Zero(m, m);
-  for (Index r = 0; r < n; r += kBlockRows) {
-    const Index b = std::min(kBlockRows, n - r);
+  for (Index r = 0; r < n; r += kProductBlockRows) {
+    const Index b = std::min(kProductBlockRows, n - r);
     const VectorXd keep = VectorXd::Ones(b) - e.segment(r, b).cwiseProduct(dl.segment(r, b));
     MatrixXd tu = keep.asDiagonal() * U.middleRows(r, b);
     tu.noalias() -= W.middleRows(r, b) * wdu;

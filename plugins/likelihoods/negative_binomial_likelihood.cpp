@@ -14,7 +14,7 @@ namespace quench::likelihoods {
 
 namespace {
 
-constexpr const char* kName = "negative_binomial";
+constexpr const char* kNegativeBinomial = "negative_binomial";
 
 // t = log(mu / r) = log n + f - log r.
 double log_mean_over_dispersion(double size, double f, double r) {
@@ -35,7 +35,8 @@ NegativeBinomialLikelihood::NegativeBinomialLikelihood(const Params& params)
     : NegativeBinomialLikelihood(params.real("dispersion"), params.string("exposure")) {}
 
 NegativeBinomialLikelihood::NegativeBinomialLikelihood(double dispersion, std::string exposure)
-    : r_(positive_parameter(kName, "dispersion", dispersion)), exposure_(std::move(exposure)) {}
+    : r_(positive_parameter(kNegativeBinomial, "dispersion", dispersion)),
+      exposure_(std::move(exposure)) {}
 
 LinkSite NegativeBinomialLikelihood::site(const Observation& y) const {
   return LinkSite(Link::logit, y.y, r_, log_mean_over_dispersion(y.size, 0.0, r_));
@@ -77,7 +78,7 @@ std::vector<Hyperparameter> NegativeBinomialLikelihood::hyperparameters() const 
 void NegativeBinomialLikelihood::set_hyperparameter(const std::string& name,
                                                     const Eigen::VectorXd& value) {
   if (name != "dispersion") Likelihood::set_hyperparameter(name, value);  // throws
-  r_ = positive_block(kName, name, value);
+  r_ = positive_block(kNegativeBinomial, name, value);
 }
 
 Eigen::VectorXd NegativeBinomialLikelihood::d_log_likelihood_hyperparameters(const Observation& o,

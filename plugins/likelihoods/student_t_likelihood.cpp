@@ -13,7 +13,7 @@ namespace quench::likelihoods {
 
 namespace {
 
-constexpr const char* kName = "student_t";
+constexpr const char* kStudentT = "student_t";
 
 // sigma^2 nu / (nu - 2) for nu > 2, else +infinity (the variance of sigma T_nu).
 double noise_variance(double nu, double sigma) {
@@ -33,8 +33,8 @@ StudentTLikelihood::StudentTLikelihood(const Params& params)
     : StudentTLikelihood(params.real("dof"), params.real("scale")) {}
 
 StudentTLikelihood::StudentTLikelihood(double dof, double scale)
-    : nu_(positive_parameter(kName, "dof", dof)),
-      sigma_(positive_parameter(kName, "scale", scale)) {
+    : nu_(positive_parameter(kStudentT, "dof", dof)),
+      sigma_(positive_parameter(kStudentT, "scale", scale)) {
   update_normalizer();
 }
 
@@ -100,7 +100,7 @@ std::vector<Hyperparameter> StudentTLikelihood::hyperparameters() const {
 
 void StudentTLikelihood::set_hyperparameter(const std::string& name, const Eigen::VectorXd& value) {
   if (name != "dof" && name != "scale") Likelihood::set_hyperparameter(name, value);  // throws
-  (name == "dof" ? nu_ : sigma_) = positive_block(kName, name, value);
+  (name == "dof" ? nu_ : sigma_) = positive_block(kStudentT, name, value);
   update_normalizer();
 }
 

@@ -14,7 +14,8 @@ namespace quench::multiclass {
 
 namespace {
 
-constexpr Eigen::Index kBlockRows = 2048;  // new inputs per block (u(x) is kBlockRows x M)
+constexpr Eigen::Index kFeatureBlockRows =
+    2048;  // new inputs per block (u(x) is kFeatureBlockRows x M)
 
 }  // namespace
 
@@ -67,8 +68,8 @@ std::unique_ptr<InducingMulticlassModel> InducingMulticlassModel::read(ModelArch
 ClassLatents InducingMulticlassModel::latents(const Eigen::MatrixXd& X) const {
   const Eigen::Index n = X.rows(), classes = inducing_mean_.cols();
   ClassLatents out{Eigen::MatrixXd(n, classes), Eigen::MatrixXd(classes, classes * n)};
-  for (Eigen::Index start = 0; start < n; start += kBlockRows) {
-    const Eigen::Index rows = std::min(kBlockRows, n - start);
+  for (Eigen::Index start = 0; start < n; start += kFeatureBlockRows) {
+    const Eigen::Index rows = std::min(kFeatureBlockRows, n - start);
     const Eigen::MatrixXd Xb = X.middleRows(start, rows);
     const Eigen::MatrixXd u =
         LowRankPrior::features(*kernel_, inducing_inputs_, inducing_lower_, Xb);

@@ -12,7 +12,8 @@ namespace quench::multiclass {
 
 namespace {
 
-constexpr Eigen::Index kBlockRows = 512;  // new inputs per block (K(X_train, block) is N x 512)
+constexpr Eigen::Index kKernelBlockRows =
+    512;  // new inputs per block (K(X_train, block) is N x 512)
 
 }  // namespace
 
@@ -55,8 +56,8 @@ ClassLatents MulticlassModel::latents(const Eigen::MatrixXd& X) const {
   const Eigen::Index m = X.rows(), classes = mean_weights_.cols();
   ClassLatents out{Eigen::MatrixXd(m, classes), Eigen::MatrixXd::Zero(classes, classes * m)};
   std::vector<Eigen::MatrixXd> z(static_cast<std::size_t>(classes));
-  for (Eigen::Index start = 0; start < m; start += kBlockRows) {
-    const Eigen::Index rows = std::min(kBlockRows, m - start);
+  for (Eigen::Index start = 0; start < m; start += kKernelBlockRows) {
+    const Eigen::Index rows = std::min(kKernelBlockRows, m - start);
     const Eigen::MatrixXd Xb = X.middleRows(start, rows);
     const Eigen::MatrixXd k = kernel_->cross(X_train_, Xb);
     out.mean.middleRows(start, rows).noalias() = k.transpose() * mean_weights_;
