@@ -9,13 +9,12 @@
 # plugins instrumented and runs them through the framework, pipeline, CLI and bad-input tests,
 # while the Release stage runs every test.
 option(QUENCH_BUILD_PLUGIN_TESTS "Build the tests beside the plugins" ON)
-# Test sources compile as unity builds (CMake's UNITY_BUILD, 8 files per translation unit: the
-# gtest and Eigen headers and their common instantiations once per batch instead of once per
-# file) and, in Release, at -O1 (the tests' own code; the library code they test keeps its
-# optimization): measured on the kernels' and the optimizers' 3 test files, 39 % less compile
-# time unified, 61 % and 50 % with -O1 too. Each test file's helpers live in a namespace named
-# after the file, so batches do not mix them.
-option(QUENCH_UNITY_TESTS "Compile each test executable's sources as unity batches" ON)
+# Test sources compile as unity batches with every target (QUENCH_UNITY_BUILD: the gtest and
+# Eigen headers and their common instantiations once per batch instead of once per file) and,
+# in Release, at -O1 (the tests' own code; the library code they test keeps its optimization):
+# measured on the kernels' and the optimizers' 3 test files, 39 % less compile time unified,
+# 61 % and 50 % with -O1 too. Each test file's helpers live in a namespace named after the
+# file, so batches do not mix them.
 if(QUENCH_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)
@@ -29,8 +28,7 @@ function(quench_add_test name)
   endif()
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
-  if(QUENCH_UNITY_TESTS)
-    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+  if(QUENCH_UNITY_BUILD)
     # Only the test files: library sources a test compiles again keep their own units.
     foreach(source IN LISTS ARG_SOURCES)
       if(NOT source MATCHES "_test\\.cpp$")
