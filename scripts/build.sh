@@ -15,7 +15,7 @@ jobs="$(nproc)"
 if [ -x build/bin/quench ]; then
   echo "build: updating quench in build/ (only what changed; log in build.log)"
 else
-  echo "build: building quench in build/ with $jobs jobs (a first build takes ~10 min on" \
+  echo "build: building quench in build/ with $jobs jobs (a first build takes ~7 min on" \
     "2 cores, less with a warm ccache; log in build.log)"
 fi
 start=$SECONDS
