@@ -615,7 +615,15 @@ TEST_F(DatasetFile, CheckDatasetGivesTheDataSetLoadDatasetLoads) {
   EXPECT_EQ(checked.input_scale, loaded.input_scale);
   EXPECT_EQ(checked.train_rows, loaded.train_rows);
   EXPECT_EQ(checked.notes, loaded.notes);
-  spec.inputs = {"x1", "x3"};
+  EXPECT_EQ(checked.classes, loaded.classes);
+  EXPECT_EQ(checked.input_mean, loaded.input_mean);
+  EXPECT_EQ(checked.test_rows, loaded.test_rows);
+  // A problem found after the rows were read (both target transforms asked for): reported, and
+  // no data set handed over although the loading ran to its end.
+  spec.train_file = write("s2.csv", "x1,x2,train,y\n1,4,1,0.5\n2,5,0,1.5\n3,7,1,2\n0,1,1,3\n");
+  spec.target_kind = TargetKind::real;
+  spec.standardize_target = true;
+  spec.center_target = true;
   Dataset none;
   EXPECT_EQ(check_dataset(spec, nullptr, &none).size(), 1u);
   EXPECT_EQ(none.X_train.size(), 0);
