@@ -5,6 +5,7 @@
 // built-in leave-one-out against exact retraining, and a saved model against the fit.
 #include <cmath>
 #include <random>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -273,17 +274,23 @@ TEST(MulticlassEp, BuiltInLeaveOneOutIsCloseToExactRetraining) {
   EXPECT_LT(total / static_cast<double>(y.size()), 0.03);
 }
 
+// An example data set's training rows by its `train` column, inputs standardized, the target
+// read as classes (as the example pipelines read it).
+Dataset example_split(const std::string& name) {
+  DataSpec spec;
+  spec.train_file = std::string(QUENCH_TEST_DATA) + "/" + name + ".csv";
+  spec.split = SplitRule::column;
+  spec.standardize_inputs = true;
+  spec.target_kind = TargetKind::classes;
+  return load_dataset(spec);
+}
+
 // Wine (examples/data/wine_split.csv, 125 training rows, 3 classes), the check on real
 // data: the built-in LOO predictive at the cavities against 125 retrains without each point.
 // Kernel: amplitude 1e3 (the evidence drives it to its bound on these separable classes) and
 // length scale 9 (the learned width 6.39 of wine_multiclass.yaml is l^2 = 6.39 * 13 inputs).
 TEST(MulticlassEp, BuiltInLeaveOneOutMatchesExactRetrainingOnWine) {
-  DataSpec spec;
-  spec.train_file = std::string(QUENCH_TEST_DATA) + "/wine_split.csv";
-  spec.split = SplitRule::column;
-  spec.standardize_inputs = true;
-  spec.target_kind = TargetKind::classes;
-  const Dataset d = load_dataset(spec);
+  const Dataset d = example_split("wine_split");
   const Eigen::VectorXi y = class_indices(d, DataPart::train, "test");
   const auto kernel = std::make_shared<TestKernel>(1e3, 9.0, 0.0);
   const auto lik = probit_c();
@@ -410,12 +417,7 @@ TEST(OneVsRest, IsTheBinaryEnginePerClassNormalized) {
 // log Z; asserted to 1e-6 and 1e-10 (either stops at a change of 1e-9 per sweep, or within
 // 100 tol at its rounding floor).
 TEST(MulticlassEp, SweepsThatCycleAreTriedAgainWithSmallerSteps) {
-  DataSpec spec;
-  spec.train_file = std::string(QUENCH_TEST_DATA) + "/glass_split.csv";
-  spec.split = SplitRule::column;
-  spec.standardize_inputs = true;
-  spec.target_kind = TargetKind::classes;
-  const Dataset d = load_dataset(spec);
+  const Dataset d = example_split("glass_split");
   const Eigen::VectorXi y = class_indices(d, DataPart::train, "test");
   const double amplitude = 1e4;
   const Eigen::MatrixXd K = TestKernel(amplitude, std::sqrt(2.7), 0.0).gram(d.X_train);
