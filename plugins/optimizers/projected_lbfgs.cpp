@@ -113,11 +113,17 @@ OptimizerReport projected_lbfgs(const SmoothObjective& f, const Box& box, Eigen:
     double alpha = scaled ? 1.0 : std::min(1.0, 1.0 / d.lpNorm<Eigen::Infinity>());
     double f_new = 0.0;
     Eigen::VectorXd x_new, g_new;
-    bool accepted = false;
+    bool accepted = false, below_rounding = false;
     int backtracks = 0;
     for (; backtracks < kMaxBacktracks && !accepted; ++backtracks) {
       x_new = project(box, x + alpha * d);
       const double slope = g.dot(x_new - x);  // first-order change along the arc
+      // Once a step has failed, a shorter one whose first-order decrease is within f's rounding
+      // cannot show a decrease in f's values: an objective computed by a fixed-point iteration
+      // (EP's log Z to ~1e-10 relative) would otherwise be backtracked on 40 times at its
+      // optimum, each time a full evaluation (iris, multiclass_ep: 16 of 38 evaluations).
+      below_rounding = backtracks > 0 && -slope <= settings.function_tolerance * std::fabs(fx);
+      if (below_rounding) break;
       const bool evaluated = slope < 0 && f.evaluate(x_new, &f_new, &g_new);
       accepted = evaluated && f_new <= fx + kArmijo * slope;
       if (accepted) break;
@@ -125,6 +131,8 @@ OptimizerReport projected_lbfgs(const SmoothObjective& f, const Box& box, Eigen:
       const double shrink = evaluated && curvature > 0 ? -slope / (2 * curvature) : 0.5;
       alpha *= std::clamp(shrink, 0.1, 0.5);
     }
+    if (below_rounding)
+      return finish(true, "a shortened step's predicted decrease is below the function tolerance");
     if (!accepted) {
       if (!pairs.empty()) {  // retry with the steepest descent direction
         pairs.clear();
