@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <limits>
 #include <optional>
 #include <set>
@@ -186,15 +187,22 @@ class TransformedObjective final : public SmoothObjective {
     return true;
   }
 
-  // The objective at u. The last evaluation is kept: the learner asks again for the value
-  // at the start and at the optimizer's result, where the optimizer has just evaluated it.
+  // The objective at u. The last kRecent evaluations are kept: the learner asks again for the
+  // value at the start, at the optimizer's result (where the optimizer has just been) and, after
+  // its probe's steps, at the learned values.
   ObjectiveValue at(const Eigen::VectorXd& u) const {
-    if (last_ && last_->first == u) return last_->second;
+    const auto known = std::find_if(recent_.begin(), recent_.end(),
+                                    [&](const auto& entry) { return entry.first == u; });
+    if (known != recent_.end()) {
+      apply(u);  // the kernel and likelihood at u again
+      return known->second;
+    }
     throw_if_stop_requested();  // Ctrl-C between evaluations (the engines check within)
     apply(u);
     ++evaluations_;
-    last_.emplace(u, objective_.evaluate(kernel_, likelihood_));
-    return last_->second;
+    if (recent_.size() == kRecent) recent_.pop_front();
+    recent_.emplace_back(u, objective_.evaluate(kernel_, likelihood_));
+    return recent_.back().second;
   }
 
   // The objective's gradient in u (NaN when it has none).
@@ -227,7 +235,9 @@ class TransformedObjective final : public SmoothObjective {
   const std::vector<Block>& blocks_;
   Eigen::Index n_ = 0;
   mutable int evaluations_ = 0;
-  mutable std::optional<std::pair<Eigen::VectorXd, ObjectiveValue>> last_;
+  // More than the probe's steps (probe_descent) and the point it starts from.
+  static constexpr std::size_t kRecent = 8;
+  mutable std::deque<std::pair<Eigen::VectorXd, ObjectiveValue>> recent_;
 };
 
 // A gain in a message, to 3 significant digits.

@@ -3,6 +3,7 @@
 // every problem listed.
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -98,6 +99,43 @@ TEST(HyperparameterLearning, FindsTheOptimumOfEveryRequestedBlock) {
   EXPECT_NEAR(*s.likelihood.gaussian_noise_variance(), 0.05, 1e-8);
   EXPECT_LT(r.gradient_norm, 1e-8);
   EXPECT_NEAR(r.value, -std::pow(std::log(0.1 / 0.1), 2), 1e-12);
+}
+
+// The learner asks for the value at the start, at the optimizer's result and, after its
+// probe's steps (docs/hyperparameters.md, "Status"), at the learned values again: each an
+// objective's fit (an EP evaluation) unless kept. Every point reaches the objective once, the
+// count is the report's, and the components end at the learned values (checked above).
+TEST(HyperparameterLearning, NoPointIsEvaluatedTwice) {
+  class Recorded final : public HyperparameterObjective {
+   public:
+    explicit Recorded(Eigen::VectorXd target) : inner_(std::move(target)) {}
+    std::string quantity() const override { return "test"; }
+    ObjectiveValue evaluate(const Kernel& kernel, const Likelihood& likelihood) override {
+      Eigen::VectorXd theta(6);
+      Eigen::Index k = 0;
+      for (const auto& h : kernel.hyperparameters())
+        for (Eigen::Index i = 0; i < h.value.size(); ++i) theta(k++) = h.value(i);
+      theta(k) = likelihood.hyperparameters().front().value(0);
+      points.push_back(theta);
+      return inner_.evaluate(kernel, likelihood);
+    }
+    std::vector<Eigen::VectorXd> points;
+
+   private:
+    LogQuadratic inner_;
+  };
+  Components s;
+  Eigen::VectorXd target(5);
+  target << 3.0, 0.2, 7.0, 0.1, 0.05;
+  Recorded objective(target);
+  LearningOptions o;
+  o.parameters = {"kernel.length_scales", "kernel.amplitude", "likelihood.noise"};
+  const LearningReport r = learn_hyperparameters(s.kernel, s.likelihood, objective, s.optimizer, o);
+  ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
+  EXPECT_EQ(r.evaluations, static_cast<int>(objective.points.size()));
+  for (std::size_t a = 0; a < objective.points.size(); ++a)
+    for (std::size_t b = 0; b < a; ++b)
+      EXPECT_NE(objective.points[a], objective.points[b]) << "evaluations " << b << " and " << a;
 }
 
 TEST(HyperparameterLearning, StopsAtABoundAndSaysSo) {
