@@ -30,7 +30,7 @@ std::string read_file(const std::string& path) {
 }
 
 /// Field text for an error message: control bytes escaped, long fields cut.
-std::string quoted(std::string_view field) { return "'" + printable(field, 40) + "'"; }
+std::string quoted_field(std::string_view field) { return "'" + printable(field, 40) + "'"; }
 
 /// Decimal exponent of the leading significant digit of a well-formed number (saturating),
 /// so a value that from_chars finds out of range overflowed when it is positive.
@@ -210,7 +210,7 @@ CsvTable read_csv(const std::string& path) {
     // One hash lookup a column: a header of a million columns is checked in linear time.
     if (const auto [earlier, inserted] = column_of.try_emplace(name, k); !inserted) {
       throw DataError(path, header_line, where,
-                      "duplicate column name " + quoted(name) + " (also column #" +
+                      "duplicate column name " + quoted_field(name) + " (also column #" +
                           std::to_string(earlier->second + 1) + ")");
     }
     table.columns.push_back(name);
@@ -266,17 +266,17 @@ DataError cell_error(const CsvTable& table, Eigen::Index row, Eigen::Index colum
   std::string message;
   switch (cell.kind) {
     case CellKind::number:
-      message = "unexpected number " + quoted(text);
+      message = "unexpected number " + quoted_field(text);
       break;
     case CellKind::missing:
-      message = text.empty() ? "missing value (empty field)" : "missing value " + quoted(text);
+      message = text.empty() ? "missing value (empty field)" : "missing value " + quoted_field(text);
       message += "; set 'data: {missing: drop_rows}' to drop such rows";
       break;
     case CellKind::not_finite:
-      message = "not a finite number: " + quoted(text);
+      message = "not a finite number: " + quoted_field(text);
       break;
     case CellKind::text:
-      message = "expected a number, got " + quoted(text);
+      message = "expected a number, got " + quoted_field(text);
       break;
   }
   return DataError(table.file, table.rows[static_cast<std::size_t>(row)],

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "quench/drawn_points.h"
 #include "site_algebra.h"
 
 namespace quench::latent_gp {
@@ -25,17 +26,6 @@ struct CountedFitResult {
 /// observations and counts k >= 1. Throws NumericalError when the fit fails.
 using CountedFit = std::function<CountedFitResult(const Eigen::MatrixXd& C, const Observations& y,
                                                   const Eigen::VectorXi& counts)>;
-
-/// The points a bootstrap sample draws: the i with k_i = weights_i > 0, in order, and their
-/// counts k_i.
-struct DrawnPoints {
-  std::vector<Eigen::Index> rows;
-  Eigen::VectorXi counts;
-};
-/// The drawn points of `weights` over n training points: ConfigError naming `engine` when a
-/// weight is not a non-negative integer (a retrain on occupation counts, not on real weights),
-/// NumericalError when there are not n weights.
-DrawnPoints drawn_points(const Eigen::VectorXd& weights, Eigen::Index n, const std::string& engine);
 
 /// A ResampledModel over the training observations `y` whose predict(weights) takes the counts
 /// k_i = weights_i (drawn_points), fits the drawn points with `fit` and returns <f> at the
