@@ -1,30 +1,54 @@
 #include "class_posterior.h"
 
 #include <cmath>
+#include <functional>
 
 #include "quench/cholesky.h"
+#include "quench/parallel.h"
 
 namespace quench::multiclass {
 
+namespace {
+
+// task(c) for every class c: on `threads` workers, or in turn without them.
+void for_each_class(Eigen::Index classes, std::optional<int> threads,
+                    const std::function<void(std::size_t)>& task) {
+  if (threads) {
+    parallel_for(static_cast<std::size_t>(classes), *threads, task);
+    return;
+  }
+  for (std::size_t c = 0; c < static_cast<std::size_t>(classes); ++c) task(c);
+}
+
+}  // namespace
+
 ClassPosterior class_posterior(const Eigen::MatrixXd& K, const Eigen::MatrixXd& pi,
-                               const Eigen::MatrixXd& h, Precision precision) {
+                               const Eigen::MatrixXd& h, Precision precision,
+                               std::optional<int> threads) {
   const Eigen::Index n = K.rows(), classes = pi.cols();
   ClassPosterior post;
   ClassCoupling coupling;
-  std::vector<Eigen::MatrixXd> a(static_cast<std::size_t>(classes));
-  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
-  for (Eigen::Index c = 0; c < classes; ++c) {
+  const auto count = static_cast<std::size_t>(classes);
+  std::vector<Eigen::MatrixXd> a(count);
+  std::vector<double> log_det_b(count);
+  coupling.e.resize(count);
+  for_each_class(classes, threads, [&](std::size_t c) {
     // A_c with B_c^{-1} read off its entries: B^{-1}_ii = b_i, and off the diagonal
     // A_ij = -B^{-1}_ij / (s_i s_j), so E_c = S B^{-1} S is -D A D there and D_i b_i on the
     // diagonal (no cancellation for strongly constrained sites).
-    PosteriorCovariance p = posterior_covariance(K, pi.col(c), precision);
-    post.log_det += p.log_det_b;
-    const Eigen::VectorXd d = pi.col(c);
-    Eigen::MatrixXd e = -(d.asDiagonal() * p.sigma * d.asDiagonal());
+    const auto column = static_cast<Eigen::Index>(c);
+    PosteriorCovariance p = posterior_covariance(K, pi.col(column), precision);
+    log_det_b[c] = p.log_det_b;
+    const Eigen::VectorXd d = pi.col(column);
+    Eigen::MatrixXd& e = coupling.e[c];
+    e = -(d.asDiagonal() * p.sigma * d.asDiagonal());
     e.diagonal() = d.cwiseProduct(p.b);
-    M += e;
-    coupling.e.push_back(std::move(e));
-    a[static_cast<std::size_t>(c)] = std::move(p.sigma);
+    a[c] = std::move(p.sigma);
+  });
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
+  for (std::size_t c = 0; c < count; ++c) {  // in class order: the same sums for any threads
+    post.log_det += log_det_b[c];
+    M += coupling.e[c];
   }
   const Cholesky chol_m(M, JitterPolicy{0.0, 10.0, 0}, "M = sum_c E_c (multi-class coupling)");
   post.log_det += chol_m.log_determinant() - pi.rowwise().sum().array().log().sum();
@@ -43,8 +67,9 @@ ClassPosterior class_posterior(const Eigen::MatrixXd& K, const Eigen::MatrixXd& 
   post.marginals = Eigen::MatrixXd::Zero(classes, classes * n);
   const Eigen::MatrixXf L_single =
       precision == Precision::single ? Eigen::MatrixXf(L.cast<float>()) : Eigen::MatrixXf();
-  for (Eigen::Index c = 0; c < classes; ++c) {
-    Eigen::MatrixXd& g = a[static_cast<std::size_t>(c)];
+  for_each_class(classes, threads, [&](std::size_t index) {
+    const auto c = static_cast<Eigen::Index>(index);
+    Eigen::MatrixXd& g = a[index];
     for (Eigen::Index i = 0; i < n; ++i) post.marginals(c, i * classes + c) = g(i, i);
     g = pi.col(c).asDiagonal() * g;
     if (precision == Precision::single) {
@@ -54,7 +79,7 @@ ClassPosterior class_posterior(const Eigen::MatrixXd& K, const Eigen::MatrixXd& 
     } else {
       L.triangularView<Eigen::Lower>().solveInPlace(g);
     }
-  }
+  });
   for (Eigen::Index i = 0; i < n; ++i)
     for (Eigen::Index c = 0; c < classes; ++c)
       for (Eigen::Index k = 0; k <= c; ++k) {
@@ -70,7 +95,7 @@ ClassPosterior class_posterior(const Eigen::MatrixXd& K, const Eigen::MatrixXd& 
 
 ClassPosterior DenseClassPrior::posterior(const Eigen::MatrixXd& pi, const Eigen::MatrixXd& h,
                                           Precision precision) const {
-  return class_posterior(K_, pi, h, precision);
+  return class_posterior(K_, pi, h, precision, threads_);
 }
 
 Eigen::MatrixXd coupling_trace_part(const ClassCoupling& coupling) {

@@ -13,6 +13,7 @@
 // (L^{-1} D_c A_c)[:, i] . (L^{-1} D_c' A_c')[:, i] with M = L L^T.
 #pragma once
 
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -58,10 +59,12 @@ class ClassPrior {
                                    Precision precision) const = 0;
 };
 
-/// The exact prior K (N x N, every class): class_posterior below. Refers to K.
+/// The exact prior K (N x N, every class): class_posterior below, its per-class work on
+/// `threads`. Refers to K.
 class DenseClassPrior final : public ClassPrior {
  public:
-  explicit DenseClassPrior(const Eigen::MatrixXd& K) : K_(K) {}
+  explicit DenseClassPrior(const Eigen::MatrixXd& K, std::optional<int> threads = std::nullopt)
+      : K_(K), threads_(threads) {}
   Eigen::Index size() const override { return K_.rows(); }
   Eigen::VectorXd variance() const override { return K_.diagonal(); }
   ClassPosterior posterior(const Eigen::MatrixXd& pi, const Eigen::MatrixXd& h,
@@ -69,14 +72,20 @@ class DenseClassPrior final : public ClassPrior {
 
  private:
   const Eigen::MatrixXd& K_;
+  std::optional<int> threads_;
 };
 
 /// The header's algebra: C posterior_covariance calls (N^3 flops each), one Cholesky of M and
 /// C triangular solves (N^3 each). Precision::single (for sweeps far from the fixed point):
 /// the C factorizations and the triangular solves in single precision (marginals to ~1e-6
-/// relative), M and its factor in double. Throws NumericalError when a factorization fails.
+/// relative), M and its factor in double. The per-class factorizations and solves run on
+/// `threads` workers (quench/parallel.h, 0 = all cores; BLAS single-threaded in them, so the
+/// same bits for any count), or with nullopt in turn on the calling thread (a caller that is
+/// itself one of parallel_for's units: a retrain; BLAS as the caller set it, 1 there). Throws
+/// NumericalError when a factorization fails.
 ClassPosterior class_posterior(const Eigen::MatrixXd& K, const Eigen::MatrixXd& pi,
-                               const Eigen::MatrixXd& h, Precision precision = Precision::full);
+                               const Eigen::MatrixXd& h, Precision precision = Precision::full,
+                               std::optional<int> threads = std::nullopt);
 
 /// sum_c E_c M^{-1} E_c (the coupling part of sum_c R_cc, for the evidence gradient): one
 /// triangular solve and one rank-N update per class.

@@ -29,9 +29,11 @@ class MulticlassEvidence final : public HyperparameterObjective {
         y_(class_indices(*problem.data, DataPart::train, "multiclass_ep")),
         classes_(problem.data->classes),
         inducing_(problem.inducing),
+        threads_(problem.context.threads),
         options_(std::move(options)) {
     require_class_likelihood(problem.likelihood.get(), "multiclass_ep");
     options_.progress = nullptr;
+    options_.tol = options_.learning_tol;
   }
   std::string quantity() const override { return "log_evidence"; }
   ObjectiveValue evaluate(const Kernel& kernel, const Likelihood& likelihood) override {
@@ -44,7 +46,7 @@ class MulticlassEvidence final : public HyperparameterObjective {
     ObjectiveValue out;
     try {
       const std::unique_ptr<MulticlassPrior> prior =
-          make_multiclass_prior(kernel, X_, inducing_.get());
+          make_multiclass_prior(kernel, X_, inducing_.get(), threads_);
       if (const MulticlassFit* fit = solve(prior->classes(), *lik, out))
         out.gradient = prior->evidence_gradient(y_, *fit);
     } catch (const NumericalError& e) {
@@ -81,6 +83,7 @@ class MulticlassEvidence final : public HyperparameterObjective {
   Eigen::VectorXi y_;
   Eigen::Index classes_;
   std::shared_ptr<const InducingInputs> inducing_;
+  int threads_;
   MulticlassEpOptions options_;
   MulticlassFit last_;
   std::optional<MulticlassFit> best_;
@@ -163,6 +166,10 @@ ParamSchema MulticlassEpEngine::schema() {
             "max change per sweep of the posterior means and variances, relative to the prior's "
             "sd and variance at the point, at convergence",
             1e-9, 0.0)
+      .real("learning_tol",
+            "tol for learning's evaluations of log Z_EP and its gradient (docs/multiclass.md, "
+            "Learning)",
+            1e-6, 0.0)
       .integer("acceleration_depth",
                "Anderson mixing of the last this many sweeps (0: plain damped nested EP)", 5, 0)
       .integer("max_iterations", "maximum number of outer sweeps", 500, 1)
@@ -173,6 +180,7 @@ ParamSchema MulticlassEpEngine::schema() {
 MulticlassEpEngine::MulticlassEpEngine(const Params& p) {
   options_.damping = p.real("damping");
   options_.tol = p.real("tol");
+  options_.learning_tol = p.real("learning_tol");
   options_.acceleration_depth = static_cast<int>(p.integer("acceleration_depth"));
   options_.max_iterations = static_cast<int>(p.integer("max_iterations"));
   options_.inner_sweeps = static_cast<int>(p.integer("inner_sweeps"));
@@ -241,8 +249,8 @@ void MulticlassEpEngine::check(const Problem& problem, Eigen::Index inducing_cou
 Results MulticlassEpEngine::run(const Problem& problem) const {
   const auto start = std::chrono::steady_clock::now();
   check(problem, problem.inducing ? problem.inducing->Z.rows() : 0);
-  const std::unique_ptr<MulticlassPrior> prior =
-      make_multiclass_prior(*problem.kernel, problem.data->X_train, problem.inducing.get());
+  const std::unique_ptr<MulticlassPrior> prior = make_multiclass_prior(
+      *problem.kernel, problem.data->X_train, problem.inducing.get(), problem.context.threads);
   Results r = fit_outputs(problem, *prior, options_);
   r.info["method"] =
       "nested expectation propagation, multinomial probit (Riihimaki et al. 2013)" + prior->where();

@@ -21,6 +21,9 @@ struct MulticlassEpOptions {
   double damping = 0.5;        ///< fraction of a sweep's new sites taken (Anderson beta)
   int acceleration_depth = 5;  ///< sweeps mixed by Anderson acceleration (0: plain damped EP)
   double tol = 1e-9;           ///< max change of posterior means and variances per sweep
+  /// tol in learning's evaluations of log Z_EP: its value is stationary in the sites, and the
+  /// gradient's error (first order in them) is below what L-BFGS's steps need (multiclass.md).
+  double learning_tol = 1e-6;
   int max_iterations = 500;
   int inner_sweeps = 1;  ///< inner EP sweeps per outer sweep (nested EP: 1)
   /// The sweeps' precision while the change exceeds 1e-4 (class_posterior); then full.
@@ -44,7 +47,8 @@ void site_forms(const Eigen::VectorXi& y, const std::vector<ClassSite>& sites, E
                 Eigen::MatrixXd& h);
 
 /// Nested EP on `prior` for labels y in 0..classes-1 (a class may have no points, e.g. in a
-/// leave-one-out retrain), from zero sites or from `warm_start`'s sites (same labels); while it
+/// leave-one-out retrain), from zero sites or from `warm_start`'s sites (same labels; dropped for
+/// zero sites when a sweep from them moves the posterior by more than a prior sd); while it
 /// does not converge, again from zero sites with half the damping (quench/smaller_steps.h),
 /// options.max_iterations bounding all attempts together.
 MulticlassFit solve_multiclass_ep(const ClassPrior& prior, const Eigen::VectorXi& y,

@@ -10,8 +10,8 @@ namespace {
 
 class DenseMulticlassPrior final : public MulticlassPrior {
  public:
-  DenseMulticlassPrior(const Kernel& kernel, const Eigen::MatrixXd& X)
-      : kernel_(kernel), X_(X), K_(kernel.gram(X)), prior_(K_) {}
+  DenseMulticlassPrior(const Kernel& kernel, const Eigen::MatrixXd& X, std::optional<int> threads)
+      : kernel_(kernel), X_(X), K_(kernel.gram(X)), prior_(K_, threads) {}
   const ClassPrior& classes() const override { return prior_; }
   Eigen::VectorXd evidence_gradient(const Eigen::VectorXi& y,
                                     const MulticlassFit& fit) const override {
@@ -66,9 +66,10 @@ MulticlassPrior::~MulticlassPrior() = default;
 
 std::unique_ptr<MulticlassPrior> make_multiclass_prior(const Kernel& kernel,
                                                        const Eigen::MatrixXd& X,
-                                                       const InducingInputs* inducing) {
+                                                       const InducingInputs* inducing,
+                                                       std::optional<int> threads) {
   if (inducing) return std::make_unique<InducingMulticlassPrior>(kernel, X, *inducing);
-  return std::make_unique<DenseMulticlassPrior>(kernel, X);
+  return std::make_unique<DenseMulticlassPrior>(kernel, X, threads);
 }
 
 }  // namespace quench::multiclass

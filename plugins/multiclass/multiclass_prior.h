@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <Eigen/Core>
@@ -33,10 +34,11 @@ class MulticlassPrior {
   virtual std::string where() const = 0;
 };
 
-/// The prior of `kernel` (prepared) at the training inputs X: on `inducing` when it is set.
-/// Refers to kernel and X.
+/// The prior of `kernel` (prepared) at the training inputs X: on `inducing` when it is set, else
+/// the exact prior with its per-class work on `threads` (DenseClassPrior). Refers to kernel and X.
 std::unique_ptr<MulticlassPrior> make_multiclass_prior(const Kernel& kernel,
                                                        const Eigen::MatrixXd& X,
-                                                       const InducingInputs* inducing);
+                                                       const InducingInputs* inducing,
+                                                       std::optional<int> threads);
 
 }  // namespace quench::multiclass
