@@ -11,6 +11,7 @@
 #include "multiclass_ep.h"
 #include "multiclass_model.h"
 #include "multiclass_prior.h"
+#include "quench/drawn_points.h"
 #include "quench/errors.h"
 #include "quench/memory_budget.h"
 
@@ -90,7 +91,10 @@ class MulticlassEvidence final : public HyperparameterObjective {
   double best_value_ = 0.0;
 };
 
-// Retrains of multiclass_ep on counted data (MulticlassEpEngine::prepare_resampling).
+// Retrains of multiclass_ep on counted data (MulticlassEpEngine::prepare_resampling): the drawn
+// points, each counted as often as it is drawn (solve_multiclass_ep's counts), on the exact
+// prior of their inputs or on the inducing-point prior of the run's inducing inputs at them
+// (a point drawn k times keeps one latent and, with FITC, one residual).
 class ResampledMulticlass final : public ResampledModel {
  public:
   ResampledMulticlass(const Problem& problem, MulticlassEpOptions options)
@@ -102,37 +106,32 @@ class ResampledMulticlass final : public ResampledModel {
                 problem.data->X_train.cols()),
         y_(class_indices(*problem.data, DataPart::train, "multiclass_ep")),
         classes_(problem.data->classes),
+        inducing_(problem.inducing),
         options_(std::move(options)) {
     inputs_ << problem.data->X_train, problem.data->X_test;
     options_.progress = nullptr;
   }
   Eigen::Index classes() const override { return classes_; }
   Eigen::VectorXd predict(const Eigen::VectorXd& weights, Eigen::VectorXd*) const override {
-    std::vector<Eigen::Index> rows;
-    for (Eigen::Index i = 0; i < weights.size(); ++i) {
-      const double k = weights(i);
-      if (!(k >= 0.0) || k != std::floor(k))
-        throw ConfigError({},
-                          "multiclass_ep retrains need integer counts (a bootstrap or "
-                          "subsample resampler), got the weight " +
-                              std::to_string(k));
-      for (int c = 0; c < static_cast<int>(k); ++c) rows.push_back(i);
-    }
+    const DrawnPoints drawn = drawn_points(weights, y_.size(), "multiclass_ep");
     const Eigen::Index m = inputs_.rows();
     Eigen::MatrixXd probability(classes_, m);
-    if (rows.empty()) {  // no data: the prior predictive, the same for every class
+    if (drawn.rows.empty()) {  // no data: the prior predictive, the same for every class
       const Eigen::VectorXd prior = kernel_->diagonal(inputs_).array() + kernel_->diagonal_noise();
       for (Eigen::Index j = 0; j < m; ++j)
         probability.col(j) =
             lik_.predictive(Eigen::VectorXd::Zero(classes_),
                             prior(j) * Eigen::MatrixXd::Identity(classes_, classes_));
     } else {
-      const Eigen::MatrixXd X = X_(rows, Eigen::all);
-      const Eigen::VectorXi y = y_(rows);
-      const MulticlassFit fit = solve_multiclass_ep(kernel_->gram(X), y, classes_, lik_, options_);
+      const Eigen::MatrixXd X = X_(drawn.rows, Eigen::all);
+      const Eigen::VectorXi y = y_(drawn.rows);
+      const std::unique_ptr<MulticlassPrior> prior =
+          make_multiclass_prior(*kernel_, X, inducing_.get(), std::nullopt);
+      const MulticlassFit fit = solve_multiclass_ep(prior->classes(), y, classes_, lik_, options_,
+                                                    nullptr, drawn.counts.cast<double>());
       if (fit.status.code != RunStatus::ok)
         throw NumericalError("multiclass_ep", "bootstrap retrain: " + fit.status.message);
-      const auto model = MulticlassModel::from_fit(kernel_, likelihood_, X, y, fit);
+      const auto model = prior->model(kernel_, likelihood_, y, fit);
       probability = class_probabilities(model->predict(inputs_), classes_).transpose();
     }
     return Eigen::Map<const Eigen::VectorXd>(probability.data(), probability.size());
@@ -145,6 +144,7 @@ class ResampledMulticlass final : public ResampledModel {
   Eigen::MatrixXd X_, inputs_;
   Eigen::VectorXi y_;
   Eigen::Index classes_;
+  std::shared_ptr<const InducingInputs> inducing_;
   MulticlassEpOptions options_;
 };
 
@@ -152,10 +152,6 @@ class ResampledMulticlass final : public ResampledModel {
 
 std::unique_ptr<ResampledModel> MulticlassEpEngine::prepare_resampling(
     const Problem& problem) const {
-  if (problem.inducing)
-    throw ConfigError({},
-                      "multiclass_ep retrains on the exact prior only: its bootstrap is not built "
-                      "on the inducing-point prior (remove the inducing: block)");
   return std::make_unique<ResampledMulticlass>(problem, options_);
 }
 
@@ -220,7 +216,7 @@ Results fit_outputs(const Problem& problem, const MulticlassPrior& prior,
                        .transpose();
     add_class_loo_outputs(r, y, loo);
     if (d.X_test.rows() > 0 || problem.make_model) {
-      std::shared_ptr<const Model> model = prior.model(problem, y, fit);
+      std::shared_ptr<const Model> model = prior.model(problem.kernel, problem.likelihood, y, fit);
       if (d.X_test.rows() > 0)
         add_class_test_outputs(r, d, class_probabilities(model->predict(d.X_test), classes));
       if (problem.make_model) r.model = std::move(model);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <variant>
 
@@ -136,10 +137,19 @@ void site_forms(const Eigen::VectorXi& y, const std::vector<ClassSite>& sites, E
   }
 }
 
+void posterior_site_forms(const Eigen::VectorXi& y, const MulticlassFit& fit, Eigen::MatrixXd& pi,
+                          Eigen::MatrixXd& h) {
+  site_forms(y, fit.sites, pi, h);
+  if (fit.counts.size() == 0) return;
+  pi = fit.counts.asDiagonal() * pi;
+  h = fit.counts.asDiagonal() * h;
+}
+
 MulticlassFit solve_multiclass_ep(const Eigen::MatrixXd& K, const Eigen::VectorXi& y,
                                   Eigen::Index classes, const ClassLikelihood& lik,
-                                  const MulticlassEpOptions& o, const MulticlassFit* warm_start) {
-  return solve_multiclass_ep(DenseClassPrior(K), y, classes, lik, o, warm_start);
+                                  const MulticlassEpOptions& o, const MulticlassFit* warm_start,
+                                  const Eigen::VectorXd& counts) {
+  return solve_multiclass_ep(DenseClassPrior(K), y, classes, lik, o, warm_start, counts);
 }
 
 namespace {
@@ -156,10 +166,11 @@ constexpr double kWarmStartReach = 1.0;
 MulticlassFit sweep_to_fixed_point(const ClassPrior& prior, const Eigen::VectorXi& y,
                                    Eigen::Index classes, const ClassLikelihood& lik,
                                    const MulticlassEpOptions& o, const MulticlassFit* warm_start,
-                                   bool& abandoned) {
+                                   const Eigen::VectorXd& counts, bool& abandoned) {
   abandoned = false;
   const Eigen::Index n = y.size();
   MulticlassFit fit;
+  fit.counts = counts;
   fit.sites = warm_start
                   ? warm_start->sites
                   : std::vector<ClassSite>(static_cast<std::size_t>(n), ClassSite::zero(classes));
@@ -180,7 +191,7 @@ MulticlassFit sweep_to_fixed_point(const ClassPrior& prior, const Eigen::VectorX
   int it = 0, undone = 0;
   for (it = 1; it <= o.max_iterations; ++it) {
     throw_if_stop_requested();
-    site_forms(y, fit.sites, pi, h);
+    posterior_site_forms(y, fit, pi, h);
     std::string failure;
     try {
       fit.posterior = prior.posterior(pi, h, progress.precision());
@@ -255,7 +266,7 @@ MulticlassFit sweep_to_fixed_point(const ClassPrior& prior, const Eigen::VectorX
     unpack(x, fit.sites);
   }
   if (it > o.max_iterations) {  // the last sweep moved the sites: the posterior of the sites
-    site_forms(y, fit.sites, pi, h);
+    posterior_site_forms(y, fit, pi, h);
     try {
       fit.posterior = prior.posterior(pi, h, Precision::full);
     } catch (const NumericalError& e) {
@@ -289,24 +300,28 @@ MulticlassFit sweep_to_fixed_point(const ClassPrior& prior, const Eigen::VectorX
 MulticlassFit solve_multiclass_ep(const ClassPrior& prior, const Eigen::VectorXi& y,
                                   Eigen::Index classes, const ClassLikelihood& lik,
                                   const MulticlassEpOptions& options,
-                                  const MulticlassFit* warm_start) {
+                                  const MulticlassFit* warm_start, const Eigen::VectorXd& counts) {
+  if (counts.size() != 0 && (counts.size() != y.size() || !(counts.array() >= 1.0).all()))
+    throw std::invalid_argument("solve_multiclass_ep: counts must be >= 1, one per point");
   return solve_with_smaller_steps(options, [&](const MulticlassEpOptions& o, bool first) {
     bool abandoned = false;
-    MulticlassFit fit =
-        sweep_to_fixed_point(prior, y, classes, lik, o, first ? warm_start : nullptr, abandoned);
+    MulticlassFit fit = sweep_to_fixed_point(prior, y, classes, lik, o,
+                                             first ? warm_start : nullptr, counts, abandoned);
     if (!abandoned) return fit;
     // From zero sites at the same damping, with the sweeps that remain.
     const int spent = fit.status.iterations;
     MulticlassEpOptions rest = o;
     rest.max_iterations = o.max_iterations - spent;
     if (rest.max_iterations < 1) return fit;
-    fit = sweep_to_fixed_point(prior, y, classes, lik, rest, nullptr, abandoned);
+    fit = sweep_to_fixed_point(prior, y, classes, lik, rest, nullptr, counts, abandoned);
     fit.status.iterations += spent;
     return fit;
   });
 }
 
 double multiclass_log_evidence(const Eigen::VectorXi& y, const MulticlassFit& fit) {
+  if (fit.counts.size() != 0)
+    throw std::invalid_argument("multiclass_log_evidence: a fit on counted points");
   const ClassPosterior& post = fit.posterior;
   const Eigen::Index n = y.size(), classes = post.mean.cols();
   Eigen::MatrixXd pi, h;
@@ -327,7 +342,7 @@ double multiclass_log_evidence(const Eigen::VectorXi& y, const MulticlassFit& fi
 
 Eigen::MatrixXd multiclass_mean_weights(const Eigen::VectorXi& y, const MulticlassFit& fit) {
   Eigen::MatrixXd pi, h;
-  site_forms(y, fit.sites, pi, h);
+  posterior_site_forms(y, fit, pi, h);
   const Eigen::MatrixXd& mu = fit.posterior.mean;
   // b_i = h_i - Pi_i mu_i = h_i - pi_i o mu_i + pi_i (pi_i^T mu_i) / 1^T pi_i.
   const Eigen::VectorXd shift =
@@ -336,6 +351,8 @@ Eigen::MatrixXd multiclass_mean_weights(const Eigen::VectorXi& y, const Multicla
 }
 
 Eigen::MatrixXd multiclass_evidence_weights(const Eigen::VectorXi& y, const MulticlassFit& fit) {
+  if (fit.counts.size() != 0)
+    throw std::invalid_argument("multiclass_evidence_weights: a fit on counted points");
   const Eigen::MatrixXd b = multiclass_mean_weights(y, fit);
   const ClassCoupling& cp = std::get<ClassCoupling>(fit.posterior.coupling);
   // sum_c R_cc = M - sum_c E_c M^{-1} E_c, M = L L^T.

@@ -39,6 +39,9 @@ struct MulticlassFit {
   Eigen::MatrixXd cavity_covariance;  ///< C x CN, block i = V_i
   Eigen::VectorXd site_log_z;         ///< N: inner EP log Z_i at the cavity
   Eigen::Index skipped = 0;           ///< site updates skipped (cavity not PD), last sweep
+  /// N: how often each point is drawn (a bootstrap retrain), its site counted that often in the
+  /// posterior; empty: once each.
+  Eigen::VectorXd counts;
   Status status;
 };
 
@@ -46,34 +49,45 @@ struct MulticlassFit {
 void site_forms(const Eigen::VectorXi& y, const std::vector<ClassSite>& sites, Eigen::MatrixXd& pi,
                 Eigen::MatrixXd& h);
 
+/// What the posterior sees of a fit's sites: their pi and h times fit.counts. A point drawn k
+/// times is k copies of its site on one latent: Pi(k pi) = k Pi(pi) (class_site_form's
+/// diag(pi) - pi pi^T / 1^T pi), k h.
+void posterior_site_forms(const Eigen::VectorXi& y, const MulticlassFit& fit, Eigen::MatrixXd& pi,
+                          Eigen::MatrixXd& h);
+
 /// Nested EP on `prior` for labels y in 0..classes-1 (a class may have no points, e.g. in a
 /// leave-one-out retrain), from zero sites or from `warm_start`'s sites (same labels; dropped for
 /// zero sites when a sweep from them moves the posterior by more than a prior sd); while it
 /// does not converge, again from zero sites with half the damping (quench/smaller_steps.h),
-/// options.max_iterations bounding all attempts together.
+/// options.max_iterations bounding all attempts together. With `counts` (N, each >= 1), point i
+/// is drawn counts(i) times: its likelihood to that power, as copies of one site on its latent
+/// (posterior_site_forms), each matched at the cavity of one copy (the posterior without it):
+/// the fixed point of EP on counts(i) copies of the point, a bootstrap retrain's.
 MulticlassFit solve_multiclass_ep(const ClassPrior& prior, const Eigen::VectorXi& y,
                                   Eigen::Index classes, const ClassLikelihood& lik,
                                   const MulticlassEpOptions& options,
-                                  const MulticlassFit* warm_start = nullptr);
+                                  const MulticlassFit* warm_start = nullptr,
+                                  const Eigen::VectorXd& counts = Eigen::VectorXd());
 /// The same on the exact prior K (DenseClassPrior).
 MulticlassFit solve_multiclass_ep(const Eigen::MatrixXd& K, const Eigen::VectorXi& y,
                                   Eigen::Index classes, const ClassLikelihood& lik,
                                   const MulticlassEpOptions& options,
-                                  const MulticlassFit* warm_start = nullptr);
+                                  const MulticlassFit* warm_start = nullptr,
+                                  const Eigen::VectorXd& counts = Eigen::VectorXd());
 
-/// log Z_EP of a fit on prior K:
+/// log Z_EP of a fit (points once each) on prior K:
 ///   1/2 h^T mu - 1/2 log det(I + K Pi) + sum_i [log Zhat_i + Phi(cavity_i) - Phi(marginal_i)],
 /// Phi(N) = 1/2 eta^T Lambda^{-1} eta - 1/2 log det Lambda the log normalizer of a Gaussian.
 double multiclass_log_evidence(const Eigen::VectorXi& y, const MulticlassFit& fit);
 
 /// d log Z_EP / dtheta of the kernel = sum_ab W_ab dK_ab/dtheta with
 ///   W = 1/2 (sum_c b_c b_c^T - sum_c R_cc),  b = h - Pi mu (= K^{-1} mu),
-/// exact at the fixed point (log Z_EP is stationary in the sites there). A fit on the exact
-/// prior (DenseClassPrior).
+/// exact at the fixed point (log Z_EP is stationary in the sites there). A fit (points once
+/// each) on the exact prior (DenseClassPrior).
 Eigen::MatrixXd multiclass_evidence_weights(const Eigen::VectorXi& y, const MulticlassFit& fit);
 
-/// b = h - Pi mu (N x C; K^{-1} mu on the exact prior, where the predictive mean at x is
-/// k(x)^T b_c).
+/// b = h - Pi mu of posterior_site_forms (N x C; K^{-1} mu on the exact prior, where the
+/// predictive mean at x is k(x)^T b_c).
 Eigen::MatrixXd multiclass_mean_weights(const Eigen::VectorXi& y, const MulticlassFit& fit);
 
 class MulticlassEpEngine final : public InferenceEngine {
@@ -85,13 +99,14 @@ class MulticlassEpEngine final : public InferenceEngine {
   std::vector<std::string> hyperparameter_objectives(const EngineFactory& engines) const override;
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const override;
-  /// Retrains on bootstrap or subsample counts (ResampledModel::classes() = C): a point drawn
-  /// k times enters k times (exact for the GP; B_c and M stay positive definite with repeated
-  /// inputs), each retrain from zero sites, its class probabilities at the training and test
-  /// inputs from its model. Weights that are not integer counts are refused.
+  /// Retrains on bootstrap or subsample counts (ResampledModel::classes() = C): the drawn points,
+  /// a point drawn k times counted k times on its one latent (solve_multiclass_ep's counts),
+  /// on the exact prior or the run's inducing-point prior, each retrain from zero sites, its
+  /// class probabilities at the training and test inputs from its model. Weights that are not
+  /// integer counts are refused.
   std::unique_ptr<ResampledModel> prepare_resampling(const Problem& problem) const override;
-  /// Retrains on counts, on the exact prior only (C class probabilities, no latent variance).
-  Retraining retraining() const override { return {true, false, false, false}; }
+  /// Retrains on counts, on either prior (C class probabilities, no latent variance).
+  Retraining retraining() const override { return {true, false, true, false}; }
   /// The posterior's arrays in memory: C + 3 matrices of N x N on the exact prior
   /// (class_posterior.h: E_c per class, K, B_c's factorization and a work copy); on the
   /// inducing-point prior C matrices of N x M and P^-1, CM x CM.

@@ -17,9 +17,11 @@ class DenseMulticlassPrior final : public MulticlassPrior {
                                     const MulticlassFit& fit) const override {
     return kernel_.gram_derivative_contractions(X_, multiclass_evidence_weights(y, fit));
   }
-  std::shared_ptr<const Model> model(const Problem& problem, const Eigen::VectorXi& y,
+  std::shared_ptr<const Model> model(std::shared_ptr<const Kernel> kernel,
+                                     std::shared_ptr<const Likelihood> likelihood,
+                                     const Eigen::VectorXi& y,
                                      const MulticlassFit& fit) const override {
-    return MulticlassModel::from_fit(problem.kernel, problem.likelihood, X_, y, fit);
+    return MulticlassModel::from_fit(std::move(kernel), std::move(likelihood), X_, y, fit);
   }
   std::string where() const override { return ""; }
 
@@ -43,9 +45,11 @@ class InducingMulticlassPrior final : public MulticlassPrior {
     return inducing_class_evidence_gradient(kernel_, X_, sites_, pi,
                                             multiclass_mean_weights(y, fit), fit.posterior);
   }
-  std::shared_ptr<const Model> model(const Problem& problem, const Eigen::VectorXi&,
+  std::shared_ptr<const Model> model(std::shared_ptr<const Kernel> kernel,
+                                     std::shared_ptr<const Likelihood> likelihood,
+                                     const Eigen::VectorXi&,
                                      const MulticlassFit& fit) const override {
-    return InducingMulticlassModel::from_fit(problem.kernel, problem.likelihood, sites_, fit);
+    return InducingMulticlassModel::from_fit(std::move(kernel), std::move(likelihood), sites_, fit);
   }
   std::string where() const override {
     return ", on the inducing-point prior (" + to_string(form_) +

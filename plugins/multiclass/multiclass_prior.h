@@ -24,11 +24,14 @@ class MulticlassPrior {
   virtual ~MulticlassPrior();
   /// What the nested-EP sweeps see (solve_multiclass_ep).
   virtual const ClassPrior& classes() const = 0;
-  /// d log Z_EP / dtheta of the kernel at a converged fit with labels y.
+  /// d log Z_EP / dtheta of the kernel at a converged fit (points once each) with labels y.
   virtual Eigen::VectorXd evidence_gradient(const Eigen::VectorXi& y,
                                             const MulticlassFit& fit) const = 0;
-  /// The model of a fit with labels y on `problem`'s training inputs.
-  virtual std::shared_ptr<const Model> model(const Problem& problem, const Eigen::VectorXi& y,
+  /// The model, with `kernel` (this prior's) and `likelihood`, of a fit with labels y on the
+  /// prior's inputs.
+  virtual std::shared_ptr<const Model> model(std::shared_ptr<const Kernel> kernel,
+                                             std::shared_ptr<const Likelihood> likelihood,
+                                             const Eigen::VectorXi& y,
                                              const MulticlassFit& fit) const = 0;
   /// Appended to the method's description ("" for the exact prior).
   virtual std::string where() const = 0;
