@@ -269,7 +269,8 @@ DataError cell_error(const CsvTable& table, Eigen::Index row, Eigen::Index colum
       message = "unexpected number " + quoted_field(text);
       break;
     case CellKind::missing:
-      message = text.empty() ? "missing value (empty field)" : "missing value " + quoted_field(text);
+      message =
+          text.empty() ? "missing value (empty field)" : "missing value " + quoted_field(text);
       message += "; set 'data: {missing: drop_rows}' to drop such rows";
       break;
     case CellKind::not_finite:

@@ -126,7 +126,7 @@ class ResampledMulticlass final : public ResampledModel {
       const Eigen::MatrixXd X = X_(drawn.rows, Eigen::all);
       const Eigen::VectorXi y = y_(drawn.rows);
       const std::unique_ptr<MulticlassPrior> prior =
-          make_multiclass_prior(*kernel_, X, inducing_.get(), std::nullopt);
+          make_multiclass_prior(*kernel_, X, inducing_.get(), 1);
       const MulticlassFit fit = solve_multiclass_ep(prior->classes(), y, classes_, lik_, options_,
                                                     nullptr, drawn.counts.cast<double>());
       if (fit.status.code != RunStatus::ok)

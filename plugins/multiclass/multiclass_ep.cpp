@@ -230,11 +230,8 @@ MulticlassFit sweep_to_fixed_point(const ClassPrior& prior, const Eigen::VectorX
       abandoned = true;
       fit.status = {RunStatus::not_converged,
                     "multiclass EP: sweep " + std::to_string(it) +
-                        " from the warm start moved the "
-                        "posterior by " +
-                        format_number(change) +
-                        " prior sds, and no sweeps were "
-                        "left to start from zero sites",
+                        " from the warm start moved the posterior by " + format_number(change) +
+                        " prior sds, and no sweeps were left to start from zero sites",
                     it};
       return fit;
     }
@@ -301,8 +298,11 @@ MulticlassFit solve_multiclass_ep(const ClassPrior& prior, const Eigen::VectorXi
                                   Eigen::Index classes, const ClassLikelihood& lik,
                                   const MulticlassEpOptions& options,
                                   const MulticlassFit* warm_start, const Eigen::VectorXd& counts) {
-  if (counts.size() != 0 && (counts.size() != y.size() || !(counts.array() >= 1.0).all()))
-    throw std::invalid_argument("solve_multiclass_ep: counts must be >= 1, one per point");
+  if (counts.size() != 0 && (counts.size() != y.size() || !(counts.array() >= 1.0).all() ||
+                             !(counts.array() == counts.array().floor()).all()))
+    throw std::invalid_argument(
+        "solve_multiclass_ep: counts must be whole numbers >= 1, one "
+        "per point");
   return solve_with_smaller_steps(options, [&](const MulticlassEpOptions& o, bool first) {
     bool abandoned = false;
     MulticlassFit fit = sweep_to_fixed_point(prior, y, classes, lik, o,

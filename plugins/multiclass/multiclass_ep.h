@@ -59,7 +59,7 @@ void posterior_site_forms(const Eigen::VectorXi& y, const MulticlassFit& fit, Ei
 /// leave-one-out retrain), from zero sites or from `warm_start`'s sites (same labels; dropped for
 /// zero sites when a sweep from them moves the posterior by more than a prior sd); while it
 /// does not converge, again from zero sites with half the damping (quench/smaller_steps.h),
-/// options.max_iterations bounding all attempts together. With `counts` (N, each >= 1), point i
+/// options.max_iterations bounding all attempts together. With `counts` (N, whole, >= 1), point i
 /// is drawn counts(i) times: its likelihood to that power, as copies of one site on its latent
 /// (posterior_site_forms), each matched at the cavity of one copy (the posterior without it):
 /// the fixed point of EP on counts(i) copies of the point, a bootstrap retrain's.

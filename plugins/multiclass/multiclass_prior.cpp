@@ -1,9 +1,14 @@
 #include "multiclass_prior.h"
 
+#include <optional>
+#include <stdexcept>
+
 #include "inducing_class_posterior.h"
 #include "inducing_multiclass_model.h"
 #include "multiclass_model.h"
+#include "quench/parallel.h"
 #include "quench/site_prior.h"
+#include "quench/units.h"
 
 namespace quench::multiclass {
 namespace {
@@ -40,6 +45,8 @@ class InducingMulticlassPrior final : public MulticlassPrior {
   const ClassPrior& classes() const override { return prior_; }
   Eigen::VectorXd evidence_gradient(const Eigen::VectorXi& y,
                                     const MulticlassFit& fit) const override {
+    if (fit.counts.size() != 0)
+      throw std::invalid_argument("evidence_gradient: a fit on counted points");
     Eigen::MatrixXd pi, h;
     site_forms(y, fit.sites, pi, h);
     return inducing_class_evidence_gradient(kernel_, X_, sites_, pi,
@@ -71,9 +78,11 @@ MulticlassPrior::~MulticlassPrior() = default;
 std::unique_ptr<MulticlassPrior> make_multiclass_prior(const Kernel& kernel,
                                                        const Eigen::MatrixXd& X,
                                                        const InducingInputs* inducing,
-                                                       std::optional<int> threads) {
+                                                       int threads) {
   if (inducing) return std::make_unique<InducingMulticlassPrior>(kernel, X, *inducing);
-  return std::make_unique<DenseMulticlassPrior>(kernel, X, threads);
+  const bool in_turn = inside_unit() || blas_threads() > 1;
+  return std::make_unique<DenseMulticlassPrior>(
+      kernel, X, in_turn ? std::nullopt : std::optional<int>(threads));
 }
 
 }  // namespace quench::multiclass

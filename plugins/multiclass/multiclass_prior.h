@@ -6,7 +6,6 @@
 #pragma once
 
 #include <memory>
-#include <optional>
 #include <string>
 
 #include <Eigen/Core>
@@ -38,10 +37,13 @@ class MulticlassPrior {
 };
 
 /// The prior of `kernel` (prepared) at the training inputs X: on `inducing` when it is set, else
-/// the exact prior with its per-class work on `threads` (DenseClassPrior). Refers to kernel and X.
+/// the exact prior (DenseClassPrior), its per-class work on the run's `threads` where BLAS runs
+/// on one thread (below kMultithreadedBlasRows rows, or --blas-threads 1) outside any unit, and
+/// in turn otherwise: inside a unit (a retrain, a fold: the units are the parallel work) and
+/// where the factorizations have BLAS threads of their own. Either way the same bits for any
+/// `threads`. Refers to kernel and X.
 std::unique_ptr<MulticlassPrior> make_multiclass_prior(const Kernel& kernel,
                                                        const Eigen::MatrixXd& X,
-                                                       const InducingInputs* inducing,
-                                                       std::optional<int> threads);
+                                                       const InducingInputs* inducing, int threads);
 
 }  // namespace quench::multiclass

@@ -215,6 +215,20 @@ TEST(LbfgsWithinABox, StopsWhereTheDecreaseIsLostInTheValuesRounding) {
   EXPECT_LE(counted.evaluations, 15) << r.message;
 }
 
+// The same with the minimum beyond a bound in one entry: that entry ends on its bound exactly,
+// the other converges, and the rule does not end the search on a step the box clipped.
+TEST(LbfgsWithinABox, StopsWhereTheDecreaseIsLostWithAnEntryOnABound) {
+  const DriftingQuadratic f;
+  const Counted counted(f);
+  const Box box{Eigen::Vector2d(-5, -5), Eigen::Vector2d(5, -0.8)};
+  Eigen::VectorXd x = Eigen::Vector2d(2, -3);
+  const OptimizerReport r = default_lbfgs().minimize_within(counted, box, x);
+  EXPECT_TRUE(r.converged) << r.message;
+  EXPECT_NEAR(x(0), 0.3, 1e-4);
+  EXPECT_EQ(x(1), -0.8);
+  EXPECT_LE(counted.evaluations, 25) << r.message;
+}
+
 TEST(LbfgsWithinABox, AnInteriorMinimumIsTheUnconstrainedOne) {
   LbfgsOptimizer lbfgs = default_lbfgs();
   Eigen::VectorXd x(2);

@@ -668,7 +668,8 @@ class GaussianProcessClassifier(_Estimator):
     engine_params: options of the engine plugin that fits (`quench plugins multiclass_ep` lists
     the joint model's: tol, learning_tol, max_iterations, damping, acceleration_depth; those of
     ep, tap, naive_mean_field or svm_limit for two classes), e.g. {"tol": 1e-7,
-    "max_iterations": 2000}; learning runs the same engine. Not for one-vs-rest, whose binary engines keep defaults.
+    "max_iterations": 2000}; learning runs the same engine. Not for one-vs-rest, whose binary
+    engines keep defaults.
 
     Fitted attributes: classes_, n_classes_, loo_error_ (the built-in leave-one-out error: 001
     eq 32, App. D, eq 38), loo_proba_ (N x C: p(class | the other examples) at each training

@@ -103,15 +103,16 @@ TEST(HyperparameterLearning, FindsTheOptimumOfEveryRequestedBlock) {
 
 // The learner asks for the value at the start, at the optimizer's result and, after its
 // probe's steps (docs/hyperparameters.md, "Status"), at the learned values again: each an
-// objective's fit (an EP evaluation) unless kept. Every point reaches the objective once, the
-// count is the report's, and the components end at the learned values (checked above).
+// objective's fit (an EP evaluation) unless kept. Without restarts or continuations every point
+// reaches the objective once, the count is the report's, and the components end at the learned
+// values (checked above).
 TEST(HyperparameterLearning, NoPointIsEvaluatedTwice) {
   class Recorded final : public HyperparameterObjective {
    public:
     explicit Recorded(Eigen::VectorXd target) : inner_(std::move(target)) {}
     std::string quantity() const override { return "test"; }
     ObjectiveValue evaluate(const Kernel& kernel, const Likelihood& likelihood) override {
-      Eigen::VectorXd theta(6);
+      Eigen::VectorXd theta(5);  // 2 length scales, amplitude, kernel noise, likelihood noise
       Eigen::Index k = 0;
       for (const auto& h : kernel.hyperparameters())
         for (Eigen::Index i = 0; i < h.value.size(); ++i) theta(k++) = h.value(i);
