@@ -21,8 +21,9 @@ namespace {
 
 // log Z_EP and its gradient on the exact prior or, with inducing inputs, on the inducing-point
 // prior (multiclass_prior.h; the inputs stay where the run chose them), each evaluation
-// warm-started from the sites of the best value so far (cold again when that fails): a
-// line-search step that overshoots does not become the next start.
+// warm-started from the sites of the best value so far (cold again, within the same
+// max_iterations, when that fails): a line-search step that overshoots does not become the next
+// start.
 class MulticlassEvidence final : public HyperparameterObjective {
  public:
   MulticlassEvidence(const Problem& problem, MulticlassEpOptions options)
@@ -67,13 +68,18 @@ class MulticlassEvidence final : public HyperparameterObjective {
   }
 
  private:
-  // The fit on `prior` (warm, then cold when the warm start fails) into last_, its status and
-  // log Z into `out`; the fit when it converged, nullptr otherwise.
+  // The fit on `prior` (warm, then cold with the sweeps left when the warm start fails) into
+  // last_, its status and log Z into `out`; the fit when it converged, nullptr otherwise.
   const MulticlassFit* solve(const ClassPrior& prior, const ClassLikelihood& lik,
                              ObjectiveValue& out) {
     last_ = solve_multiclass_ep(prior, y_, classes_, lik, options_, best_ ? &*best_ : nullptr);
-    if (last_.status.code != RunStatus::ok && best_)
-      last_ = solve_multiclass_ep(prior, y_, classes_, lik, options_);
+    const int spent = last_.status.iterations;
+    if (last_.status.code != RunStatus::ok && best_ && spent < options_.max_iterations) {
+      MulticlassEpOptions rest = options_;
+      rest.max_iterations = options_.max_iterations - spent;
+      last_ = solve_multiclass_ep(prior, y_, classes_, lik, rest);
+      last_.status.iterations += spent;
+    }
     out.status = last_.status;
     if (last_.status.code != RunStatus::ok) return nullptr;
     out.value = multiclass_log_evidence(y_, last_);
