@@ -68,18 +68,12 @@ class MulticlassEvidence final : public HyperparameterObjective {
   }
 
  private:
-  // The fit on `prior` (warm, then cold with the sweeps left when the warm start fails) into
-  // last_, its status and log Z into `out`; the fit when it converged, nullptr otherwise.
+  // The fit on `prior` from the best fit's sites (solve_multiclass_ep goes on from zero sites
+  // when they fail) into last_, its status and log Z into `out`; the fit when it converged,
+  // nullptr otherwise.
   const MulticlassFit* solve(const ClassPrior& prior, const ClassLikelihood& lik,
                              ObjectiveValue& out) {
     last_ = solve_multiclass_ep(prior, y_, classes_, lik, options_, best_ ? &*best_ : nullptr);
-    const int spent = last_.status.iterations;
-    if (last_.status.code != RunStatus::ok && best_ && spent < options_.max_iterations) {
-      MulticlassEpOptions rest = options_;
-      rest.max_iterations = options_.max_iterations - spent;
-      last_ = solve_multiclass_ep(prior, y_, classes_, lik, rest);
-      last_.status.iterations += spent;
-    }
     out.status = last_.status;
     if (last_.status.code != RunStatus::ok) return nullptr;
     out.value = multiclass_log_evidence(y_, last_);

@@ -162,12 +162,11 @@ namespace {
 constexpr double kWarmStartReach = 1.0;
 
 // One attempt at the fixed point at o.damping (solve_multiclass_ep tries smaller steps). From a
-// warm start, an attempt whose change exceeds kWarmStartReach stops early with `abandoned` set.
+// warm start, an attempt whose change exceeds kWarmStartReach stops early, not converged.
 MulticlassFit sweep_to_fixed_point(const ClassPrior& prior, const Eigen::VectorXi& y,
                                    Eigen::Index classes, const ClassLikelihood& lik,
                                    const MulticlassEpOptions& o, const MulticlassFit* warm_start,
-                                   const Eigen::VectorXd& counts, bool& abandoned) {
-  abandoned = false;
+                                   const Eigen::VectorXd& counts) {
   const Eigen::Index n = y.size();
   MulticlassFit fit;
   fit.counts = counts;
@@ -227,7 +226,6 @@ MulticlassFit sweep_to_fixed_point(const ClassPrior& prior, const Eigen::VectorX
     }
     undone = 0;
     if (warm_start && change > kWarmStartReach && std::isfinite(change)) {
-      abandoned = true;
       fit.status = {RunStatus::not_converged,
                     "multiclass EP: sweep " + std::to_string(it) +
                         " from the warm start moved the posterior by " + format_number(change) +
@@ -304,24 +302,28 @@ MulticlassFit solve_multiclass_ep(const ClassPrior& prior, const Eigen::VectorXi
         "solve_multiclass_ep: counts must be whole numbers >= 1, one "
         "per point");
   return solve_with_smaller_steps(options, [&](const MulticlassEpOptions& o, bool first) {
-    bool abandoned = false;
-    MulticlassFit fit = sweep_to_fixed_point(prior, y, classes, lik, o,
-                                             first ? warm_start : nullptr, counts, abandoned);
-    if (!abandoned) return fit;
-    // From zero sites at the same damping, with the sweeps that remain.
+    const MulticlassFit* start = first ? warm_start : nullptr;
+    MulticlassFit fit = sweep_to_fixed_point(prior, y, classes, lik, o, start, counts);
+    if (!start || fit.status.code == RunStatus::ok) return fit;
+    // A warm start that was dropped or failed: from zero sites at the same damping, with the
+    // sweeps that remain (then smaller steps, as any fit).
     const int spent = fit.status.iterations;
     MulticlassEpOptions rest = o;
     rest.max_iterations = o.max_iterations - spent;
     if (rest.max_iterations < 1) return fit;
-    fit = sweep_to_fixed_point(prior, y, classes, lik, rest, nullptr, counts, abandoned);
+    fit = sweep_to_fixed_point(prior, y, classes, lik, rest, nullptr, counts);
     fit.status.iterations += spent;
     return fit;
   });
 }
 
-double multiclass_log_evidence(const Eigen::VectorXi& y, const MulticlassFit& fit) {
+void require_points_once(const MulticlassFit& fit, const char* what) {
   if (fit.counts.size() != 0)
-    throw std::invalid_argument("multiclass_log_evidence: a fit on counted points");
+    throw std::invalid_argument(std::string(what) + ": a fit on counted points");
+}
+
+double multiclass_log_evidence(const Eigen::VectorXi& y, const MulticlassFit& fit) {
+  require_points_once(fit, "multiclass_log_evidence");
   const ClassPosterior& post = fit.posterior;
   const Eigen::Index n = y.size(), classes = post.mean.cols();
   Eigen::MatrixXd pi, h;
@@ -351,8 +353,7 @@ Eigen::MatrixXd multiclass_mean_weights(const Eigen::VectorXi& y, const Multicla
 }
 
 Eigen::MatrixXd multiclass_evidence_weights(const Eigen::VectorXi& y, const MulticlassFit& fit) {
-  if (fit.counts.size() != 0)
-    throw std::invalid_argument("multiclass_evidence_weights: a fit on counted points");
+  require_points_once(fit, "multiclass_evidence_weights");
   const Eigen::MatrixXd b = multiclass_mean_weights(y, fit);
   const ClassCoupling& cp = std::get<ClassCoupling>(fit.posterior.coupling);
   // sum_c R_cc = M - sum_c E_c M^{-1} E_c, M = L L^T.

@@ -57,8 +57,9 @@ void posterior_site_forms(const Eigen::VectorXi& y, const MulticlassFit& fit, Ei
 
 /// Nested EP on `prior` for labels y in 0..classes-1 (a class may have no points, e.g. in a
 /// leave-one-out retrain), from zero sites or from `warm_start`'s sites (same labels; dropped for
-/// zero sites when a sweep from them moves the posterior by more than a prior sd); while it
-/// does not converge, again from zero sites with half the damping (quench/smaller_steps.h),
+/// zero sites, at the same damping, when a sweep from them moves the posterior by more than a
+/// prior sd or their sweeps do not converge); while it does not converge, again from zero
+/// sites with half the damping (quench/smaller_steps.h),
 /// options.max_iterations bounding all attempts together. With `counts` (N, whole, >= 1), point i
 /// is drawn counts(i) times: its likelihood to that power, as copies of one site on its latent
 /// (posterior_site_forms), each matched at the cavity of one copy (the posterior without it):
@@ -74,6 +75,10 @@ MulticlassFit solve_multiclass_ep(const Eigen::MatrixXd& K, const Eigen::VectorX
                                   const MulticlassEpOptions& options,
                                   const MulticlassFit* warm_start = nullptr,
                                   const Eigen::VectorXd& counts = Eigen::VectorXd());
+
+/// Throws std::invalid_argument, naming `what`, for a fit on counted points (its log Z_EP and
+/// gradient are not those of the data).
+void require_points_once(const MulticlassFit& fit, const char* what);
 
 /// log Z_EP of a fit (points once each) on prior K:
 ///   1/2 h^T mu - 1/2 log det(I + K Pi) + sum_i [log Zhat_i + Phi(cavity_i) - Phi(marginal_i)],

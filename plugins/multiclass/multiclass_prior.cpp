@@ -1,7 +1,6 @@
 #include "multiclass_prior.h"
 
 #include <optional>
-#include <stdexcept>
 
 #include "inducing_class_posterior.h"
 #include "inducing_multiclass_model.h"
@@ -45,8 +44,7 @@ class InducingMulticlassPrior final : public MulticlassPrior {
   const ClassPrior& classes() const override { return prior_; }
   Eigen::VectorXd evidence_gradient(const Eigen::VectorXi& y,
                                     const MulticlassFit& fit) const override {
-    if (fit.counts.size() != 0)
-      throw std::invalid_argument("evidence_gradient: a fit on counted points");
+    require_points_once(fit, "evidence_gradient");
     Eigen::MatrixXd pi, h;
     site_forms(y, fit.sites, pi, h);
     return inducing_class_evidence_gradient(kernel_, X_, sites_, pi,
