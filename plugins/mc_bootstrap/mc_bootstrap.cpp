@@ -26,7 +26,8 @@ std::string automatic_loss(const Likelihood& lik) {
 double zero_one_loss(double f, double t) { return t * f <= 0.0 ? 1.0 : 0.0; }
 
 // The bootstrap of a C-class inner engine (ResampledModel::classes() = C): the out-of-bag 0/1
-// error of the retrains' classes (the largest probability, the lower class on ties), at
+// error of the retrains' classes (the largest probability, the lower class on ties) and their
+// out-of-bag log loss (-log of the left-out label's probability), at
 // labelled test inputs the mean over samples of the test error rate, and the bootstrap mean and
 // standard error of every class probability at the test inputs (M x C).
 void class_bootstrap(const Problem& problem, const ResampledModel& model, Eigen::Index T,
@@ -61,6 +62,14 @@ void class_bootstrap(const Problem& problem, const ResampledModel& model, Eigen:
   r.scalars["bootstrap_error_stderr"] = e.standard_error;
   r.scalars["test_error_points"] = static_cast<double>(e.points);
   if (e.points == n) r.vectors["left_out_error"] = e.per_point;
+  Eigen::MatrixXd loss(n, T);  // the retrain's log loss at training input i
+  for (Eigen::Index t = 0; t < T; ++t)
+    for (Eigen::Index i = 0; i < n; ++i) loss(i, t) = -std::log(U(i * C + y(i), t));
+  const auto l =
+      out_of_bag_error(loss, O, Eigen::VectorXd::Zero(n), [](double v, double) { return v; });
+  r.scalars["bootstrap_log_loss"] = l.value;
+  r.scalars["bootstrap_log_loss_stderr"] = l.standard_error;
+  if (l.points == n) r.vectors["left_out_log_loss"] = l.per_point;
   if (m > 0) {
     Eigen::MatrixXd mean(m, C), stderr_(m, C);
     for (Eigen::Index x = 0; x < m; ++x)

@@ -494,7 +494,8 @@ TEST(McBootstrapMulticlass, AgreesWithExactEnumerationOfAllSubsets) {
       Params(likelihoods::MultinomialProbitLikelihood::schema(), {}));
   const auto model = f.problem.context.make_engine("multiclass_ep")->prepare_resampling(f.problem);
   ASSERT_EQ(model->classes(), C);
-  Eigen::VectorXd left_out = Eigen::VectorXd::Zero(n);  // errors over subsets without point i
+  Eigen::VectorXd left_out = Eigen::VectorXd::Zero(n);       // errors over subsets without point i
+  Eigen::VectorXd left_out_loss = Eigen::VectorXd::Zero(n);  // and log losses
   Eigen::MatrixXd probability = Eigen::MatrixXd::Zero(m, C);
   double test_error = 0.0;
   for (int code = 0; code < subsets; ++code) {
@@ -508,13 +509,17 @@ TEST(McBootstrapMulticlass, AgreesWithExactEnumerationOfAllSubsets) {
       return best;
     };
     for (int i = 0; i < n; ++i)
-      if (counts(i) == 0) left_out(i) += label(i) != f.data.y_train(i);
+      if (counts(i) == 0) {
+        left_out(i) += label(i) != f.data.y_train(i);
+        left_out_loss(i) -= std::log(p(i * C + static_cast<Eigen::Index>(f.data.y_train(i))));
+      }
     for (int j = 0; j < m; ++j) {
       test_error += (label(n + j) != f.data.y_test(j)) / double(m * subsets);
       probability.row(j) += p.segment((n + j) * C, C).transpose() / subsets;
     }
   }
   left_out /= subsets / 2;
+  left_out_loss /= subsets / 2;
   ASSERT_GT(left_out.mean(), 0.05);
   ASSERT_LT(left_out.mean(), 0.95);
   const Results r = run_inner(f.problem, "multiclass_ep", T, 2);
@@ -523,6 +528,8 @@ TEST(McBootstrapMulticlass, AgreesWithExactEnumerationOfAllSubsets) {
   EXPECT_GT(se, 0.0);
   // 4.5-sigma bands, as the binary test above.
   EXPECT_NEAR(r.scalars.at("bootstrap_error"), left_out.mean(), 4.5 * se);
+  EXPECT_NEAR(r.scalars.at("bootstrap_log_loss"), left_out_loss.mean(),
+              4.5 * r.scalars.at("bootstrap_log_loss_stderr"));
   EXPECT_NEAR(r.scalars.at("test_bootstrap_error"), test_error,
               4.5 * r.scalars.at("test_bootstrap_error_stderr") + 1e-12);
   const Eigen::MatrixXd& mean = r.matrices.at("prediction_probability");
