@@ -10,6 +10,7 @@
 #include "quench/normal.h"
 #include "quench/parallel.h"
 #include "quench/site_posterior.h"
+#include "replica_stages.h"
 
 namespace quench::adatap {
 
@@ -199,25 +200,22 @@ GeneralSolution solve_general(Index n, const GaussianPart& gaussian_part, const 
   GeneralSolution s;
   ConvergenceProgress bar(o.progress, o.tolerance);
   s.dl = s.gamma = s.lam = VectorXd::Zero(n);  // the cavity is the GP prior
-  const bool two_stage = static_cast<bool>(coarse);
-  // With a coarse site: its moments plus the defect correction (fine - coarse at the cavities
-  // of the last check; zero at first) drive the iteration; the fine site is evaluated only to
-  // check a fixed point of that, at the same cavities.
-  bool checking = !two_stage;
-  VectorXd dm = VectorXd::Zero(n), dV = VectorXd::Zero(n), dQ = VectorXd::Zero(n);
-  VectorXd cm(n), cV(n), cQ(n);  // the last coarse moments, uncorrected
-  double eta = o.damping, best = std::numeric_limits<double>::infinity();
+  // With a coarse site: its moments plus the defect correction drive the iteration; the fine
+  // site is evaluated only to check a fixed point of that, at the same cavities.
+  TwoStages<VectorXd> stages(static_cast<bool>(coarse),
+                             {VectorXd::Zero(n), VectorXd::Zero(n), VectorXd::Zero(n)});
+  StepLength length(o.damping, o.min_damping);
   Sites from, to;  // the last step: from the sites where the averages were taken, to the target
   bool stepped = false, same_sites = false;
-  VectorXd m1(n), V1(n), Q1(n);
+  SiteMoments<VectorXd> a{VectorXd(n), VectorXd(n), VectorXd(n)};
   for (s.iterations = 1; s.iterations <= o.max_iterations; ++s.iterations) {
     throw_if_stop_requested();
     if (!same_sites) {
       gaussian_part(s.dl, s.gamma, s.lam, s.V, s.m, s.C);
       if (const Index i = cavities(s); i >= 0) {
-        if (stepped && eta > o.min_damping) {  // the step was too long: half of it
-          eta = std::max(0.5 * eta, o.min_damping);
-          step(from, to, eta, o.nonnegative_sites, s);
+        if (stepped && length.can_halve()) {  // the step was too long: half of it
+          length.halve();
+          step(from, to, length.eta(), o.nonnegative_sites, s);
           continue;
         }
         std::ostringstream why;
@@ -225,33 +223,30 @@ GeneralSolution solve_general(Index n, const GaussianPart& gaussian_part, const 
             << " is not proper (Delta lambda_c = " << s.dlc(i) << ", lambda_c = " << s.lamc(i)
             << "; the decoupling needs Delta lambda_c > 0, lambda_c <= 0)";
         s.message = why.str();
-        s.damping = eta;
+        s.damping = length.eta();
         return s;
       }
     }
     same_sites = false;
-    const AveragedSiteFunction& averaged = checking ? site : coarse;
+    const AveragedSiteFunction& averaged = stages.checking() ? site : coarse;
     parallel_for(static_cast<std::size_t>(n), o.threads, [&](std::size_t j) {
       const auto i = static_cast<Index>(j);
-      const AveragedSite a = averaged(i, y[i], s.dlc(i), s.gammac(i), s.lamc(i));
-      m1(i) = a.mean;
-      V1(i) = a.variance;
-      Q1(i) = a.second_moment;
+      const AveragedSite avg = averaged(i, y[i], s.dlc(i), s.gammac(i), s.lamc(i));
+      a.mean(i) = avg.mean;
+      a.variance(i) = avg.variance;
+      a.second_moment(i) = avg.second_moment;
     });
-    if (!checking) {
+    if (!stages.checking()) {
       ++s.coarse_iterations;
-      cm = m1;
-      cV = V1;
-      cQ = Q1;
-      m1 += dm;
-      V1 += dV;
-      Q1 += dQ;
+      stages.correct(a);
     }
-    const VectorXd C1 = Q1 - m1.cwiseAbs2();
+    const VectorXd& m1 = a.mean;
+    const VectorXd& V1 = a.variance;
+    const VectorXd C1 = a.second_moment - m1.cwiseAbs2();
     s.final_change = std::max({(m1 - s.m).cwiseAbs().maxCoeff(),
                                ((V1 - s.V).cwiseQuotient(s.V)).cwiseAbs().maxCoeff(),
                                (C1 - s.C).cwiseAbs().maxCoeff()});
-    s.damping = eta;
+    s.damping = length.eta();
     bar.report(s.final_change);
     if (!std::isfinite(s.final_change)) {
       s.message =
@@ -259,41 +254,25 @@ GeneralSolution solve_general(Index n, const GaussianPart& gaussian_part, const 
       return s;
     }
     if (s.final_change < o.tolerance) {
-      if (checking) {
+      if (stages.agreed()) {
         s.converged = true;
         bar.finish();
         return s;
       }
-      checking = true;  // a fixed point of the corrected coarse site: check it with the fine one
-      same_sites = true;
+      same_sites = true;  // check the fixed point of the corrected coarse site with the fine one
       continue;
     }
-    if (two_stage && checking) {  // the check failed: correct the coarse site by the defect
-      dm = m1 - cm;
-      dV = V1 - cV;
-      dQ = Q1 - cQ;
-      checking = false;
-      best = std::numeric_limits<double>::infinity();
-    }
-    // A change that grows far above the best so far (not the zig-zag of a converging
-    // iteration) halves the step.
-    if (s.final_change > 2.0 * best) {
-      eta = std::max(0.5 * eta, o.min_damping);
-      best = s.final_change;
-    }
-    best = std::min(best, s.final_change);
+    if (stages.disagreed(a)) length.restart();
+    length.after(s.final_change);
     // The sites that make site + cavity reproduce the averaged moments (note eq 17).
     from = {s.dl, s.gamma, s.lam};
     to = {V1.cwiseInverse() - s.dlc, m1.cwiseQuotient(V1) - s.gammac,
           -C1.cwiseQuotient(V1.cwiseAbs2()) - s.lamc};
-    step(from, to, eta, o.nonnegative_sites, s);
+    step(from, to, length.eta(), o.nonnegative_sites, s);
     stepped = true;
   }
   s.iterations = o.max_iterations;
-  std::ostringstream why;
-  why << "not converged after " << o.max_iterations << " iterations (change " << s.final_change
-      << ", tolerance " << o.tolerance << ")";
-  s.message = why.str();
+  s.message = not_converged_message(o.max_iterations, s.final_change, o.tolerance);
   return s;
 }
 
