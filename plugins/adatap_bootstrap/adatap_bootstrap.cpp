@@ -5,6 +5,9 @@
 
 #include "adatap_model.h"
 #include "bootstrap_prior.h"
+#include "class_model.h"
+#include "class_outputs.h"
+#include "class_solver.h"
 #include "classifier_outputs.h"
 #include "general_solver.h"
 #include "quench/errors.h"
@@ -76,7 +79,17 @@ ParamSchema AdatapBootstrap::schema() {
       .integer("hermite_nodes",
                "non-Gaussian likelihoods: Gauss-Hermite nodes of the average over the decoupling "
                "variable u",
-               20, 2, 200);
+               20, 2, 200)
+      .string("class_cubature",
+              "multi-class likelihoods: the average over the C-dimensional decoupling variable "
+              "(docs/adatap_multiclass.md): degree3 (Stroud's rule, 2C points), degree5 "
+              "(2C^2 + 1 points) or product (hermite_nodes Gauss-Hermite nodes per direction, "
+              "hermite_nodes^C points)",
+              "degree3", {"degree3", "degree5", "product"})
+      .integer("error_draws",
+               "multi-class likelihoods: draws of the decoupling variable per input for the "
+               "bootstrap 0/1 errors, from the pipeline seed (docs/adatap_multiclass.md eq M12)",
+               400, 2, 1000000);
   return s;
 }
 
@@ -114,6 +127,12 @@ AdatapBootstrap::AdatapBootstrap(const Params& p)
   general_.damping = p.real("damping");
   general_.hermite_nodes = static_cast<int>(p.integer("hermite_nodes"));
   general_.max_iterations = options_.max_iterations;
+  classes_.error_draws = static_cast<int>(p.integer("error_draws"));
+  const auto& cubature = p.string("class_cubature");
+  classes_.rule.kind = cubature == "degree5"   ? ClassRule::Kind::degree5
+                       : cubature == "product" ? ClassRule::Kind::product
+                                               : ClassRule::Kind::degree3;
+  classes_.rule.nodes = general_.hermite_nodes;
 }
 
 Results AdatapBootstrap::site_results(const Solution& sol, const Problem& problem,
@@ -180,6 +199,12 @@ void AdatapBootstrap::check(const Problem& problem, Eigen::Index inducing_count)
                       "use a bootstrap or subsample resampler");
   const bool gaussian = problem.likelihood->gaussian_noise_variance().has_value();
   if (gaussian && inducing_count > 0) check_sparse_options(options_);
+  if (problem.likelihood->classes()) {
+    if (inducing_count > 0)
+      throw ConfigError({},
+                        "adatap_bootstrap with a multi-class likelihood runs on the exact prior "
+                        "only: remove `inducing:` (docs/adatap_multiclass.md)");
+  }
   if (!gaussian && problem.kernel->diagonal_noise() > 0)
     throw ConfigError({},
                       "adatap_bootstrap with a non-Gaussian likelihood needs the noise in the "
@@ -187,12 +212,20 @@ void AdatapBootstrap::check(const Problem& problem, Eigen::Index inducing_count)
                       "drawn k times contributes k independent noise draws "
                       "(docs/adatap_classification.md eq 1)");
   // The dense prior holds K and G (000 eq 65) with its factorization.
-  if (inducing_count == 0)
-    require_dense_memory(problem.data->X_train.rows(), 3, "adatap_bootstrap");
+  // The dense prior holds K and G (000 eq 65) with its factorization; C classes hold five
+  // matrices of order C N (class_solver.cpp).
+  if (inducing_count == 0) {
+    if (problem.likelihood->classes())
+      require_dense_memory(problem.data->X_train.rows() * problem.data->classes, 5,
+                           "adatap_bootstrap");
+    else
+      require_dense_memory(problem.data->X_train.rows(), 3, "adatap_bootstrap");
+  }
 }
 
 Results AdatapBootstrap::run(const Problem& problem) const {
   check(problem, problem.inducing ? problem.inducing->Z.rows() : 0);
+  if (problem.likelihood->classes()) return run_classes(problem);
   const auto noise = problem.likelihood->gaussian_noise_variance();
   return noise ? run_gaussian(problem, *noise) : run_general(problem);
 }
@@ -255,9 +288,50 @@ Results AdatapBootstrap::run_general(const Problem& problem) const {
   return r;
 }
 
+Results AdatapBootstrap::run_classes(const Problem& problem) const {
+  using clock = std::chrono::steady_clock;
+  using seconds = std::chrono::duration<double>;
+  const auto start = clock::now();
+  const Dataset& data = *problem.data;
+  const ClassLikelihood& likelihood =
+      require_class_likelihood(problem.likelihood.get(), "adatap_bootstrap");
+  const Eigen::VectorXi y = class_indices(data, DataPart::train, "adatap_bootstrap");
+  Occupation occ = occupation_of(*problem.resampler, tail_);
+  occ.pmf /= occ.pmf.sum();  // the truncated tail's mass spread over the kept k
+  const Eigen::MatrixXd K = problem.kernel->cross(data.X_train, data.X_train);
+  const auto kernel_done = clock::now();
+  ClassSolution sol = solve_classes(K, y, data.classes, likelihood, occ,
+                                    for_run(general_, problem.context), classes_.rule);
+  const auto solved = clock::now();
+  Results r;
+  r.status.iterations = sol.iterations;
+  if (sol.converged) {
+    r = class_results(problem, y, sol, likelihood, classes_);
+    r.status.iterations = sol.iterations;
+    if (data.X_test.rows() > 0 || problem.make_model) {  // eqs M9-M10; the test outputs are
+                                                         // the model's predictions
+      auto model = std::make_shared<const AdatapClassModel>(
+          problem.kernel, problem.likelihood, data.X_train, std::move(sol), classes_.rule,
+          problem.resampler->expected_size());
+      if (data.X_test.rows() > 0) class_test_results(problem, *model, likelihood, classes_, r);
+      if (problem.make_model) r.model = std::move(model);
+    }
+  } else {  // no outputs from sites that are not a fixed point
+    r.scalars["iterations"] = sol.iterations;
+    r.scalars["final_change"] = sol.final_change;
+    r.status = Status{RunStatus::not_converged, sol.message, sol.iterations};
+  }
+  r.info["method"] = "multi-class replica EP (docs/adatap_multiclass.md)";
+  r.timings["kernel"] = seconds(kernel_done - start).count();
+  r.timings["solve"] = seconds(solved - kernel_done).count();
+  r.timings["total"] = seconds(clock::now() - start).count();
+  return r;
+}
+
 std::unique_ptr<Model> AdatapBootstrap::read_model(ModelArchive& archive,
                                                    const ModelParts& parts) const {
   if (SparseAdatapModel::holds(archive)) return SparseAdatapModel::read(archive, parts);
+  if (AdatapClassModel::holds(archive)) return AdatapClassModel::read(archive, parts);
   return AdatapModel::read(archive, parts);
 }
 

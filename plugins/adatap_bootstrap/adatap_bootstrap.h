@@ -1,10 +1,12 @@
 // The analytical ADATAP bootstrap engine: GP regression with a Gaussian likelihood (000 Secs. 4-5,
 // App. A), any other likelihood (GP classifiers with the probit) through the general replica EP
-// of general_solver.h (docs/adatap_classification.md). Outputs use the names of mc_bootstrap
+// of general_solver.h (docs/adatap_classification.md), and a C-class likelihood through
+// class_solver.h (docs/adatap_multiclass.md). Outputs use the names of mc_bootstrap
 // (docs/results.md) so both run side by side in one pipeline.
 #pragma once
 
 #include "adatap_solver.h"
+#include "class_outputs.h"
 #include "general_solver.h"
 #include "quench/inference_engine.h"
 #include "quench/parameters.h"
@@ -26,6 +28,9 @@ class AdatapBootstrap final : public InferenceEngine {
   /// each on the prior of make_bootstrap_prior (bootstrap_prior.h): dense or inducing points.
   Results run_gaussian(const Problem& problem, double noise) const;
   Results run_general(const Problem& problem) const;
+  /// A multi-class likelihood (its ClassLikelihood): the replica EP of class_solver.h on the
+  /// dense prior, the outputs of class_outputs.h.
+  Results run_classes(const Problem& problem) const;
   /// What a non-Gaussian likelihood needs on either prior: the training observations and the
   /// occupation pmf normalized over the kept k.
   struct GeneralInputs {
@@ -39,6 +44,7 @@ class AdatapBootstrap final : public InferenceEngine {
                        double s2) const;
   SolverOptions options_;
   GeneralOptions general_;
+  ClassOutputOptions classes_;
   double epsilon_, beta_, density_bin_, tail_;
   bool density_;
 };

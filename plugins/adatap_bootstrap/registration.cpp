@@ -5,16 +5,27 @@
 
 namespace quench::adatap {
 
+namespace {
+
+// adatap_bootstrap: every scalar likelihood (general_solver.h) and C classes (class_solver.h).
+std::vector<TargetKind> fitted_kinds() {
+  std::vector<TargetKind> kinds = scalar_target_kinds();
+  kinds.push_back(TargetKind::classes);
+  return kinds;
+}
+
+}  // namespace
+
 const LibraryDescriptor* describe() {
   static const auto descriptor = make_library(
       "quench_adatap_bootstrap", "0.1.0",
       {make_plugin<AdatapBootstrap>(
            Family::engine, "adatap_bootstrap", "0.1.0",
            "analytical (ADATAP) bootstrap of GP regression (000 eqs "
-           "53-67, App. A) and GP classifiers "
-           "(docs/adatap_classification.md)",
+           "53-67, App. A), GP classifiers (docs/adatap_classification.md) and C-class GP "
+           "classifiers (docs/adatap_multiclass.md)",
            AdatapBootstrap::schema(), {Family::kernel, Family::likelihood, Family::resampler},
-           InducingUse::optional, TargetUse::fitting(scalar_target_kinds())),
+           InducingUse::optional, TargetUse::fitting(fitted_kinds())),
        make_plugin<AdatapSvm>(Family::engine, "adatap_svm", "0.1.0",
                               "analytical (ADATAP) bootstrap of the hard-margin SVM without bias, "
                               "the SVM limit (docs/adatap_classification.md eq 23)",
