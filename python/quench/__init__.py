@@ -18,14 +18,16 @@ import tempfile
 from ._quench import (DataError, Error, Model, ModelFileError, NumericalError, PipelineError,
                       PluginError, __version__)
 from . import _quench
-from .estimators import (AdatapBootstrap, ConvergenceWarning, GaussianProcessClassifier,
+from .estimators import (AdatapBootstrap, AdatapBootstrapClassifier, ConvergenceWarning,
+                         GaussianProcessClassifier,
                          GaussianProcessRegressor, MonteCarloBootstrap, VBootClassifier,
                          WeightedBayesianBootstrap)
 from .kernels import (Cauchy, Constant, Gaussian, InfiniteNet, Kernel, Linear, Matern, Periodic,
                       Product, RationalQuadratic, Sum, White)
 
 __all__ = ["run", "plugins", "load_model", "Model", "GaussianProcessClassifier",
-           "GaussianProcessRegressor", "AdatapBootstrap", "MonteCarloBootstrap",
+           "GaussianProcessRegressor", "AdatapBootstrap", "AdatapBootstrapClassifier",
+           "MonteCarloBootstrap",
            "WeightedBayesianBootstrap", "VBootClassifier", "Kernel", "Gaussian", "Matern",
            "RationalQuadratic", "Periodic", "Constant", "White", "Linear", "Cauchy",
            "InfiniteNet", "Sum", "Product", "Error", "PipelineError", "DataError",

@@ -1086,6 +1086,114 @@ class MonteCarloBootstrap(_BootstrapRegressor):
                 f"inner: {inner}, keep_samples: false}}")
 
 
+class AdatapBootstrapClassifier(_Estimator):
+    """The analytical (ADATAP) bootstrap of the joint GP classifier of two classes or more
+    (docs/adatap_multiclass.md): the multinomial probit on C latent GPs (GaussianProcessClassifier's
+    joint model, engine multiclass_ep), bootstrapped at resampling ratios S/N by one set of
+    replica equations per ratio instead of retraining it. With learn=True (default) the
+    Gaussian kernel's width and amplitude are first learned by the joint model's evidence,
+    starting from `width` (or a given `kernel`'s hyperparameters). Inputs are standardized
+    (standardize_inputs: None = True for the default kernel, False for a given one).
+
+    engine_params: options of adatap_bootstrap (`quench plugins adatap_bootstrap`: e.g.
+    site_tolerance, class_cubature, error_draws).
+
+    Fitted: classes_, n_classes_, ratios_, bootstrap_error_ (per ratio: the 0/1 error of the
+    samples that leave a training point out, eq M12) and bootstrap_error_stderr_ (of its u-draws),
+    bootstrap_log_loss_ (eq M11), left_out_proba_ (per ratio, N x C: the bootstrap mean of each
+    left-out point's class probabilities), width_, amplitude_ (None with a given kernel),
+    kernel_, models_ (one quench.Model per ratio). predict_proba(X, ratio=None,
+    return_var=False): the bootstrap mean of the class probabilities at X (eq M10), with
+    return_var their bootstrap variance; predict: the class of the largest mean."""
+
+    _estimator_type = "classifier"  # scikit-learn's is_classifier
+
+    def __init__(self, ratios=(1.0,), width=1.0, learn=True, seed=0, threads=0, verbose=False,
+                 kernel=None, standardize_inputs=None, engine_params=None):
+        self.ratios = ratios
+        self.width = width
+        self.learn = learn
+        self.seed = seed
+        self.threads = threads
+        self.verbose = verbose
+        self.kernel = kernel
+        self.standardize_inputs = standardize_inputs
+        self.engine_params = engine_params
+
+    def fit(self, X, y, sample_weight=None):
+        X, y = _frequency_weighted(self, X, y, sample_weight)
+        X, y, classes = _classes(self, X, y, 2)
+        ratios = [float(r) for r in np.atleast_1d(self.ratios)]
+        if not ratios or min(ratios) <= 0:
+            raise ValueError(f"ratios must be positive resampling ratios S/N, got {self.ratios!r}")
+        self.classes_ = classes
+        self.n_classes_ = classes.size
+        targets = [str(int(i)) for i in np.searchsorted(classes, y)]  # 0 .. C-1
+        kernel = _user_kernel(self)
+        if kernel is None:
+            kernel_entry = (f"  kernel: {{plugin: gaussian, width: {float(self.width)!r}, "
+                            "amplitude: 1.0}\n")
+            parameters = {"kernel.width": None, "kernel.amplitude": _JOINT_AMPLITUDE}
+        else:
+            kernel_entry = _kernel_entry(self, kernel, X.shape[1])
+            parameters = kernel.learned_hyperparameters()
+        learn = ""
+        if self.learn and parameters:
+            learn = (f"learn: {{objective: evidence, engine: multiclass_ep, "
+                     f"{_learn_lists(parameters)}}}\n")
+        options = "".join(f", {name}: {_yaml_value(value)}"
+                          for name, value in _engine_params(self).items())
+        inputs = "standardize_inputs: true" if _standardized(self, "standardize_inputs") else ""
+        yaml = (f"name: estimator\nseed: {int(self.seed)}\n"
+                + _data_yaml(self, X.shape[1], inputs) + "components:\n" + kernel_entry
+                + "  likelihood: {plugin: multinomial_probit}\n"
+                + f"  resampler: {{plugin: poisson_bootstrap, ratio: {ratios!r}}}\n" + learn
+                + f"engines:\n  - {{name: adatap, plugin: adatap_bootstrap{options}}}\n"
+                + "outputs: {models: true}\n")
+        runs = self._fit_pipeline(yaml, X, targets)
+        self.ratios_ = np.array([r["sweep"]["resampler.ratio"] for r in runs])
+        scalars = [r["scalars"] for r in runs]
+        self.bootstrap_error_ = np.array([s["bootstrap_error"] for s in scalars])
+        self.bootstrap_error_stderr_ = np.array([s["bootstrap_error_stderr"] for s in scalars])
+        self.bootstrap_log_loss_ = np.array([s["bootstrap_log_loss"] for s in scalars])
+        self.left_out_proba_ = [np.asarray(r["matrices"]["left_out_probability"]) for r in runs]
+        self.models_ = [r["model"] for r in runs]
+        if kernel is not None:
+            self.width_ = self.amplitude_ = None
+            self.kernel_ = kernel.with_learned(self.learned_)
+            return self
+        self.width_ = float(self.learned_.get("kernel.width", [self.width])[0])
+        self.amplitude_ = float(self.learned_.get("kernel.amplitude", [1.0])[0])
+        d = self.n_features_in_  # the default's w_l = 1/(width d) = 1/l_l^2
+        self.kernel_ = Gaussian(length_scales=[float(np.sqrt(self.width_ * d))] * d,
+                                amplitude=self.amplitude_)
+        return self
+
+    def _model_at(self, ratio):
+        self._check_fitted("models_")
+        i = 0 if ratio is None else int(np.argmin(np.abs(self.ratios_ - float(ratio))))
+        if ratio is not None and self.ratios_[i] != float(ratio):
+            raise ValueError(f"ratio {ratio} was not fitted; fitted: {list(self.ratios_)}")
+        return self.models_[i]
+
+    def predict_proba(self, X, ratio=None, return_var=False):
+        """The bootstrap mean of p(class | x) at `ratio` (default: the first fitted), columns in
+        classes_ order; with return_var also its bootstrap variance."""
+        model = self._model_at(ratio)
+        p = model.predict(self._inputs(X, self.n_features_in_))
+        C = self.n_classes_
+        mean = np.column_stack([p[f"probability.{c}"] for c in range(C)])
+        if not return_var:
+            return mean
+        return mean, np.column_stack([p[f"probability_variance.{c}"] for c in range(C)])
+
+    def predict(self, X, ratio=None):
+        proba = self.predict_proba(X, ratio)  # first: it raises before fit
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    score = _accuracy
+
+
 class WeightedBayesianBootstrap(_Estimator):
     """The weighted Bayesian bootstrap (004) of a penalized linear model (model="linear":
     penalty "l1" LASSO, "l2" ridge or "elastic_net" on standardized inputs; lam=None: lambda by

@@ -29,6 +29,7 @@ ESTIMATORS = [
     quench.WeightedBayesianBootstrap(draws=100),
     quench.WeightedBayesianBootstrap(penalty="l2", draws=100),
     quench.VBootClassifier(particles=10, features=200),
+    quench.AdatapBootstrapClassifier(),
 ]
 
 # (estimator class name, check name with its kind, inducing points) -> reason. Zero weights are
