@@ -204,6 +204,13 @@ void AdatapBootstrap::check(const Problem& problem, Eigen::Index inducing_count)
       throw ConfigError({},
                         "adatap_bootstrap with a multi-class likelihood runs on the exact prior "
                         "only: remove `inducing:` (docs/adatap_multiclass.md)");
+    const double points = std::pow(static_cast<double>(classes_.rule.nodes),
+                                   static_cast<double>(problem.data->classes));
+    if (classes_.rule.kind == ClassRule::Kind::product && points > 1e6)
+      throw ConfigError({}, "adatap_bootstrap: class_cubature product takes hermite_nodes^C = " +
+                                std::to_string(classes_.rule.nodes) + "^" +
+                                std::to_string(problem.data->classes) +
+                                " points, above 10^6: lower hermite_nodes or use degree3");
   }
   if (!gaussian && problem.kernel->diagonal_noise() > 0)
     throw ConfigError({},

@@ -73,8 +73,8 @@ std::unique_ptr<AdatapClassModel> AdatapClassModel::read(ModelArchive& archive,
   if (name != rule_name(rule.kind))
     throw archive.error("posterior/cubature: unknown rule '" + name + "'");
   rule.nodes = static_cast<int>(archive.integer("posterior/cubature_nodes"));
-  if (rule.nodes < 1 || rule.nodes > 200)
-    throw archive.error("posterior/cubature_nodes: out of [1, 200]");
+  if (rule.nodes < 2 || rule.nodes > 200)
+    throw archive.error("posterior/cubature_nodes: out of [2, 200]");
   return std::make_unique<AdatapClassModel>(parts.kernel, parts.likelihood, *parts.X_train,
                                             std::move(s), rule,
                                             archive.real("posterior/expected_sample_size"));
@@ -95,10 +95,11 @@ ClassPredictive AdatapClassModel::latents(const MatrixXd& X) const {
   return out;
 }
 
-Predictions AdatapClassModel::predict(const MatrixXd& X) const {
+Predictions AdatapClassModel::predict(const MatrixXd& X) const { return predictions(latents(X)); }
+
+Predictions AdatapClassModel::predictions(const ClassPredictive& p) const {
   const ClassLikelihood& likelihood = require_class_likelihood(likelihood_.get(), kind());
-  const ClassPredictive p = latents(X);
-  const Index m = X.rows(), c = sites_.gamma.cols();
+  const Index m = p.mean.rows(), c = sites_.gamma.cols();
   const ClassQuadrature fine = fine_class_quadrature(VectorXd::Ones(1), c, rule_);
   MatrixXd mean(m, c), variance(m, c);
   for (Index x = 0; x < m; ++x) {  // eq M10

@@ -36,6 +36,8 @@ class AdatapClassModel final : public Model {
   ClassPredictive latents(const Eigen::MatrixXd& X) const;
   /// The columns above: eq M10 at each row of X.
   Predictions predict(const Eigen::MatrixXd& X) const override;
+  /// The same from eq M9's distribution at the inputs (latents()).
+  Predictions predictions(const ClassPredictive& latents) const;
   Eigen::Index input_dimension() const override { return X_train_.cols(); }
   std::string kind() const override { return "adatap_multiclass"; }
   void write(ModelArchive& archive) const override;

@@ -89,7 +89,8 @@ void class_test_results(const Problem& problem, const AdatapClassModel& model,
                         Results& r) {
   const Dataset& data = *problem.data;
   const Index n = data.X_train.rows(), mt = data.X_test.rows(), c = data.classes;
-  const Predictions p = model.predict(data.X_test);
+  const ClassPredictive f = model.latents(data.X_test);
+  const Predictions p = model.predictions(f);
   MatrixXd mean(mt, c), probability(mt, c), variance(mt, c);
   for (Index k = 0; k < c; ++k) {
     mean.col(k) = p.column(class_column("bootstrap_mean", k));
@@ -103,7 +104,6 @@ void class_test_results(const Problem& problem, const AdatapClassModel& model,
   if (data.y_test.size() != mt) return;
   // Eq M12 at the labelled test inputs, over eq M9's distribution.
   const Eigen::VectorXi yt = class_indices(data, DataPart::test, "adatap_bootstrap");
-  const ClassPredictive f = model.latents(data.X_test);
   VectorXd error(mt);
   parallel_for(static_cast<std::size_t>(mt), problem.context.threads, [&](std::size_t j) {
     const auto x = static_cast<Index>(j);

@@ -164,13 +164,9 @@ ClassQuadrature coarse_class_quadrature(const VectorXd& pmf, Index classes) {
 
 MatrixXd class_decoupling(const MatrixXd& lamc) {
   const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(symmetric(-lamc));
-  const VectorXd& s = eig.eigenvalues();  // ascending
-  const double top = s.cwiseAbs().maxCoeff();
-  if (!(top < std::numeric_limits<double>::infinity()))
-    throw NumericalError("adatap_bootstrap", "lambda_c is not finite");
-  if (top == 0.0) return MatrixXd(lamc.rows(), 0);
-  if (s(0) < -1e-8 * top)
-    throw NumericalError("adatap_bootstrap", "lambda_c is not negative semidefinite");
+  const VectorXd& s = eig.eigenvalues();
+  if (!s.allFinite()) throw NumericalError("adatap_bootstrap", "the spread is not finite");
+  if (s.cwiseMax(0.0).maxCoeff() == 0.0) return MatrixXd(lamc.rows(), 0);
   return eig.eigenvectors() * s.cwiseMax(0.0).cwiseSqrt().asDiagonal() *
          eig.eigenvectors().transpose();
 }
@@ -467,12 +463,17 @@ ClassSolution solve_classes(const MatrixXd& K, const Eigen::VectorXi& y, Index c
     // multinomial probit), gamma* = A' m' - gamma_c, lambda* = -A' C' A' - lambda_c.
     from = {s.dl, s.gamma, s.lam};
     to = from;
-    for (Index i = 0; i < n; ++i) {
-      const MatrixXd A = inverse_spd(symmetric(V1.middleCols(i * c, c)), "the averaged covariance");
-      to.dl.middleCols(i * c, c) = positive_part(A - s.dlc.middleCols(i * c, c));
-      to.gamma.row(i) = (A * m1.row(i).transpose()).transpose() - s.gammac.row(i);
-      to.lam.middleCols(i * c, c) =
-          symmetric(-A * C1.middleCols(i * c, c) * A - s.lamc.middleCols(i * c, c));
+    try {
+      for (Index i = 0; i < n; ++i) {
+        const MatrixXd A =
+            inverse_spd(symmetric(V1.middleCols(i * c, c)), "the averaged covariance");
+        to.dl.middleCols(i * c, c) = positive_part(A - s.dlc.middleCols(i * c, c));
+        to.gamma.row(i) = (A * m1.row(i).transpose()).transpose() - s.gammac.row(i);
+        to.lam.middleCols(i * c, c) =
+            symmetric(-A * C1.middleCols(i * c, c) * A - s.lamc.middleCols(i * c, c));
+      }
+    } catch (const NumericalError& e) {
+      return fail("iteration " + std::to_string(s.iterations) + ": " + e.what());
     }
     mixed_step(mixing, from, to, s);
     stepped = true;
@@ -482,40 +483,49 @@ ClassSolution solve_classes(const MatrixXd& K, const Eigen::VectorXi& y, Index c
   return s;
 }
 
-ClassPredictive class_predictive(const ClassSolution& s, const MatrixXd& Kx, const VectorXd& kxx) {
-  const Index n = s.gamma.rows(), c = s.gamma.cols(), cn = c * n, mt = Kx.cols();
-  // D and Lambda as CN x CN class-major matrices (block-diagonal by point).
-  MatrixXd D = MatrixXd::Zero(cn, cn), Lam = MatrixXd::Zero(cn, cn);
+namespace {
+
+// B V for B block-diagonal by point (the C x C blocks side by side, C x CN) and V with
+// class-major rows (CN x k), without forming B: CN C k flops.
+MatrixXd times_point_blocks(const MatrixXd& blocks, const MatrixXd& V) {
+  const Index c = blocks.rows(), n = blocks.cols() / c;
+  MatrixXd out = MatrixXd::Zero(V.rows(), V.cols());
   for (Index i = 0; i < n; ++i)
     for (Index a = 0; a < c; ++a)
-      for (Index b = 0; b < c; ++b) {
-        D(a * n + i, b * n + i) = s.dl(a, i * c + b);
-        Lam(a * n + i, b * n + i) = s.lam(a, i * c + b);
-      }
-  VectorXd m(cn), gamma(cn);
+      for (Index b = 0; b < c; ++b) out.row(a * n + i) += blocks(a, i * c + b) * V.row(b * n + i);
+  return out;
+}
+
+}  // namespace
+
+ClassPredictive class_predictive(const ClassSolution& s, const MatrixXd& Kx, const VectorXd& kxx) {
+  const Index n = s.gamma.rows(), c = s.gamma.cols(), cn = c * n, mt = Kx.cols();
+  MatrixXd m(cn, 1), gamma(cn, 1);
   for (Index a = 0; a < c; ++a) {
-    m.segment(a * n, n) = s.m.col(a);
-    gamma.segment(a * n, n) = s.gamma.col(a);
+    m.col(0).segment(a * n, n) = s.m.col(a);
+    gamma.col(0).segment(a * n, n) = s.gamma.col(a);
   }
-  const VectorXd b = gamma - D * m;         // P^-1 m = gamma - D m (P^-1 G = I - D G)
-  MatrixXd X = MatrixXd::Zero(cn, c * mt);  // I_C (x) K(X, x), class-major in both
+  const VectorXd b = gamma - times_point_blocks(s.dl, m);  // P^-1 m = gamma - D m
+  MatrixXd X = MatrixXd::Zero(cn, c * mt);                 // I_C (x) K(X, x), class-major in both
   for (Index a = 0; a < c; ++a) X.block(a * n, a * mt, n, mt) = Kx;
-  const MatrixXd DX = D * X;
-  const MatrixXd GDX = s.G * DX;
-  // Within: k(x, x) I - X^T (D - D G D) X; spread: -A^T Lambda A with A = (I - G D) X.
-  const MatrixXd within = -(X.transpose() * DX - DX.transpose() * GDX);
-  const MatrixXd A = X - GDX;
-  const MatrixXd spread = -(A.transpose() * Lam * A);
+  const MatrixXd DX = times_point_blocks(s.dl, X);
+  const MatrixXd GDX = s.G * DX;  // the one product of order (CN)^2 C M
+  const MatrixXd A = X - GDX;     // (I - G D) X
+  const MatrixXd LA = times_point_blocks(s.lam, A);
   ClassPredictive p;
   p.mean.resize(mt, c);
   for (Index a = 0; a < c; ++a) p.mean.col(a) = Kx.transpose() * b.segment(a * n, n);
   p.within.resize(c, c * mt);
   p.spread.resize(c, c * mt);
+  // The C x C block of each input: within k(x, x) I - X^T (D - D G D) X, spread -A^T Lambda A.
   for (Index x = 0; x < mt; ++x)
     for (Index a = 0; a < c; ++a)
       for (Index e = 0; e < c; ++e) {
-        p.within(a, x * c + e) = within(a * mt + x, e * mt + x) + (a == e ? kxx(x) : 0.0);
-        p.spread(a, x * c + e) = spread(a * mt + x, e * mt + x);
+        const Index ax = a * mt + x, ex = e * mt + x;
+        p.within(a, x * c + e) = (a == e ? kxx(x) : 0.0) -
+                                 Kx.col(x).dot(DX.col(ex).segment(a * n, n)) +
+                                 DX.col(ax).dot(GDX.col(ex));
+        p.spread(a, x * c + e) = -A.col(ax).dot(LA.col(ex));
       }
   return p;
 }

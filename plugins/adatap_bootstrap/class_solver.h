@@ -26,8 +26,10 @@ namespace quench::adatap {
 
 /// The cubature of the u-averages (eqs M8, M10, M11) in the r directions of a spread:
 /// Stroud's degree-3 rule (2r points; the default: on glass its bootstrap error and log loss
-/// differ from the degree-5 rule's by ~1e-4, docs/adatap_multiclass.md), degree 5 (2r^2 + 1),
-/// or the product of `nodes` Gauss-Hermite nodes per direction (nodes^r).
+/// differ from the degree-5 rule's by ~1e-4, docs/adatap_multiclass.md), degree 5 (2r^2 + 1;
+/// some weights are negative for r > 4, so averaged covariances may lose definiteness there:
+/// a check, not a default), or the product of `nodes` Gauss-Hermite nodes per direction
+/// (nodes^r, at most 10^6).
 struct ClassRule {
   enum class Kind { degree3, degree5, product };
   Kind kind = Kind::degree3;
@@ -65,11 +67,13 @@ AveragedClassSite averaged_class_site(const ClassLikelihood& likelihood, Eigen::
                                       std::vector<std::vector<ClassSite>>& warm,
                                       double counted_tolerance = 1e-11);
 
-/// The decoupling of a cavity: the symmetric root L = (-lambda_c)^1/2 (C x C), continuous in
-/// lambda_c (unlike eigenvector columns, whose order, signs and rotation within a degenerate
-/// eigenspace are arbitrary: a rule through them would move with rounding); empty (C x 0)
-/// when lambda_c = 0. Throws NumericalError when lambda_c has an eigenvalue above 1e-8 of the
-/// largest |eigenvalue|.
+/// The decoupling of a spread -lambda (a cavity's, or at a new input minus the bootstrap
+/// covariance): its symmetric root L = (-lambda)^1/2 (C x C), continuous in lambda (unlike
+/// eigenvector columns, whose order, signs and rotation within a degenerate eigenspace are
+/// arbitrary: a rule through them would move with rounding); empty (C x 0) when there is no
+/// spread. Negative eigenvalues of -lambda are taken as 0: the solver's cavities are cleaned
+/// before (class_cavities, clamped_spread), and at a new input the bootstrap covariance is, like
+/// the binary model's variance, clamped at 0. Throws NumericalError when it is not finite.
 Eigen::MatrixXd class_decoupling(const Eigen::MatrixXd& lamc);
 
 /// The fixed point on the dense prior I_C (x) K. C x C blocks are stored side by side (C x CN,
@@ -91,8 +95,9 @@ struct ClassSolution {
 };
 
 /// Algorithm 1 of docs/adatap_classification.md on C classes, from the prior (all site
-/// parameters 0), coarse rule first and checked with the fine one (general_solver.h's two
-/// stages; options.tolerance on max |m' - m|, |V' - V|_ab / sqrt(V_aa V_bb), |C' - C|).
+/// parameters 0), coarse rule first and checked with the fine one (replica_stages.h;
+/// options.tolerance on max |m' - m| / sqrt K_ii, |V' - V|_ab / sqrt(V_aa V_bb),
+/// |C' - C| / K_ii).
 /// y: labels 0..classes-1. A numerical failure of the Gaussian part or an improper cavity that
 /// halving the step cannot avoid ends it not converged, with the message.
 ClassSolution solve_classes(const Eigen::MatrixXd& K, const Eigen::VectorXi& y,

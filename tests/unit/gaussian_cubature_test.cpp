@@ -67,6 +67,10 @@ TEST(GaussianCubature, Degree3RuleIsExactToDegree3AndNotBeyond) {
     std::vector<int> p(static_cast<std::size_t>(r), 0);
     p[0] = 4;  // E[Z^4] = 3, the rule gives r
     if (r != 3) EXPECT_GT(std::abs(rule_moment(c, p) - 3.0), 0.5);
+    if (r >= 2) {  // E[Z1^2 Z2^2] = 1, the rule gives 0 (no node off the axes)
+      p[0] = p[1] = 2;
+      EXPECT_GT(std::abs(rule_moment(c, p) - 1.0), 0.5);
+    }
   }
 }
 
