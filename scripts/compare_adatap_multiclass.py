@@ -17,7 +17,10 @@ out = sys.argv[1]
 runs = json.load(open(os.path.join(out, "results.json")))["runs"]
 by_ratio = {}
 for r in runs:
-    by_ratio.setdefault(r["sweep"]["resampler.ratio"], {})[r["engine"]] = r
+    # One ratio: no sweep (the pipeline's resampler.ratio).
+    ratio = r["sweep"].get("resampler.ratio", r["scalars"].get("expected_sample_size", 0.0) /
+                           max(len(r["vectors"].get("left_out_error", [])), 1))
+    by_ratio.setdefault(ratio, {})[r["engine"]] = r
 
 
 def matrix(run, name):
