@@ -26,7 +26,7 @@ namespace quench::adatap {
 
 /// The cubature of the u-averages (eqs M8, M10, M11) in the r directions of a spread:
 /// Stroud's degree-3 rule (2r points; the default: on glass its bootstrap error and log loss
-/// differ from the degree-5 rule's by ~1e-4, docs/adatap_multiclass.md), degree 5 (2r^2 + 1;
+/// differ from the degree-5 rule's by <= 7e-5, docs/adatap_multiclass.md), degree 5 (2r^2 + 1;
 /// some weights are negative for r > 4, so averaged covariances may lose definiteness there:
 /// a check, not a default), or the product of `nodes` Gauss-Hermite nodes per direction
 /// (nodes^r, at most 10^6).
