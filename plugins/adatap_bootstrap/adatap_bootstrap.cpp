@@ -27,6 +27,12 @@ Occupation occupation_of(const Resampler& resampler, double tail) {
   return occ;
 }
 
+Occupation normalized_occupation(const Resampler& resampler, double tail) {
+  Occupation occ = occupation_of(resampler, tail);
+  occ.pmf /= occ.pmf.sum();
+  return occ;
+}
+
 ParamSchema AdatapBootstrap::schema() {
   ParamSchema s;
   s.string("method",
@@ -269,8 +275,7 @@ Results AdatapBootstrap::run_gaussian(const Problem& problem, double noise) cons
 AdatapBootstrap::GeneralInputs AdatapBootstrap::general_inputs(const Problem& problem) const {
   GeneralInputs in{observations(*problem.data, DataPart::train, *problem.likelihood->target_kind(),
                                 "adatap_bootstrap"),
-                   occupation_of(*problem.resampler, tail_)};
-  in.occupation.pmf /= in.occupation.pmf.sum();  // the truncated tail's mass spread over the kept k
+                   normalized_occupation(*problem.resampler, tail_)};
   return in;
 }
 
@@ -303,8 +308,7 @@ Results AdatapBootstrap::run_classes(const Problem& problem) const {
   const ClassLikelihood& likelihood =
       require_class_likelihood(problem.likelihood.get(), "adatap_bootstrap");
   const Eigen::VectorXi y = class_indices(data, DataPart::train, "adatap_bootstrap");
-  Occupation occ = occupation_of(*problem.resampler, tail_);
-  occ.pmf /= occ.pmf.sum();  // the truncated tail's mass spread over the kept k
+  const Occupation occ = normalized_occupation(*problem.resampler, tail_);
   const Eigen::MatrixXd K = problem.kernel->cross(data.X_train, data.X_train);
   const auto kernel_done = clock::now();
   ClassSolution sol = solve_classes(K, y, data.classes, likelihood, occ,

@@ -51,5 +51,8 @@ class AdatapBootstrap final : public InferenceEngine {
 
 /// The resampler's occupation pmf p(s = k), k = 0..max_occupation(tail) (footnote 2).
 Occupation occupation_of(const Resampler& resampler, double tail);
+/// The same normalized over the kept k (the truncated tail's mass spread over them), as the
+/// non-Gaussian solvers take it.
+Occupation normalized_occupation(const Resampler& resampler, double tail);
 
 }  // namespace quench::adatap

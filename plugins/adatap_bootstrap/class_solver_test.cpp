@@ -58,9 +58,7 @@ Occupation poisson(double ratio) {
   resamplers::PoissonBootstrap r(
       Params(resamplers::PoissonBootstrap::schema(), {{"ratio", ratio}}));
   r.prepare(10);
-  Occupation o = occupation_of(r, 1e-12);
-  o.pmf /= o.pmf.sum();
-  return o;
+  return normalized_occupation(r, 1e-12);
 }
 
 GeneralOptions tight() {
