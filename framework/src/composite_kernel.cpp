@@ -1,26 +1,12 @@
 #include "quench/composite_kernel.h"
 
 #include <algorithm>
-#include <charconv>
 #include <utility>
 
 #include "quench/errors.h"
 #include "quench/printable.h"
 
 namespace quench {
-namespace {
-
-// The index i of a block name "i.rest" and the rest; -1 when it has no such prefix.
-std::pair<long, std::string> split_part(const std::string& name) {
-  const auto dot = name.find('.');
-  if (dot == std::string::npos || dot == 0) return {-1, name};
-  long i = -1;
-  const auto [end, ec] = std::from_chars(name.data(), name.data() + dot, i);
-  if (ec != std::errc() || end != name.data() + dot) return {-1, name};
-  return {i, name.substr(dot + 1)};
-}
-
-}  // namespace
 
 CompositeKernel::CompositeKernel(std::vector<std::shared_ptr<Kernel>> parts)
     : parts_(std::move(parts)) {
@@ -63,19 +49,23 @@ std::vector<CompositeKernel::Entry> CompositeKernel::entries() const {
 std::vector<Hyperparameter> CompositeKernel::hyperparameters() const {
   std::vector<Hyperparameter> out;
   for (Block& b : blocks()) {
-    b.block.name = std::to_string(b.part) + "." + b.block.name;
+    b.block.name = part_name(b.part) + "." + b.block.name;
     out.push_back(std::move(b.block));
   }
   return out;
 }
 
 void CompositeKernel::set_hyperparameter(const std::string& name, const Eigen::VectorXd& value) {
-  if (find_hyperparameter(hyperparameters(), name)) {
-    const auto [i, rest] = split_part(name);
-    return parts_[static_cast<std::size_t>(i)]->set_hyperparameter(rest, value);
-  }
+  if (find_hyperparameter(hyperparameters(), name))
+    for (std::size_t i = 0; i < parts_.size(); ++i) {
+      const std::string prefix = part_name(i) + ".";
+      if (name.compare(0, prefix.size(), prefix) == 0)
+        return parts_[i]->set_hyperparameter(name.substr(prefix.size()), value);
+    }
   Kernel::set_hyperparameter(name, value);  // throws, naming the blocks
 }
+
+std::string CompositeKernel::part_name(std::size_t i) const { return std::to_string(i); }
 
 namespace {
 

@@ -69,8 +69,10 @@ ComponentRecord read_record(const ModelArchive& a, const std::string& prefix) {
   }
   if (a.has(prefix + "/combine")) {
     r.combine = a.text(prefix + "/combine");
-    if (r.family != Family::kernel || (r.combine != "sum" && r.combine != "product"))
-      throw a.error("entry '" + prefix + "/combine' must be sum or product of kernels, got " +
+    if (r.family != Family::kernel ||
+        (r.combine != "sum" && r.combine != "product" && r.combine != kPerClass))
+      throw a.error("entry '" + prefix +
+                    "/combine' must be sum, product or per_class of kernels, got " +
                     to_string(r.family) + " '" + r.combine + "'");
     for (std::size_t i = 0; a.has(prefix + "/parts/" + std::to_string(i) + "/family"); ++i)
       r.parts.push_back(read_record(a, prefix + "/parts/" + std::to_string(i)));

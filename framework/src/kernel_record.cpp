@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "quench/class_kernels.h"
 #include "quench/column_subset_kernel.h"
 #include "quench/composite_kernel.h"
 #include "quench/errors.h"
@@ -36,15 +37,27 @@ std::shared_ptr<Kernel> build(const ComponentRecord& r, const ComponentSource& s
         source.create(Family::kernel, r.plugin, r.version, r.params));
     if (!kernel) throw ConfigError({}, "plugin '" + r.plugin + "' is not a kernel");
   } else {
+    const bool per_class = r.combine == kPerClass;
+    if (per_class && depth > 0)
+      throw ConfigError({},
+                        "a kernel per class is the whole kernel, not a part of a sum or "
+                        "product");
+    if (per_class && !r.columns.empty())
+      throw ConfigError({},
+                        "a kernel per class takes no columns; give each class's kernel its "
+                        "own");
     std::vector<std::shared_ptr<Kernel>> parts;
     for (const ComponentRecord& p : r.parts)
       parts.push_back(build(p, source, input_names, depth + 1));
-    if (r.combine == "sum")
+    if (per_class)
+      kernel = std::make_shared<ClassKernels>(std::move(parts));
+    else if (r.combine == "sum")
       kernel = std::make_shared<KernelSum>(std::move(parts));
     else if (r.combine == "product")
       kernel = std::make_shared<KernelProduct>(std::move(parts));
     else
-      throw ConfigError({}, "kernels combine by sum or product, not '" + r.combine + "'");
+      throw ConfigError({},
+                        "kernels combine by sum, product or per_class, not '" + r.combine + "'");
   }
   if (r.columns.empty()) return kernel;
   return std::make_shared<ColumnSubsetKernel>(std::move(kernel),
@@ -55,6 +68,10 @@ std::string formula(const ComponentRecord& r, bool in_product) {
   std::string s;
   if (r.combine.empty()) {
     s = r.plugin;
+  } else if (r.combine == kPerClass) {
+    s = "per class: ";
+    for (std::size_t i = 0; i < r.parts.size(); ++i)
+      s += (i ? " | " : "") + formula(r.parts[i], false);
   } else {
     const char* op = r.combine == "sum" ? " + " : " * ";
     for (std::size_t i = 0; i < r.parts.size(); ++i)
@@ -74,6 +91,10 @@ std::string formula(const ComponentRecord& r, bool in_product) {
 std::shared_ptr<Kernel> build_kernel(const ComponentRecord& record, const ComponentSource& source,
                                      const std::vector<std::string>& input_names) {
   return build(record, source, input_names, 0);
+}
+
+std::string kernel_part_name(const std::string& combine, std::size_t i) {
+  return (combine == kPerClass ? "c" : "") + std::to_string(i);
 }
 
 std::string describe_kernel(const ComponentRecord& record) { return formula(record, false); }

@@ -29,6 +29,14 @@ std::vector<Diagnostic> kernel_diagnostics(const PipelineSpec& spec,
                                            const Registry& registry, const Dataset& data) {
   std::vector<Diagnostic> found;
   if (spec.kernel_tree) check_columns(*spec.kernel_tree, data, found);
+  if (spec.kernel_tree && spec.kernel_tree->combine == kPerClass &&
+      static_cast<Eigen::Index>(spec.kernel_tree->parts.size()) != data.classes)
+    found.push_back({spec.kernel_tree->at,
+                     "components.kernel is a list of " +
+                         std::to_string(spec.kernel_tree->parts.size()) +
+                         " kernels, one per class, but the data's target " +
+                         (data.classes > 0 ? "has " + std::to_string(data.classes) + " classes"
+                                           : std::string("is not a classes target"))});
   if (!found.empty() || !resolved) return found;
   const auto built = [&](const ComponentRecord& record, const SourceLocation& where) {
     try {

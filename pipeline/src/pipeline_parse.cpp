@@ -533,9 +533,40 @@ class Parser {
     return spec;
   }
 
-  /// A kernel block that is more than a plugin: `sum`, `product` or `columns` among its keys.
+  /// A kernel block that is more than a plugin: `sum`, `product` or `columns` among its keys,
+  /// or a list (a kernel per class).
   static bool is_kernel_tree(const YAML::Node& block) {
-    return block.IsMap() && (block["sum"] || block["product"] || block["columns"]);
+    return block.IsSequence() ||
+           (block.IsMap() && (block["sum"] || block["product"] || block["columns"]));
+  }
+
+  /// components.kernel as a list: one kernel per class (quench/class_kernels.h), part c's learn
+  /// paths under kernel.c<c>.
+  std::optional<KernelNode> parse_class_kernels(const YAML::Node& node,
+                                                const SourceLocation& node_at, int depth,
+                                                bool& whole) {
+    if (depth > 0 || node.size() < 2) {
+      error(node_at, depth > 0 ? "components.kernel: a list of kernels (a kernel per class) is "
+                                 "the whole kernel, not a part of a sum or product"
+                               : "components.kernel: a list of kernels is a kernel per class and "
+                                 "needs one for each of at least two classes, got " +
+                                     std::to_string(node.size()));
+      whole = false;
+      return std::nullopt;
+    }
+    KernelNode out;
+    out.at = node_at;
+    out.path = "kernel";
+    out.combine = kPerClass;
+    std::size_t index = 0;
+    for (const auto& item : node) {
+      const std::string part_path = "kernel." + kernel_part_name(kPerClass, index++);
+      const SourceLocation item_at = at(item).line ? at(item) : node_at;
+      if (auto part = parse_kernel_node(item, item_at, part_path, depth + 1, whole))
+        out.parts.push_back(std::move(*part));
+    }
+    if (out.parts.empty()) return std::nullopt;
+    return out;
   }
 
   /// A node of a composite kernel (docs/kernels.md): {plugin: name, ...parameters}, {sum:
@@ -551,6 +582,7 @@ class Parser {
       whole = false;
       return std::nullopt;
     }
+    if (node.IsSequence()) return parse_class_kernels(node, node_at, depth, whole);
     KernelNode out;
     out.at = node_at;
     out.path = path;
@@ -578,7 +610,7 @@ class Parser {
         }
         std::size_t index = 0;
         for (const auto& item : e.value) {
-          const std::string part_path = path + "." + std::to_string(index++);
+          const std::string part_path = path + "." + kernel_part_name(e.key, index++);
           const SourceLocation item_at = at(item).line ? at(item) : value_at(e);
           if (auto part = parse_kernel_node(item, item_at, part_path, depth + 1, whole))
             out.parts.push_back(std::move(*part));

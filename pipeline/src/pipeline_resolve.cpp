@@ -95,6 +95,7 @@ class Resolver {
       if (!r) continue;
       check_needs(engine, *r);
       check_inducing(engine, *r);
+      check_class_kernels(engine, *r);
       out.engines.emplace_back(engine.name, std::move(*r));
       engine_specs.push_back(&engine);
     }
@@ -456,6 +457,24 @@ class Resolver {
     }
   }
 
+  /// With a kernel per class (components.kernel a list), every engine (and every engine it
+  /// names) must take one (PluginInfo::class_kernels).
+  void check_class_kernels(const EngineSpec& engine, const ResolvedPlugin& resolved) {
+    if (!spec_.kernel_tree || spec_.kernel_tree->combine != kPerClass) return;
+    std::vector<std::pair<const PluginEntry*, std::string>> all = {{resolved.entry, ""}};
+    for (const auto& inner : inner_engines(engine, resolved)) all.push_back(inner);
+    for (const auto& [entry, param] : all)
+      if (!entry->info->class_kernels)
+        error(named_engine_at(engine, param),
+              (param.empty() ? "engine '" + engine.name + "' (" + entry->info->name + ")"
+                             : "engine '" + engine.name + "': its " + param + " engine '" +
+                                   entry->info->name + "'") +
+                  " takes one kernel, but components.kernel is a list, a kernel per class (line " +
+                  std::to_string(spec_.kernel_tree->at.line) +
+                  "); use an engine that takes a kernel per class (multiclass_ep) or give one "
+                  "kernel");
+  }
+
   /// The likelihood as the pipeline builds it (each swept parameter at its first value), or
   /// null when there is none or it cannot be built (reported where it is resolved).
   std::shared_ptr<const Likelihood> likelihood_of(const ResolvedPipeline& out) const {
@@ -706,6 +725,11 @@ class Resolver {
                 ") runs on the exact prior only, but the pipeline sets 'inducing': learning "
                 "would cost O(N^3); learn with an engine that takes inducing points (e.g. "
                 "sparse_gp_regression)");
+    if (learning.engine.entry && spec_.kernel_tree && spec_.kernel_tree->combine == kPerClass &&
+        !learning.engine.entry->info->class_kernels)
+      error(l.engine_at.line ? l.engine_at : l.at,
+            "learn.engine '" + learning.engine_name + "' (" + learning.engine.entry->info->name +
+                ") takes one kernel, but components.kernel is a list, a kernel per class");
     if (!learning.optimizer) return std::nullopt;
     return learning;
   }

@@ -13,6 +13,7 @@
 #include "quench/cancellation.h"
 #include "quench/errors.h"
 #include "quench/inference_engine.h"
+#include "quench/kernel_record.h"
 #include "quench/parallel.h"
 #include "quench/pipeline.h"
 #include "quench/registry.h"
@@ -133,7 +134,7 @@ void record_kernel_tree(const ResolvedKernel& tree, const std::string& path,
   if (tree.combine.empty())
     records.push_back(plugin_record(path, *tree.plugin.entry, tree.plugin.fixed, {}));
   for (std::size_t i = 0; i < tree.parts.size(); ++i)
-    record_kernel_tree(tree.parts[i], path + "." + std::to_string(i), records);
+    record_kernel_tree(tree.parts[i], path + "." + kernel_part_name(tree.combine, i), records);
 }
 
 void record_plugin(const std::string& role, const ResolvedPlugin& plugin, const Registry& registry,

@@ -45,11 +45,12 @@ struct PluginSpec {
 };
 
 /// components.kernel when it is more than one plugin (docs/kernels.md): a sum or product of
-/// nodes, or a node on named input columns. A plain plugin stays in PipelineSpec::components.
+/// nodes, a node on named input columns, or (a list, at the top) a kernel per class. A plain
+/// plugin stays in PipelineSpec::components.
 struct KernelNode {
-  std::string combine;  ///< "sum" or "product"; empty: `plugin`
+  std::string combine;  ///< "sum", "product" or "per_class"; empty: `plugin`
   SourceLocation at;    ///< the node's mapping
-  std::string path;     ///< "kernel", "kernel.1.0": the prefix of its learn paths
+  std::string path;     ///< "kernel", "kernel.1.0", "kernel.c2": the prefix of its learn paths
   PluginSpec plugin;
   std::vector<KernelNode> parts;
   std::vector<std::pair<std::string, SourceLocation>> columns;  ///< input names; empty: all

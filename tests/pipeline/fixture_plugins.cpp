@@ -65,7 +65,7 @@ quench::PluginFactory factory_for(Family family) {
 quench::PluginInfo plugin(Family family, const char* name, ParamSchema schema,
                           std::vector<Family> needs = {},
                           quench::InducingUse inducing = quench::InducingUse::none,
-                          quench::TargetUse targets = {}) {
+                          quench::TargetUse targets = {}, bool class_kernels = false) {
   quench::PluginInfo info;
   info.family = family;
   info.name = name;
@@ -76,6 +76,7 @@ quench::PluginInfo plugin(Family family, const char* name, ParamSchema schema,
   info.needs = std::move(needs);
   info.inducing = inducing;
   info.targets = std::move(targets);
+  info.class_kernels = class_kernels;
   return info;
 }
 
@@ -125,8 +126,8 @@ const quench::LibraryDescriptor* describe() {
             quench::InducingUse::none,
             quench::TargetUse::reading(quench::TargetKind::classes, {quench::TargetKind::binary})),
         plugin(Family::engine, "multiclass_ep", ParamSchema(), {Family::kernel, Family::likelihood},
-               quench::InducingUse::none,
-               quench::TargetUse::fitting({quench::TargetKind::classes})),
+               quench::InducingUse::none, quench::TargetUse::fitting({quench::TargetKind::classes}),
+               true),
         plugin(Family::engine, "laplace",
                ParamSchema().boolean("verbose", "print iterations", false),
                {Family::kernel, Family::likelihood, Family::optimizer}),
@@ -140,7 +141,7 @@ const quench::LibraryDescriptor* describe() {
                    .boolean("parallel", "run samples in parallel", true)
                    .string("label", "free text", std::nullopt)
                    .optional(),
-               {Family::resampler}, quench::InducingUse::optional),
+               {Family::resampler}, quench::InducingUse::optional, {}, true),
         plugin(Family::engine, "sparse_gp_regression", ParamSchema(),
                {Family::kernel, Family::likelihood}, quench::InducingUse::required),
     };

@@ -1,10 +1,12 @@
-// Composite kernels in a pipeline (components.kernel: {sum: [...]}): the tree as parsed and
-// resolved, and every problem of one at its file:line:col, all at once.
+// Composite kernels in a pipeline (components.kernel: {sum: [...]}, or a list: a kernel per
+// class): the tree as parsed and resolved, and every problem of one at its file:line:col, all
+// at once.
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "quench/kernel_record.h"
 #include "test_util.h"
 
 namespace quench {
@@ -119,6 +121,87 @@ components:
   likelihood: {plugin: gaussian}
 engines: [exact_gp_regression]
 )"));
+}
+
+// components.kernel as a list: a kernel per class, its parts under kernel.c<i>, recorded with
+// combine per_class.
+TEST(kernel_tree, AListIsAKernelPerClass) {
+  const ResolvedPipeline r = resolve(R"(data: {file: d.csv}
+components:
+  kernel:
+    - {plugin: gaussian, l2: 2}
+    - {sum: [{plugin: gaussian, l2: 1}, matern]}
+    - matern
+  likelihood: multinomial_probit
+  resampler: poisson_bootstrap
+engines:
+  - multiclass_ep
+  - {plugin: mc_bootstrap, inner: multiclass_ep, samples: 3}
+)");
+  ASSERT_TRUE(r.kernel_tree);
+  EXPECT_EQ(r.kernel_tree->combine, kPerClass);
+  ASSERT_EQ(r.kernel_tree->parts.size(), 3u);
+  EXPECT_EQ(r.kernel_tree->parts[1].combine, "sum");
+  const ComponentRecord record = kernel_tree_record(*r.kernel_tree, std::nullopt);
+  EXPECT_EQ(record.combine, kPerClass);
+  EXPECT_EQ(describe_kernel(record), "per class: gaussian | gaussian + matern | matern");
+  EXPECT_EQ(kernel_part_name(kPerClass, 2), "c2");
+}
+
+// Every engine (and inner engine) must take a kernel per class, all reported with the engines'
+// other problems; a list must be the whole kernel and hold two kernels at least.
+TEST(kernel_tree, AKernelPerClassIsRefusedWhereItCannotRun) {
+  EXPECT_EQ(errors([] {
+              resolve(R"(data: {file: d.csv}
+components:
+  kernel:
+    - {plugin: gaussian, l2: 2}
+    - matern
+  likelihood: multinomial_probit
+  resampler: poisson_bootstrap
+engines:
+  - multiclass_ep
+  - one_vs_rest
+  - {plugin: mc_bootstrap, inner: ep, samples: 3}
+)");
+            }),
+            (std::vector<std::string>{
+                "10:5: engine 'one_vs_rest' (one_vs_rest) takes one kernel, but components.kernel "
+                "is a list, a kernel per class (line 4); use an engine that takes a kernel per "
+                "class (multiclass_ep) or give one kernel",
+                "10:5: engine 'one_vs_rest' (one_vs_rest) cannot fit the classes target of "
+                "likelihood 'multinomial_probit'; it fits binary targets (engines that do: "
+                "multiclass_ep)",
+                "11:28: engine 'mc_bootstrap': its inner engine 'ep' takes one kernel, but "
+                "components.kernel is a list, a kernel per class (line 4); use an engine that "
+                "takes a kernel per class (multiclass_ep) or give one kernel",
+                "11:28: engine 'mc_bootstrap': its inner engine 'ep' cannot fit the classes "
+                "target of likelihood 'multinomial_probit'; it fits real and binary targets "
+                "(engines that do: multiclass_ep)",
+            }));
+  EXPECT_EQ(errors([] {
+              resolve_pipeline(parse_pipeline(R"(data: {file: d.csv}
+components:
+  kernel:
+    sum:
+      - [gaussian, matern]
+  likelihood: multinomial_probit
+engines: [multiclass_ep]
+)",
+                                              "test.yaml", "/base", true),
+                               testing::fixtures());
+            }),
+            (std::vector<std::string>{"5:9: components.kernel: a list of kernels (a kernel per "
+                                      "class) is the whole kernel, not a part of a sum or "
+                                      "product"}));
+  EXPECT_EQ(errors([] {
+              resolve(
+                  "data: {file: d.csv}\ncomponents:\n  kernel: [gaussian]\n  likelihood: "
+                  "multinomial_probit\nengines: [multiclass_ep]\n");
+            }),
+            (std::vector<std::string>{"3:11: components.kernel: a list of kernels is a kernel "
+                                      "per class and needs one for each of at least two classes, "
+                                      "got 1"}));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Sums, products and column subsets of kernels (quench/composite_kernel.h,
 // quench/column_subset_kernel.h) against their parts computed separately, their derivatives
-// against central differences, and kernels built from records (quench/kernel_record.h).
+// against central differences, kernels built from records (quench/kernel_record.h), and a
+// kernel per class (quench/class_kernels.h).
 #include <cmath>
 #include <map>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels.h"
+#include "quench/class_kernels.h"
 #include "quench/column_subset_kernel.h"
 #include "quench/composite_kernel.h"
 #include "quench/errors.h"
@@ -297,6 +299,58 @@ TEST(KernelRecord, BuildsTheTreeItDescribes) {
   ComponentRecord deep = plugin_record("gaussian", {});
   for (int i = 0; i <= kMaxKernelDepth; ++i) deep = composite("sum", {deep});
   EXPECT_THROW(build_kernel(deep, PluginSource(), names), ConfigError);
+}
+
+// A kernel per class (quench/class_kernels.h): part c's blocks as "c<c>.<name>", set through
+// them, class c's kernel its part (a shared kernel for every class otherwise), the gradient part
+// by part, and no covariance of its own; built from a record at the top only, without columns.
+TEST(ClassKernels, IsItsPartsClassByClass) {
+  auto g = gaussian({{"width", 0.5}});
+  auto m = matern({{"width", 2.0}});
+  ClassKernels k({g, m});
+  const Eigen::MatrixXd X = random_inputs(6, 2, 43);
+  k.prepare(X);
+  EXPECT_EQ(k.classes(), 2);
+  EXPECT_EQ(kernel_classes(k), 2);
+  EXPECT_EQ(kernel_classes(*g), 0);
+  EXPECT_EQ(&class_kernel(k, 1), m.get());
+  EXPECT_EQ(&class_kernel(*g, 5), g.get());
+  std::vector<std::string> names;
+  for (const Hyperparameter& h : k.hyperparameters()) names.push_back(h.name);
+  std::vector<std::string> expected;
+  for (const auto& [c, part] : {std::pair{"c0.", g}, std::pair{"c1.", m}})
+    for (const Hyperparameter& h : part->hyperparameters()) expected.push_back(c + h.name);
+  EXPECT_EQ(names, expected);
+  k.set_hyperparameter("c1.width", Eigen::VectorXd::Constant(1, 0.7));
+  EXPECT_EQ(find_hyperparameter(m->hyperparameters(), "width")->value(0), 0.7);
+  EXPECT_THROW(k.set_hyperparameter("1.width", Eigen::VectorXd::Constant(1, 1.0)), ConfigError);
+  EXPECT_THROW(k.cross(X, X), std::logic_error);
+  EXPECT_THROW(k.gram(X), std::logic_error);
+  EXPECT_THROW(ClassKernels({g}), ConfigError);
+
+  // The gradient of sum_c <W_c, K_c>: each part's contractions with its own W, one after the
+  // other; with one kernel, the contraction with sum_c W_c.
+  const Eigen::MatrixXd W0 = random_inputs(6, 6, 44), W1 = random_inputs(6, 6, 45);
+  const Eigen::VectorXd a = g->gram_derivative_contractions(X, W0),
+                        b = m->gram_derivative_contractions(X, W1);
+  const Eigen::VectorXd both = class_gram_gradient(k, X, {W0, W1});
+  ASSERT_EQ(both.size(), a.size() + b.size());
+  EXPECT_EQ(both.head(a.size()), a);
+  EXPECT_EQ(both.tail(b.size()), b);
+  EXPECT_LE(max_relative(class_gram_gradient(*g, X, {W0, W1}),
+                         g->gram_derivative_contractions(X, W0 + W1)),
+            1e-14);
+
+  const ComponentRecord r = composite(
+      kPerClass, {plugin_record("gaussian", {{"width", 0.5}}, {"b"}),
+                  composite("sum", {plugin_record("matern", {}), plugin_record("linear", {})})});
+  EXPECT_EQ(describe_kernel(r), "per class: gaussian[b] | matern + linear");
+  const std::vector<std::string> inputs{"a", "b"};
+  const auto built = build_kernel(r, PluginSource(), inputs);
+  EXPECT_EQ(kernel_classes(*built), 2);
+  EXPECT_THROW(build_kernel(composite("sum", {r}), PluginSource(), inputs), ConfigError);
+  EXPECT_THROW(build_kernel(composite(kPerClass, r.parts, {"a"}), PluginSource(), inputs),
+               ConfigError);
 }
 
 }  // namespace

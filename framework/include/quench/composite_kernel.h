@@ -36,10 +36,13 @@ class QUENCH_API CompositeKernel : public Kernel {
 
   void prepare(const Eigen::MatrixXd& X_train) override;
   std::vector<Hyperparameter> hyperparameters() const override;
-  /// "i.name" sets part i's block "name"; anything else is a ConfigError naming the blocks.
+  /// "i.name" sets part i's block "name" (part_name(i) before the dot); anything else is a
+  /// ConfigError naming the blocks.
   void set_hyperparameter(const std::string& name, const Eigen::VectorXd& value) override;
 
  protected:
+  /// The prefix of part i's blocks: "i" (class_kernels.h: "ci").
+  virtual std::string part_name(std::size_t i) const;
   /// Where an entry of the flat vector lives: part `part`, entry `entry` of its flat vector.
   struct Entry {
     std::size_t part;

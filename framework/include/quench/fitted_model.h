@@ -33,7 +33,7 @@ struct ComponentRecord {
   std::string plugin, version;
   std::map<std::string, ParamValue> params;
   std::map<std::string, Eigen::VectorXd> learned;
-  std::string combine;  ///< "sum" or "product" of `parts`; empty for a plugin
+  std::string combine;  ///< "sum", "product" or "per_class" of `parts`; empty for a plugin
   std::vector<ComponentRecord> parts;
   std::vector<std::string> columns;  ///< input names the kernel acts on; empty: all
 };

@@ -52,7 +52,8 @@ namespace quench {
 /// 14: checks before numerics (InferenceEngine::check, InferenceEngine::retrainable).
 /// 15: what retraining takes and gives (InferenceEngine::retraining replaces retrainable),
 ///     Resampler::draws_counts and Resampler::perturbs.
-inline constexpr std::uint32_t kPluginApiVersion = 15;
+/// 16: a kernel per class (quench/class_kernels.h, PluginInfo::class_kernels).
+inline constexpr std::uint32_t kPluginApiVersion = 16;
 
 /// How an engine uses the pipeline's `inducing:` block (quench/low_rank_prior.h).
 enum class InducingUse {
@@ -107,6 +108,10 @@ struct PluginInfo {
   InducingUse inducing = InducingUse::none;
   /// The targets the engine fits (engines only).
   TargetUse targets;
+  /// Whether the engine takes a kernel per class (quench/class_kernels.h: components.kernel as
+  /// a list), reading class c's through class_kernel(); a wrapping engine, when the engines it
+  /// names do (engines only). Any other engine is refused one before it runs.
+  bool class_kernels = false;
 };
 
 struct LibraryDescriptor {
@@ -128,7 +133,8 @@ using DescriptorFunction = const LibraryDescriptor*();
 template <class T>
 PluginInfo make_plugin(Family family, std::string name, std::string version, std::string doc,
                        ParamSchema schema, std::vector<Family> needs = {},
-                       InducingUse inducing = InducingUse::none, TargetUse targets = {}) {
+                       InducingUse inducing = InducingUse::none, TargetUse targets = {},
+                       bool class_kernels = false) {
   return {family,
           std::move(name),
           std::move(version),
@@ -137,7 +143,8 @@ PluginInfo make_plugin(Family family, std::string name, std::string version, std
           [](const Params& p) -> std::unique_ptr<Component> { return std::make_unique<T>(p); },
           std::move(needs),
           inducing,
-          std::move(targets)};
+          std::move(targets),
+          class_kernels};
 }
 
 /// A descriptor with this header's API version and size and the caller's ABI fingerprint.
