@@ -28,6 +28,7 @@
 #include "multiclass_model.h"
 #include "multinomial_probit_likelihood.h"
 #include "quench/cholesky.h"
+#include "quench/class_kernels.h"
 #include "quench/tool_main.h"
 
 namespace {
@@ -110,11 +111,10 @@ int main_body(int argc, char** argv) {
   });
   const double gradient = quench::bench::best_of(1, [&] {
     if (sparse) {
-      gpc::inducing_class_evidence_gradient(*kernel, d.X_train, *sparse, pi,
+      gpc::inducing_class_evidence_gradient(*kernel, d.X_train, {&*sparse}, pi,
                                             gpc::multiclass_mean_weights(y, fit), fit.posterior);
     } else {
-      const Eigen::MatrixXd W = gpc::multiclass_evidence_weights(y, fit);
-      kernel->gram_derivative_contractions(d.X_train, W);
+      quench::class_gram_gradient(*kernel, d.X_train, gpc::multiclass_evidence_weights(y, fit));
     }
   });
   std::printf("N = %ld, C = %ld: one Cholesky %.3f s\n", static_cast<long>(n),
@@ -131,7 +131,7 @@ int main_body(int argc, char** argv) {
   if (d.X_test.rows() > 0) {
     std::shared_ptr<const quench::Model> model;
     if (sparse)
-      model = gpc::InducingMulticlassModel::from_fit(kernel, lik_ptr, *sparse, fit);
+      model = gpc::InducingMulticlassModel::from_fit(kernel, lik_ptr, {&*sparse}, fit);
     else
       model = gpc::MulticlassModel::from_fit(kernel, lik_ptr, d.X_train, y, fit);
     const Eigen::MatrixXd p = quench::class_probabilities(model->predict(d.X_test), classes);

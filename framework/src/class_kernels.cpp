@@ -70,23 +70,16 @@ Eigen::Index kernel_classes(const Kernel& kernel) {
   return per_class ? per_class->classes() : 0;
 }
 
-Eigen::VectorXd class_gram_gradient(const Kernel& kernel, const Eigen::MatrixXd& X,
-                                    const std::vector<Eigen::MatrixXd>& W) {
-  const auto* per_class = dynamic_cast<const ClassKernels*>(&kernel);
-  if (!per_class) {
-    Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(X.rows(), X.rows());
-    for (const Eigen::MatrixXd& w : W) sum += w;
-    return kernel.gram_derivative_contractions(X, sum);
-  }
-  if (static_cast<Eigen::Index>(W.size()) != per_class->classes())
-    throw std::invalid_argument("class_gram_gradient: " + std::to_string(W.size()) +
-                                " weight matrices for " + std::to_string(per_class->classes()) +
-                                " kernels");
+Eigen::VectorXd class_kernels_gradient(
+    const Kernel& kernel,
+    const std::function<Eigen::VectorXd(const Kernel& of, Eigen::Index c)>& of_class) {
+  const Eigen::Index classes = kernel_classes(kernel);
+  if (classes == 0) return of_class(kernel, -1);
   // Each part's whole flat vector, one after the other (every block of a part is exposed).
   std::vector<Eigen::VectorXd> pieces;
   Eigen::Index size = 0;
-  for (std::size_t c = 0; c < W.size(); ++c) {
-    pieces.push_back(per_class->parts()[c]->gram_derivative_contractions(X, W[c]));
+  for (Eigen::Index c = 0; c < classes; ++c) {
+    pieces.push_back(of_class(class_kernel(kernel, c), c));
     size += pieces.back().size();
   }
   Eigen::VectorXd out(size);
@@ -96,6 +89,20 @@ Eigen::VectorXd class_gram_gradient(const Kernel& kernel, const Eigen::MatrixXd&
     offset += g.size();
   }
   return out;
+}
+
+Eigen::VectorXd class_gram_gradient(const Kernel& kernel, const Eigen::MatrixXd& X,
+                                    const std::vector<Eigen::MatrixXd>& W) {
+  const Eigen::Index classes = kernel_classes(kernel);
+  if (classes > 0 && static_cast<Eigen::Index>(W.size()) != classes)
+    throw std::invalid_argument("class_gram_gradient: " + std::to_string(W.size()) +
+                                " weight matrices for " + std::to_string(classes) + " kernels");
+  return class_kernels_gradient(kernel, [&](const Kernel& of, Eigen::Index c) {
+    if (c >= 0) return of.gram_derivative_contractions(X, W[static_cast<std::size_t>(c)]);
+    Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(X.rows(), X.rows());
+    for (const Eigen::MatrixXd& w : W) sum += w;
+    return of.gram_derivative_contractions(X, sum);
+  });
 }
 
 }  // namespace quench

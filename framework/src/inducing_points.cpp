@@ -6,6 +6,7 @@
 #include <numeric>
 #include <set>
 
+#include "quench/class_kernels.h"
 #include "quench/errors.h"
 #include "quench/rng.h"
 
@@ -194,7 +195,11 @@ InducingInputs select_inducing_inputs(const Kernel& kernel, const Eigen::MatrixX
       const Eigen::Index c = auto_candidates(10);
       const auto rows = random_rows(n, c, seed, kCandidateStream);
       std::vector<Eigen::Index> picks;
-      greedy_variance(kernel, take_rows(X, rows), spec.count, picks, out.residual_trace);
+      // A kernel per class: the variance of f_0 + ... + f_{C-1}, whose kernel is their sum.
+      const auto* per_class = dynamic_cast<const ClassKernels*>(&kernel);
+      greedy_variance(
+          per_class ? static_cast<const Kernel&>(KernelSum(per_class->parts())) : kernel,
+          take_rows(X, rows), spec.count, picks, out.residual_trace);
       for (Eigen::Index p : picks) out.rows.push_back(rows[static_cast<std::size_t>(p)]);
       out.candidates = c;
       break;

@@ -1,12 +1,36 @@
 #include "class_posterior.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
 #include "quench/cholesky.h"
+#include "quench/class_kernels.h"
 #include "quench/parallel.h"
 
 namespace quench::multiclass {
+
+ClassGrams::ClassGrams(std::vector<const Eigen::MatrixXd*> per_class) : k_(std::move(per_class)) {}
+
+Eigen::VectorXd ClassGrams::variance() const {
+  Eigen::VectorXd v = k_.front()->diagonal();
+  for (const Eigen::MatrixXd* k : k_) v = v.cwiseMax(k->diagonal());
+  return v;
+}
+
+std::vector<Eigen::MatrixXd> class_gram_matrices(const Kernel& kernel, const Eigen::MatrixXd& X) {
+  std::vector<Eigen::MatrixXd> grams;
+  for (Eigen::Index c = 0; c < std::max<Eigen::Index>(1, kernel_classes(kernel)); ++c)
+    grams.push_back(class_kernel(kernel, c).gram(X));
+  return grams;
+}
+
+ClassGrams class_grams(const std::vector<Eigen::MatrixXd>& grams) {
+  if (grams.size() == 1) return ClassGrams(grams.front());
+  std::vector<const Eigen::MatrixXd*> per_class;
+  for (const Eigen::MatrixXd& k : grams) per_class.push_back(&k);
+  return ClassGrams(std::move(per_class));
+}
 
 namespace {
 
@@ -22,7 +46,7 @@ void for_each_class(Eigen::Index classes, std::optional<int> threads,
 
 }  // namespace
 
-ClassPosterior class_posterior(const Eigen::MatrixXd& K, const Eigen::MatrixXd& pi,
+ClassPosterior class_posterior(const ClassGrams& K, const Eigen::MatrixXd& pi,
                                const Eigen::MatrixXd& h, Precision precision,
                                std::optional<int> threads) {
   const Eigen::Index n = K.rows(), classes = pi.cols();
@@ -37,7 +61,7 @@ ClassPosterior class_posterior(const Eigen::MatrixXd& K, const Eigen::MatrixXd& 
     // A_ij = -B^{-1}_ij / (s_i s_j), so E_c = S B^{-1} S is -D A D there and D_i b_i on the
     // diagonal (no cancellation for strongly constrained sites).
     const auto column = static_cast<Eigen::Index>(c);
-    PosteriorCovariance p = posterior_covariance(K, pi.col(column), precision);
+    PosteriorCovariance p = posterior_covariance(K.of(column), pi.col(column), precision);
     log_det_b[c] = p.log_det_b;
     const Eigen::VectorXd d = pi.col(column);
     Eigen::MatrixXd& e = coupling.e[c];
@@ -98,15 +122,18 @@ ClassPosterior DenseClassPrior::posterior(const Eigen::MatrixXd& pi, const Eigen
   return class_posterior(K_, pi, h, precision, threads_);
 }
 
-Eigen::MatrixXd coupling_trace_part(const ClassCoupling& coupling) {
+std::vector<Eigen::MatrixXd> coupling_diagonal_blocks(const ClassCoupling& coupling) {
   const Eigen::Index n = coupling.m_lower.rows();
-  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(n, n);
+  std::vector<Eigen::MatrixXd> blocks;
   for (const Eigen::MatrixXd& e : coupling.e) {
     Eigen::MatrixXd z = e;
     coupling.m_lower.triangularView<Eigen::Lower>().solveInPlace(z);
-    sum.selfadjointView<Eigen::Lower>().rankUpdate(z.transpose());
+    Eigen::MatrixXd r = Eigen::MatrixXd::Zero(n, n);
+    r.selfadjointView<Eigen::Lower>().rankUpdate(z.transpose(), -1.0);
+    r.triangularView<Eigen::Lower>() += e;
+    blocks.push_back(r.selfadjointView<Eigen::Lower>());
   }
-  return sum.selfadjointView<Eigen::Lower>();
+  return blocks;
 }
 
 }  // namespace quench::multiclass

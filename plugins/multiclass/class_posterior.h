@@ -1,12 +1,13 @@
 // The posterior of C latent GPs on the same N inputs coupled by multi-class sites
 // (quench/class_likelihood.h), from C + 1 factorizations of order N (docs/multiclass.md).
 //
-// With the prior blockdiag(K, ..., K) (class-major) and the sites' precision
+// With the prior blockdiag(K_0, ..., K_{C-1}) (class-major; K_c = K for one kernel shared by
+// every class, one K_c per class with a kernel per class) and the sites' precision
 //   Pi = D - D E (E^T D E)^{-1} E^T D,  D = diag(pi) (class c: D_c = diag(pi_{.c})),
 //   E = [I; ...; I] (CN x N),
-// Woodbury on the rank-N coupling gives, with A_c = (K^{-1} + D_c)^{-1} (one GP per class),
-// B_c = I + S_c K S_c (S_c = D_c^{1/2}) and E_c = S_c B_c^{-1} S_c:
-//   Sigma = (K^{-1} + Pi)^{-1} = A + P M^{-1} P^T,  P_c = A_c D_c = K E_c,  M = sum_c E_c,
+// Woodbury on the rank-N coupling gives, with A_c = (K_c^{-1} + D_c)^{-1} (one GP per class),
+// B_c = I + S_c K_c S_c (S_c = D_c^{1/2}) and E_c = S_c B_c^{-1} S_c:
+//   Sigma = (K^{-1} + Pi)^{-1} = A + P M^{-1} P^T,  P_c = A_c D_c = K_c E_c,  M = sum_c E_c,
 //   log det(I + K Pi) = sum_c log det B_c + log det M - sum_i log 1^T pi_i,
 //   (K + Pi^{-1})^{-1} = R,  R_cc' = delta_cc' E_c - E_c M^{-1} E_c',
 // so that the marginal C x C block of point i is Sigma_i[c, c'] = delta_cc' A_c[i, i] +
@@ -19,9 +20,37 @@
 
 #include <Eigen/Core>
 
+#include "quench/kernel.h"
 #include "quench/site_posterior.h"
 
 namespace quench::multiclass {
+
+/// The prior covariances of the C latents at the N training inputs: one matrix K for every
+/// class, or one K_c per class (quench/class_kernels.h). Refers to the matrices.
+class ClassGrams {
+ public:
+  /// One K for every class (implicit: where a shared K is passed, it is one).
+  ClassGrams(const Eigen::MatrixXd& shared) : k_{&shared} {}  // NOLINT(google-explicit-constructor)
+  /// K_c = *per_class[c] (C >= 2, each N x N).
+  explicit ClassGrams(std::vector<const Eigen::MatrixXd*> per_class);
+  /// K_c (K for every c when shared).
+  const Eigen::MatrixXd& of(Eigen::Index c) const {
+    return *k_[k_.size() == 1 ? 0 : static_cast<std::size_t>(c)];
+  }
+  Eigen::Index rows() const { return k_.front()->rows(); }
+  /// max_c K_c[i, i] for every point i (N).
+  Eigen::VectorXd variance() const;
+
+ private:
+  std::vector<const Eigen::MatrixXd*> k_;
+};
+
+/// K_c = gram(X) of class c's kernel (quench/class_kernels.h class_kernel): C matrices with a
+/// kernel per class, one when the kernel is shared.
+std::vector<Eigen::MatrixXd> class_gram_matrices(const Kernel& kernel, const Eigen::MatrixXd& X);
+
+/// The ClassGrams of class_gram_matrices' result (refers to it).
+ClassGrams class_grams(const std::vector<Eigen::MatrixXd>& grams);
 
 /// What a C-class posterior is predicted from: E_c and the Cholesky factor of M (header).
 struct ClassCoupling {
@@ -52,26 +81,28 @@ class ClassPrior {
  public:
   virtual ~ClassPrior() = default;
   virtual Eigen::Index size() const = 0;
-  /// The prior variance of each latent (N; the same for every class).
+  /// The prior variance of each point's latents (N; the largest over classes), the scale of
+  /// the convergence test.
   virtual Eigen::VectorXd variance() const = 0;
   /// Throws NumericalError when a factorization fails.
   virtual ClassPosterior posterior(const Eigen::MatrixXd& pi, const Eigen::MatrixXd& h,
                                    Precision precision) const = 0;
 };
 
-/// The exact prior K (N x N, every class): class_posterior below, its per-class work on
-/// `threads`. Refers to K.
+/// The exact prior K_c (N x N each): class_posterior below, its per-class work on `threads`.
+/// Refers to the matrices.
 class DenseClassPrior final : public ClassPrior {
  public:
-  explicit DenseClassPrior(const Eigen::MatrixXd& K, std::optional<int> threads = std::nullopt)
-      : K_(K), threads_(threads) {}
+  explicit DenseClassPrior(ClassGrams K, std::optional<int> threads = std::nullopt)
+      : K_(std::move(K)), threads_(threads) {}
   Eigen::Index size() const override { return K_.rows(); }
-  Eigen::VectorXd variance() const override { return K_.diagonal(); }
+  /// max_c K_c[i, i].
+  Eigen::VectorXd variance() const override { return K_.variance(); }
   ClassPosterior posterior(const Eigen::MatrixXd& pi, const Eigen::MatrixXd& h,
                            Precision precision) const override;
 
  private:
-  const Eigen::MatrixXd& K_;
+  ClassGrams K_;
   std::optional<int> threads_;
 };
 
@@ -83,12 +114,12 @@ class DenseClassPrior final : public ClassPrior {
 /// same bits for any count), or with nullopt in turn on the calling thread (a caller that is
 /// itself one of parallel_for's units: a retrain; BLAS as the caller set it, 1 there). Throws
 /// NumericalError when a factorization fails.
-ClassPosterior class_posterior(const Eigen::MatrixXd& K, const Eigen::MatrixXd& pi,
+ClassPosterior class_posterior(const ClassGrams& K, const Eigen::MatrixXd& pi,
                                const Eigen::MatrixXd& h, Precision precision = Precision::full,
                                std::optional<int> threads = std::nullopt);
 
-/// sum_c E_c M^{-1} E_c (the coupling part of sum_c R_cc, for the evidence gradient): one
-/// triangular solve and one rank-N update per class.
-Eigen::MatrixXd coupling_trace_part(const ClassCoupling& coupling);
+/// R_cc = E_c - E_c M^{-1} E_c for every class c (the diagonal blocks of (K + Pi^{-1})^{-1},
+/// for the evidence gradient): one triangular solve and one rank-N update per class.
+std::vector<Eigen::MatrixXd> coupling_diagonal_blocks(const ClassCoupling& coupling);
 
 }  // namespace quench::multiclass

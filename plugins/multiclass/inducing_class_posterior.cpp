@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "quench/cholesky.h"
+#include "quench/class_kernels.h"
 #include "quench/diagonal_plus_low_rank.h"
 #include "quench/hyperparameter.h"
 #include "quench/low_rank_evidence.h"
@@ -13,53 +14,94 @@ namespace quench::multiclass {
 
 namespace {
 
-// Point i's folded site (header): g = pi / (1 + D pi), sigma = 1^T g.
+// The residual variances d_ic of every point and class (N x C): column c is class c's D.
+Eigen::MatrixXd residual_variances(const std::vector<const InducingSitePrior*>& priors,
+                                   Eigen::Index classes) {
+  const Eigen::Index n = priors.front()->diagonal_part().size();
+  Eigen::MatrixXd d(n, classes);
+  for (Eigen::Index c = 0; c < classes; ++c)
+    d.col(c) = priors[priors.size() == 1 ? 0 : static_cast<std::size_t>(c)]->diagonal_part();
+  return d;
+}
+
+// Point i's folded site (header): g = pi / (1 + d o pi), sigma = 1^T g.
 struct FoldedSites {
   Eigen::MatrixXd g;      // N x C
   Eigen::VectorXd sigma;  // N
 };
 
-FoldedSites fold(const Eigen::MatrixXd& pi, const Eigen::VectorXd& D) {
+FoldedSites fold(const Eigen::MatrixXd& pi, const Eigen::MatrixXd& d) {
   FoldedSites f;
-  f.g = pi.array() / (1.0 + (D.asDiagonal() * pi).array());
+  f.g = pi.array() / (1.0 + d.cwiseProduct(pi).array());
   f.sigma = f.g.rowwise().sum();
   return f;
 }
 
-// R_i v = v / (1 + D_i pi) + D_i g (g^T v) / sigma for the rows v of V (N x C).
-Eigen::MatrixXd apply_r(const Eigen::MatrixXd& pi, const Eigen::VectorXd& D, const FoldedSites& f,
-                        const Eigen::MatrixXd& V) {
+// R_i v = v / (1 + d_i o pi) + (d_i o g) (g^T v) / sigma for the rows v of V (N x C), or
+// R_i^T v = v / (1 + d_i o pi) + g ((d_i o g)^T v) / sigma with `transposed`.
+Eigen::MatrixXd apply_r(const Eigen::MatrixXd& pi, const Eigen::MatrixXd& d, const FoldedSites& f,
+                        const Eigen::MatrixXd& V, bool transposed = false) {
+  const Eigen::MatrixXd dg = d.cwiseProduct(f.g);
   const Eigen::VectorXd shift =
-      D.cwiseProduct(f.g.cwiseProduct(V).rowwise().sum()).cwiseQuotient(f.sigma);
-  return (V.array() / (1.0 + (D.asDiagonal() * pi).array())).matrix() + shift.asDiagonal() * f.g;
+      (transposed ? dg : f.g).cwiseProduct(V).rowwise().sum().cwiseQuotient(f.sigma);
+  return (V.array() / (1.0 + d.cwiseProduct(pi).array())).matrix() +
+         shift.asDiagonal() * (transposed ? f.g : dg);
 }
 
 // The C x C matrix R_i.
-Eigen::MatrixXd r_matrix(const Eigen::VectorXd& pi, double D, const Eigen::VectorXd& g,
-                         double sigma) {
-  Eigen::MatrixXd R = (D / sigma) * g * g.transpose();
-  R.diagonal().array() += 1.0 / (1.0 + D * pi.array());
+Eigen::MatrixXd r_matrix(const Eigen::VectorXd& pi, const Eigen::VectorXd& d,
+                         const Eigen::VectorXd& g, double sigma) {
+  Eigen::MatrixXd R = d.cwiseProduct(g) * g.transpose() / sigma;
+  R.diagonal().array() += 1.0 / (1.0 + d.cwiseProduct(pi).array());
   return R;
 }
 
-// The weights of P[c, k]'s Gram matrix: Pi^[c, k] over the points.
+// The weights of P[c, k]'s product: Pi^[c, k] over the points.
 Eigen::VectorXd folded_precision(const FoldedSites& f, Eigen::Index c, Eigen::Index k) {
   Eigen::VectorXd w = -f.g.col(c).cwiseProduct(f.g.col(k)).cwiseQuotient(f.sigma);
   if (c == k) w += f.g.col(c);
   return w;
 }
 
+// A^T diag(w) B (M x M), the weighted Gram matrix (full) when A and B are one matrix.
+template <class Matrix, class Vector>
+Matrix weighted_product(const Matrix& A, const Vector& w, const Matrix& B) {
+  if (&A == &B) return weighted_gram(A, w).template selfadjointView<Eigen::Lower>();
+  return A.transpose() * w.asDiagonal() * B;
+}
+
+template <class Matrix>
+const Matrix& of_class(const std::vector<const Matrix*>& per_class, Eigen::Index c) {
+  return *per_class[per_class.size() == 1 ? 0 : static_cast<std::size_t>(c)];
+}
+
 }  // namespace
 
-InducingClassPrior::InducingClassPrior(const InducingSitePrior& prior)
-    : prior_(prior), U_single_(prior.factor().cast<float>()) {}
+InducingClassPrior::InducingClassPrior(const InducingSitePrior& shared)
+    : InducingClassPrior(std::vector<const InducingSitePrior*>{&shared}) {}
+
+InducingClassPrior::InducingClassPrior(std::vector<const InducingSitePrior*> per_class)
+    : priors_(std::move(per_class)) {
+  for (const InducingSitePrior* p : priors_) U_single_.push_back(p->factor().cast<float>());
+}
+
+Eigen::VectorXd InducingClassPrior::variance() const {
+  Eigen::VectorXd v = priors_.front()->variance();
+  for (const InducingSitePrior* p : priors_) v = v.cwiseMax(p->variance());
+  return v;
+}
 
 ClassPosterior InducingClassPrior::posterior(const Eigen::MatrixXd& pi, const Eigen::MatrixXd& h,
                                              Precision precision) const {
-  const Eigen::MatrixXd& U = prior_.factor();
-  const Eigen::VectorXd& D = prior_.diagonal_part();
-  const Eigen::Index n = U.rows(), m = U.cols(), classes = pi.cols();
-  const FoldedSites f = fold(pi, D);
+  const Eigen::Index n = size(), m = priors_.front()->factor().cols(), classes = pi.cols();
+  std::vector<const Eigen::MatrixXd*> U;
+  std::vector<const Eigen::MatrixXf*> U_single;
+  for (std::size_t c = 0; c < priors_.size(); ++c) {
+    U.push_back(&priors_[c]->factor());
+    U_single.push_back(&U_single_[c]);
+  }
+  const Eigen::MatrixXd d = residual_variances(priors_, classes);
+  const FoldedSites f = fold(pi, d);
 
   // Far from the fixed point (Precision::single) the N M^2 products run in single precision
   // (ssyrk, sgemm: twice as fast), P, its factor and inverse in double.
@@ -69,44 +111,49 @@ ClassPosterior InducingClassPrior::posterior(const Eigen::MatrixXd& pi, const Ei
     for (Eigen::Index k = 0; k <= c; ++k) {
       const Eigen::VectorXd w = folded_precision(f, c, k);
       Eigen::MatrixXd block =
-          single ? Eigen::MatrixXd(
-                       weighted_gram(U_single_, Eigen::VectorXf(w.cast<float>())).cast<double>())
-                 : weighted_gram(U, w);
-      block = block.selfadjointView<Eigen::Lower>();
+          single ? Eigen::MatrixXd(weighted_product(of_class(U_single, c),
+                                                    Eigen::VectorXf(w.cast<float>()),
+                                                    of_class(U_single, k))
+                                       .cast<double>())
+                 : weighted_product(of_class(U, c), w, of_class(U, k));
       if (c == k) block.diagonal().array() += 1.0;
       P.block(c * m, k * m, m, m) = block;
+      if (c != k) P.block(k * m, c * m, m, m) = block.transpose();
     }
   const Cholesky chol_p(std::move(P), JitterPolicy{0.0, 10.0, 0},
                         "P = I + U^T Pi^ U (multi-class, inducing-point prior)");
 
   InducingCoupling coupling;
-  const Eigen::MatrixXd h_folded = apply_r(pi, D, f, h);
-  Eigen::MatrixXd r = U.transpose() * h_folded;  // M x C, column c = U^T h^_c
+  const Eigen::MatrixXd h_folded = apply_r(pi, d, f, h, /*transposed=*/true);
+  Eigen::MatrixXd r(m, classes);  // column c = U_c^T h^_c
+  for (Eigen::Index c = 0; c < classes; ++c)
+    r.col(c).noalias() = of_class(U, c).transpose() * h_folded.col(c);
   coupling.inducing_mean = Eigen::Map<const Eigen::MatrixXd>(
       chol_p.solve(Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(r.data(), r.size()))).data(),
       m, classes);
 
   ClassPosterior post;
-  Eigen::MatrixXd shifted = U * coupling.inducing_mean;  // U_i a_bar, then + D_i h_i
-  shifted += D.asDiagonal() * h;
-  post.mean = apply_r(pi, D, f, shifted);
+  Eigen::MatrixXd shifted = d.cwiseProduct(h);  // t_i + d_i o h_i
+  for (Eigen::Index c = 0; c < classes; ++c)
+    shifted.col(c).noalias() += of_class(U, c) * coupling.inducing_mean.col(c);
+  post.mean = apply_r(pi, d, f, shifted);
 
   coupling.precision_inverse = chol_p.inverse();
   const Eigen::MatrixXd S =
-      single
-          ? Eigen::MatrixXd(
-                inducing_class_covariances(
-                    U_single_, Eigen::MatrixXf(coupling.precision_inverse.cast<float>()), classes)
-                    .cast<double>())
-          : inducing_class_covariances(U, coupling.precision_inverse, classes);
+      single ? Eigen::MatrixXd(
+                   inducing_class_covariances(
+                       U_single, Eigen::MatrixXf(coupling.precision_inverse.cast<float>()), classes)
+                       .cast<double>())
+             : inducing_class_covariances(U, coupling.precision_inverse, classes);
   post.marginals.resize(classes, classes * n);
   for (Eigen::Index i = 0; i < n; ++i) {
+    const Eigen::VectorXd di = d.row(i).transpose();
     const Eigen::MatrixXd R =
-        r_matrix(pi.row(i).transpose(), D(i), f.g.row(i).transpose(), f.sigma(i));
+        r_matrix(pi.row(i).transpose(), di, f.g.row(i).transpose(), f.sigma(i));
     post.marginals.middleCols(i * classes, classes) =
-        D(i) * R + R * S.middleCols(i * classes, classes) * R;
+        R * di.asDiagonal() + R * S.middleCols(i * classes, classes) * R.transpose();
   }
-  post.log_det = chol_p.log_determinant() + (1.0 + (D.asDiagonal() * pi).array()).log().sum() +
+  post.log_det = chol_p.log_determinant() + (1.0 + d.cwiseProduct(pi).array()).log().sum() +
                  f.sigma.array().log().sum() - pi.rowwise().sum().array().log().sum();
   post.coupling = std::move(coupling);
   return post;
@@ -115,15 +162,15 @@ ClassPosterior InducingClassPrior::posterior(const Eigen::MatrixXd& pi, const Ei
 namespace {
 
 template <class Matrix>
-Matrix class_covariances(const Matrix& features, const Matrix& precision_inverse,
-                         Eigen::Index classes) {
-  const Eigen::Index n = features.rows(), m = features.cols();
+Matrix class_covariances(const std::vector<const Matrix*>& features,
+                         const Matrix& precision_inverse, Eigen::Index classes) {
+  const Eigen::Index n = features.front()->rows(), m = features.front()->cols();
   Matrix S(classes, classes * n);
   Matrix Y(n, m);
   for (Eigen::Index c = 0; c < classes; ++c)
     for (Eigen::Index k = 0; k <= c; ++k) {
-      Y.noalias() = features * precision_inverse.block(c * m, k * m, m, m);
-      const auto s = Y.cwiseProduct(features).rowwise().sum().eval();
+      Y.noalias() = of_class(features, c) * precision_inverse.block(c * m, k * m, m, m);
+      const auto s = Y.cwiseProduct(of_class(features, k)).rowwise().sum().eval();
       for (Eigen::Index i = 0; i < n; ++i) {
         S(c, i * classes + k) = s(i);
         S(k, i * classes + c) = s(i);
@@ -134,54 +181,77 @@ Matrix class_covariances(const Matrix& features, const Matrix& precision_inverse
 
 }  // namespace
 
-Eigen::MatrixXd inducing_class_covariances(const Eigen::MatrixXd& features,
+Eigen::MatrixXd inducing_class_covariances(const std::vector<const Eigen::MatrixXd*>& features,
                                            const Eigen::MatrixXd& precision_inverse,
                                            Eigen::Index classes) {
   return class_covariances(features, precision_inverse, classes);
 }
 
-Eigen::MatrixXf inducing_class_covariances(const Eigen::MatrixXf& features,
+Eigen::MatrixXf inducing_class_covariances(const std::vector<const Eigen::MatrixXf*>& features,
                                            const Eigen::MatrixXf& precision_inverse,
                                            Eigen::Index classes) {
   return class_covariances(features, precision_inverse, classes);
 }
 
-Eigen::VectorXd inducing_class_evidence_gradient(const Kernel& kernel, const Eigen::MatrixXd& X,
-                                                 const InducingSitePrior& prior,
-                                                 const Eigen::MatrixXd& pi,
-                                                 const Eigen::MatrixXd& b,
-                                                 const ClassPosterior& post) {
+Eigen::VectorXd inducing_class_evidence_gradient(
+    const Kernel& kernel, const Eigen::MatrixXd& X,
+    const std::vector<const InducingSitePrior*>& priors, const Eigen::MatrixXd& pi,
+    const Eigen::MatrixXd& b, const ClassPosterior& post) {
   const InducingCoupling& coupling = std::get<InducingCoupling>(post.coupling);
-  const Eigen::MatrixXd& U = prior.factor();
-  const Eigen::VectorXd& D = prior.diagonal_part();
-  const Eigen::Index n = U.rows(), m = U.cols(), classes = pi.cols();
-  const FoldedSites f = fold(pi, D);
+  const Eigen::Index n = pi.rows(), m = coupling.inducing_mean.rows(), classes = pi.cols();
+  const bool shared = priors.size() == 1;
+  const Eigen::MatrixXd d = residual_variances(priors, classes);
+  const FoldedSites f = fold(pi, d);
   const Eigen::MatrixXd& Pinv = coupling.precision_inverse;
+  const auto U = [&](Eigen::Index c) -> const Eigen::MatrixXd& {
+    return priors[shared ? 0 : static_cast<std::size_t>(c)]->factor();
+  };
 
-  // d/dU = b a_bar^T - sum_ck diag(Pi^[c, k]) U P^{-1}[k, c]; the pair (c, k) and (k, c) share
-  // their weights, so each unordered pair costs one product U (P^{-1}[k, c] + P^{-1}[c, k]).
-  Eigen::MatrixXd dU = b * coupling.inducing_mean.transpose();
-  for (Eigen::Index c = 0; c < classes; ++c)
+  // d/dU_c = b_c a_bar_c^T - sum_k diag(Pi^[c, k]) U_k P^{-1}[k, c], one per prior (with one
+  // prior, the sum over c: each unordered pair (c, k) then costs one product
+  // U (P^{-1}[k, c] + P^{-1}[c, k]), the two sharing their weights).
+  std::vector<Eigen::MatrixXd> dU(priors.size(), Eigen::MatrixXd::Zero(n, m));
+  for (Eigen::Index c = 0; c < classes; ++c) {
+    dU[shared ? 0 : static_cast<std::size_t>(c)].noalias() +=
+        b.col(c) * coupling.inducing_mean.col(c).transpose();
     for (Eigen::Index k = 0; k <= c; ++k) {
-      Eigen::MatrixXd block = Pinv.block(k * m, c * m, m, m);
-      if (k != c) block += Pinv.block(c * m, k * m, m, m);
-      dU.noalias() -= folded_precision(f, c, k).asDiagonal() * (U * block);
+      const Eigen::VectorXd w = folded_precision(f, c, k);
+      if (shared) {
+        Eigen::MatrixXd block = Pinv.block(k * m, c * m, m, m);
+        if (k != c) block += Pinv.block(c * m, k * m, m, m);
+        dU[0].noalias() -= w.asDiagonal() * (U(0) * block);
+        continue;
+      }
+      dU[static_cast<std::size_t>(c)].noalias() -=
+          w.asDiagonal() * (U(k) * Pinv.block(k * m, c * m, m, m));
+      if (k != c)
+        dU[static_cast<std::size_t>(k)].noalias() -=
+            w.asDiagonal() * (U(c) * Pinv.block(c * m, k * m, m, m));
     }
+  }
 
-  // d/dD_i = 1/2 (|b_i|^2 + tr(Pi_i Sigma_i Pi_i) - tr Pi_i).
-  Eigen::VectorXd dD(n);
+  // d/dd_ic = 1/2 (b_ic^2 + (Pi_i Sigma_i Pi_i)[c, c] - Pi_i[c, c]).
+  Eigen::MatrixXd dd(n, classes);
   for (Eigen::Index i = 0; i < n; ++i) {
     const Eigen::VectorXd p = pi.row(i).transpose();
     const double s = p.sum();
     Eigen::MatrixXd Pi = -p * p.transpose() / s;
     Pi.diagonal() += p;
     const Eigen::MatrixXd sandwich = Pi * post.marginals.middleCols(i * classes, classes) * Pi;
-    dD(i) = 0.5 * (b.row(i).squaredNorm() + sandwich.trace() - Pi.trace());
+    dd.row(i) = 0.5 * (b.row(i).cwiseAbs2().transpose() + sandwich.diagonal() - Pi.diagonal());
   }
 
-  // D_i = Lambda_i + v2: the noise entries (0 in low_rank_kernel_gradient) get sum_i d/dD_i.
-  return low_rank_kernel_gradient(kernel, X, prior.low_rank(), dU, dD) +
-         dD.sum() * kernel.diagonal_noise_derivative();
+  // D_c = Lambda_c + v2_c: each kernel's noise entries (0 in low_rank_kernel_gradient) get
+  // the sum of its d/dd_ic.
+  const auto gradient = [&](const Kernel& k, std::size_t prior, const Eigen::VectorXd& dD) {
+    return Eigen::VectorXd(
+        low_rank_kernel_gradient(k, X, priors[prior]->low_rank(), dU[prior], dD) +
+        dD.sum() * k.diagonal_noise_derivative());
+  };
+  return class_kernels_gradient(kernel, [&](const Kernel& of, Eigen::Index c) {
+    return c < 0 ? gradient(of, 0, dd.rowwise().sum())
+                 : gradient(of, static_cast<std::size_t>(c), dd.col(c));
+  });
 }
 
 }  // namespace quench::multiclass

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "inducing_class_posterior.h"
+#include "quench/class_kernels.h"
 #include "quench/errors.h"
 #include "quench/low_rank_prior.h"
 
@@ -17,13 +18,18 @@ namespace {
 constexpr Eigen::Index kFeatureBlockRows =
     2048;  // new inputs per block (u(x) is kFeatureBlockRows x M)
 
+// The entry of L (one kernel) or of L_c (a kernel per class).
+std::string lower_entry(std::size_t c, Eigen::Index kernels) {
+  return "posterior/inducing_cholesky_lower" + (kernels > 0 ? "_" + std::to_string(c) : "");
+}
+
 }  // namespace
 
 InducingMulticlassModel::InducingMulticlassModel(std::shared_ptr<const Kernel> kernel,
                                                  std::shared_ptr<const Likelihood> lik,
                                                  Eigen::MatrixXd inducing_inputs,
-                                                 Eigen::MatrixXd inducing_lower, LowRankForm form,
-                                                 Eigen::MatrixXd inducing_mean,
+                                                 std::vector<Eigen::MatrixXd> inducing_lower,
+                                                 LowRankForm form, Eigen::MatrixXd inducing_mean,
                                                  Eigen::MatrixXd precision_inverse)
     : kernel_(std::move(kernel)),
       likelihood_(std::move(lik)),
@@ -37,12 +43,15 @@ InducingMulticlassModel::InducingMulticlassModel(std::shared_ptr<const Kernel> k
 
 std::shared_ptr<const InducingMulticlassModel> InducingMulticlassModel::from_fit(
     std::shared_ptr<const Kernel> kernel, std::shared_ptr<const Likelihood> lik,
-    const InducingSitePrior& prior, const MulticlassFit& fit) {
-  const LowRankPrior& p = prior.low_rank();
+    const std::vector<const InducingSitePrior*>& priors, const MulticlassFit& fit) {
+  const LowRankPrior& p = priors.front()->low_rank();
+  std::vector<Eigen::MatrixXd> lower;
+  for (const InducingSitePrior* prior : priors)
+    lower.push_back(prior->low_rank().inducing_cholesky().lower());
   const InducingCoupling& coupling = std::get<InducingCoupling>(fit.posterior.coupling);
   return std::make_shared<const InducingMulticlassModel>(
-      std::move(kernel), std::move(lik), p.inducing_inputs(), p.inducing_cholesky().lower(),
-      p.form(), coupling.inducing_mean, coupling.precision_inverse);
+      std::move(kernel), std::move(lik), p.inducing_inputs(), std::move(lower), p.form(),
+      coupling.inducing_mean, coupling.precision_inverse);
 }
 
 std::unique_ptr<InducingMulticlassModel> InducingMulticlassModel::read(ModelArchive& archive,
@@ -56,7 +65,13 @@ std::unique_ptr<InducingMulticlassModel> InducingMulticlassModel::read(ModelArch
   const std::string& form = archive.text("posterior/form");
   const std::optional<LowRankForm> named = low_rank_form_named(form);
   if (!named) throw archive.error("entry 'posterior/form' is '" + form + "', not fitc, vfe or sor");
-  Eigen::MatrixXd lower = archive.take_cholesky_factor("posterior/inducing_cholesky_lower", m);
+  std::vector<Eigen::MatrixXd> lower;
+  const Eigen::Index kernels = kernel_classes(*parts.kernel);
+  if (kernels == 0)
+    lower.push_back(archive.take_cholesky_factor("posterior/inducing_cholesky_lower", m));
+  for (Eigen::Index c = 0; c < kernels; ++c)
+    lower.push_back(
+        archive.take_cholesky_factor(lower_entry(static_cast<std::size_t>(c), kernels), m));
   Eigen::MatrixXd mean = archive.take_matrix("posterior/inducing_mean", m);
   const Eigen::Index size = m * mean.cols();
   Eigen::MatrixXd inverse = archive.take_matrix("posterior/precision_inverse", size, size);
@@ -67,19 +82,32 @@ std::unique_ptr<InducingMulticlassModel> InducingMulticlassModel::read(ModelArch
 
 ClassLatents InducingMulticlassModel::latents(const Eigen::MatrixXd& X) const {
   const Eigen::Index n = X.rows(), classes = inducing_mean_.cols();
+  const auto kernels = static_cast<Eigen::Index>(inducing_lower_.size());  // 1 or C
   ClassLatents out{Eigen::MatrixXd(n, classes), Eigen::MatrixXd(classes, classes * n)};
+  std::vector<Eigen::MatrixXd> u(inducing_lower_.size());
+  Eigen::MatrixXd within;  // rows x kernels
   for (Eigen::Index start = 0; start < n; start += kFeatureBlockRows) {
     const Eigen::Index rows = std::min(kFeatureBlockRows, n - start);
     const Eigen::MatrixXd Xb = X.middleRows(start, rows);
-    const Eigen::MatrixXd u =
-        LowRankPrior::features(*kernel_, inducing_inputs_, inducing_lower_, Xb);
-    out.mean.middleRows(start, rows).noalias() = u * inducing_mean_;
-    Eigen::VectorXd within = Eigen::VectorXd::Constant(rows, kernel_->diagonal_noise());
-    if (form_ != LowRankForm::sor)
-      within += (kernel_->diagonal(Xb) - u.rowwise().squaredNorm()).cwiseMax(0.0);
-    Eigen::MatrixXd S = inducing_class_covariances(u, precision_inverse_, classes);
+    within.resize(rows, kernels);
+    for (Eigen::Index k = 0; k < kernels; ++k) {
+      const Kernel& kernel = class_kernel(*kernel_, k);
+      Eigen::MatrixXd& uk = u[static_cast<std::size_t>(k)];
+      uk = LowRankPrior::features(kernel, inducing_inputs_,
+                                  inducing_lower_[static_cast<std::size_t>(k)], Xb);
+      within.col(k).setConstant(kernel.diagonal_noise());
+      if (form_ != LowRankForm::sor)
+        within.col(k) += (kernel.diagonal(Xb) - uk.rowwise().squaredNorm()).cwiseMax(0.0);
+    }
+    std::vector<const Eigen::MatrixXd*> features;
+    for (const Eigen::MatrixXd& uk : u) features.push_back(&uk);
+    for (Eigen::Index c = 0; c < classes; ++c)
+      out.mean.block(start, c, rows, 1).noalias() =
+          *features[kernels == 1 ? 0 : static_cast<std::size_t>(c)] * inducing_mean_.col(c);
+    Eigen::MatrixXd S = inducing_class_covariances(features, precision_inverse_, classes);
     for (Eigen::Index j = 0; j < rows; ++j)
-      S.middleCols(j * classes, classes).diagonal().array() += within(j);
+      for (Eigen::Index c = 0; c < classes; ++c)
+        S(c, j * classes + c) += within(j, kernels == 1 ? 0 : c);
     out.covariance.middleCols(start * classes, rows * classes) = S;
   }
   return out;
@@ -93,7 +121,9 @@ void InducingMulticlassModel::write(ModelArchive& archive) const {
   archive.put("posterior/prior", std::string("inducing"));
   archive.put("posterior/form", to_string(form_));
   archive.put("posterior/inducing_inputs", inducing_inputs_);
-  archive.put("posterior/inducing_cholesky_lower", inducing_lower_);
+  const Eigen::Index kernels = kernel_classes(*kernel_);
+  for (std::size_t c = 0; c < inducing_lower_.size(); ++c)
+    archive.put(lower_entry(c, kernels), inducing_lower_[c]);
   archive.put("posterior/inducing_mean", inducing_mean_);
   archive.put("posterior/precision_inverse", precision_inverse_);
 }

@@ -25,20 +25,12 @@ namespace quench::multiclass {
 namespace {
 
 using test_support::class_clouds;
+using test_support::every;
 using test_support::labels_of;
 using test_support::max_relative;
 using test_support::probit_c;
 using test_support::random_sites;
 using testing::TestKernel;
-
-// Every `step`-th training input.
-std::shared_ptr<InducingInputs> every(const Dataset& d, int step, LowRankForm form) {
-  auto z = std::make_shared<InducingInputs>();
-  z->form = form;
-  z->Z.resize((d.X_train.rows() + step - 1) / step, d.X_train.cols());
-  for (Eigen::Index i = 0; i < z->Z.rows(); ++i) z->Z.row(i) = d.X_train.row(i * step);
-  return z;
-}
 
 MulticlassEpOptions tight() {
   MulticlassEpOptions o;
@@ -99,7 +91,7 @@ TEST(InducingMulticlassModel, PredictsAsTheExactModelWhenEveryInputIsInducing) {
   ASSERT_EQ(fast.status.code, RunStatus::ok);
   ASSERT_EQ(slow.status.code, RunStatus::ok);
   const ClassLatents a =
-      InducingMulticlassModel::from_fit(kernel, lik, sites, fast)->latents(d.X_test);
+      InducingMulticlassModel::from_fit(kernel, lik, {&sites}, fast)->latents(d.X_test);
   const ClassLatents b =
       MulticlassModel::from_fit(kernel, lik, d.X_train, y, slow)->latents(d.X_test);
   EXPECT_LT(max_relative(a.mean, b.mean), 1e-5);

@@ -11,6 +11,7 @@
 #include "multiclass_ep.h"
 #include "multiclass_model.h"
 #include "multiclass_prior.h"
+#include "quench/class_kernels.h"
 #include "quench/drawn_points.h"
 #include "quench/errors.h"
 #include "quench/memory_budget.h"
@@ -116,12 +117,15 @@ class ResampledMulticlass final : public ResampledModel {
     const DrawnPoints drawn = drawn_points(weights, y_.size(), "multiclass_ep");
     const Eigen::Index m = inputs_.rows();
     Eigen::MatrixXd probability(classes_, m);
-    if (drawn.rows.empty()) {  // no data: the prior predictive, the same for every class
-      const Eigen::VectorXd prior = kernel_->diagonal(inputs_).array() + kernel_->diagonal_noise();
+    if (drawn.rows.empty()) {              // no data: the prior predictive
+      Eigen::MatrixXd prior(classes_, m);  // each class's prior variance at each input
+      for (Eigen::Index c = 0; c < classes_; ++c) {
+        const Kernel& kernel = class_kernel(*kernel_, c);
+        prior.row(c) = (kernel.diagonal(inputs_).array() + kernel.diagonal_noise()).transpose();
+      }
       for (Eigen::Index j = 0; j < m; ++j)
-        probability.col(j) =
-            lik_.predictive(Eigen::VectorXd::Zero(classes_),
-                            prior(j) * Eigen::MatrixXd::Identity(classes_, classes_));
+        probability.col(j) = lik_.predictive(Eigen::VectorXd::Zero(classes_),
+                                             Eigen::MatrixXd(prior.col(j).asDiagonal()));
     } else {
       const Eigen::MatrixXd X = X_(drawn.rows, Eigen::all);
       const Eigen::VectorXi y = y_(drawn.rows);
@@ -229,15 +233,24 @@ Results fit_outputs(const Problem& problem, const MulticlassPrior& prior,
 
 void MulticlassEpEngine::check(const Problem& problem, Eigen::Index inducing_count) const {
   const Eigen::Index n = problem.data->X_train.rows(), classes = problem.data->classes;
+  const Eigen::Index kernels = problem.kernel ? kernel_classes(*problem.kernel) : 0;
+  if (kernels > 0 && kernels != classes)
+    throw ConfigError({}, "multiclass_ep: " + std::to_string(kernels) +
+                              " kernels, one per class, "
+                              "for " +
+                              std::to_string(classes) + " classes");
   if (inducing_count == 0) {
-    require_dense_memory(n, static_cast<double>(classes) + 3.0,
+    // K_c of each class with a kernel per class.
+    require_dense_memory(n, static_cast<double>(classes + (kernels > 0 ? kernels - 1 : 0)) + 3.0,
                          "multiclass_ep with C = " + std::to_string(classes) + " classes");
     return;
   }
-  const double c = static_cast<double>(classes), m = static_cast<double>(inducing_count);
-  require_memory(8.0 * (c * static_cast<double>(n) * m + c * m * c * m),
-                 "multiclass_ep on the inducing-point prior (C matrices of N x M and one of CM x "
-                 "CM; N = " +
+  // C matrices of N x M in the algebra, and each kernel's factor U (in double and single).
+  const double c = static_cast<double>(classes), m = static_cast<double>(inducing_count),
+               u = 1.5 * static_cast<double>(std::max<Eigen::Index>(1, kernels));
+  require_memory(8.0 * ((c + u) * static_cast<double>(n) * m + c * m * c * m),
+                 "multiclass_ep on the inducing-point prior (C matrices of N x M, each kernel's "
+                 "factor, and one of CM x CM; N = " +
                      std::to_string(n) + ", C = " + std::to_string(classes) +
                      ", M = " + std::to_string(inducing_count) + ")");
 }

@@ -145,7 +145,7 @@ void posterior_site_forms(const Eigen::VectorXi& y, const MulticlassFit& fit, Ei
   h = fit.counts.asDiagonal() * h;
 }
 
-MulticlassFit solve_multiclass_ep(const Eigen::MatrixXd& K, const Eigen::VectorXi& y,
+MulticlassFit solve_multiclass_ep(const ClassGrams& K, const Eigen::VectorXi& y,
                                   Eigen::Index classes, const ClassLikelihood& lik,
                                   const MulticlassEpOptions& o, const MulticlassFit* warm_start,
                                   const Eigen::VectorXd& counts) {
@@ -352,15 +352,18 @@ Eigen::MatrixXd multiclass_mean_weights(const Eigen::VectorXi& y, const Multicla
   return h - pi.cwiseProduct(mu) + pi.cwiseProduct(shift.replicate(1, pi.cols()));
 }
 
-Eigen::MatrixXd multiclass_evidence_weights(const Eigen::VectorXi& y, const MulticlassFit& fit) {
+std::vector<Eigen::MatrixXd> multiclass_evidence_weights(const Eigen::VectorXi& y,
+                                                         const MulticlassFit& fit) {
   require_points_once(fit, "multiclass_evidence_weights");
   const Eigen::MatrixXd b = multiclass_mean_weights(y, fit);
-  const ClassCoupling& cp = std::get<ClassCoupling>(fit.posterior.coupling);
-  // sum_c R_cc = M - sum_c E_c M^{-1} E_c, M = L L^T.
-  Eigen::MatrixXd W = coupling_trace_part(cp);
-  W.noalias() -= cp.m_lower * cp.m_lower.transpose();
-  W.noalias() += b * b.transpose();
-  return 0.5 * W;
+  std::vector<Eigen::MatrixXd> W =
+      coupling_diagonal_blocks(std::get<ClassCoupling>(fit.posterior.coupling));
+  for (std::size_t c = 0; c < W.size(); ++c) {
+    const auto column = static_cast<Eigen::Index>(c);
+    W[c].noalias() -= b.col(column) * b.col(column).transpose();
+    W[c] *= -0.5;
+  }
+  return W;
 }
 
 }  // namespace quench::multiclass

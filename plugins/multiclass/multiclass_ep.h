@@ -1,9 +1,10 @@
 // Multi-class GP classification by nested EP with the multinomial probit likelihood
 // (Riihimaki, Jylanki & Vehtari, JMLR 14, 2013; docs/multiclass.md): C latent GPs from one kernel
-// (shared hyperparameters), all between-class couplings of the posterior kept (class_posterior.h),
-// parallel damped sweeps whose site updates are the likelihood's inner EP (one warm-started inner
-// sweep per outer sweep). The cavities EP computes anyway are the leave-one-out predictive of
-// every training point, the multi-class counterpart of 001's built-in leave-one-out.
+// shared by every class or a kernel per class (quench/class_kernels.h), all between-class couplings
+// of the posterior kept (class_posterior.h), parallel damped sweeps whose site updates are the
+// likelihood's inner EP (one warm-started inner sweep per outer sweep). The cavities EP computes
+// anyway are the leave-one-out predictive of every training point, the multi-class counterpart of
+// 001's built-in leave-one-out.
 #pragma once
 
 #include <functional>
@@ -69,8 +70,8 @@ MulticlassFit solve_multiclass_ep(const ClassPrior& prior, const Eigen::VectorXi
                                   const MulticlassEpOptions& options,
                                   const MulticlassFit* warm_start = nullptr,
                                   const Eigen::VectorXd& counts = Eigen::VectorXd());
-/// The same on the exact prior K (DenseClassPrior).
-MulticlassFit solve_multiclass_ep(const Eigen::MatrixXd& K, const Eigen::VectorXi& y,
+/// The same on the exact prior K_c (DenseClassPrior).
+MulticlassFit solve_multiclass_ep(const ClassGrams& K, const Eigen::VectorXi& y,
                                   Eigen::Index classes, const ClassLikelihood& lik,
                                   const MulticlassEpOptions& options,
                                   const MulticlassFit* warm_start = nullptr,
@@ -85,11 +86,13 @@ void require_points_once(const MulticlassFit& fit, const char* what);
 /// Phi(N) = 1/2 eta^T Lambda^{-1} eta - 1/2 log det Lambda the log normalizer of a Gaussian.
 double multiclass_log_evidence(const Eigen::VectorXi& y, const MulticlassFit& fit);
 
-/// d log Z_EP / dtheta of the kernel = sum_ab W_ab dK_ab/dtheta with
-///   W = 1/2 (sum_c b_c b_c^T - sum_c R_cc),  b = h - Pi mu (= K^{-1} mu),
-/// exact at the fixed point (log Z_EP is stationary in the sites there). A fit (points once
-/// each) on the exact prior (DenseClassPrior).
-Eigen::MatrixXd multiclass_evidence_weights(const Eigen::VectorXi& y, const MulticlassFit& fit);
+/// d log Z_EP / dtheta of the kernels = sum_c sum_ab W_c[a, b] dK_c[a, b]/dtheta with
+///   W_c = 1/2 (b_c b_c^T - R_cc),  b = h - Pi mu (= K^{-1} mu),
+/// exact at the fixed point (log Z_EP is stationary in the sites there); with one kernel shared
+/// by every class, sum_c W_c contracts its derivative (quench/class_kernels.h,
+/// class_gram_gradient). A fit (points once each) on the exact prior (DenseClassPrior).
+std::vector<Eigen::MatrixXd> multiclass_evidence_weights(const Eigen::VectorXi& y,
+                                                         const MulticlassFit& fit);
 
 /// b = h - Pi mu of posterior_site_forms (N x C; K^{-1} mu on the exact prior, where the
 /// predictive mean at x is k(x)^T b_c).

@@ -49,12 +49,12 @@ struct Dense {
   Eigen::MatrixXd K, Pi;
   Eigen::VectorXd h;
 };
-Dense dense(const Eigen::MatrixXd& K, const Eigen::MatrixXd& pi, const Eigen::MatrixXd& h) {
+Dense dense(const ClassGrams& K, const Eigen::MatrixXd& pi, const Eigen::MatrixXd& h) {
   const Eigen::Index n = K.rows(), C = pi.cols();
   Dense out{Eigen::MatrixXd::Zero(C * n, C * n), Eigen::MatrixXd::Zero(C * n, C * n),
             Eigen::VectorXd(C * n)};
   for (Eigen::Index c = 0; c < C; ++c) {
-    out.K.block(c * n, c * n, n, n) = K;
+    out.K.block(c * n, c * n, n, n) = K.of(c);
     out.h.segment(c * n, n) = h.col(c);
   }
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -71,14 +71,12 @@ Eigen::MatrixXd gram(const Eigen::MatrixXd& X, double noise = 1e-6) {
   return k.gram(X);
 }
 
-TEST(ClassPosterior, MatchesTheDenseAlgebra) {
-  const Dataset d = class_clouds(24, 0, 3, 2.0, 1);
-  const Eigen::MatrixXd K = gram(d.X_train);
-  Eigen::MatrixXd pi, h;
-  random_sites(labels_of(d), 3, 2, pi, h);
+// The C + 1 factorizations against the dense CN x CN algebra on the prior blockdiag(K_c).
+void expect_posterior_matches_the_dense_algebra(const ClassGrams& K, const Eigen::MatrixXd& pi,
+                                                const Eigen::MatrixXd& h) {
   const ClassPosterior post = class_posterior(K, pi, h);
   const Dense D = dense(K, pi, h);
-  const Eigen::Index n = K.rows(), CN = 3 * n;
+  const Eigen::Index n = K.rows(), C = pi.cols(), CN = C * n;
   // Sigma = (I + K Pi)^{-1} K, mu = Sigma h, log det(I + K Pi): no inverse of K or Pi.
   const Eigen::MatrixXd IKP = Eigen::MatrixXd::Identity(CN, CN) + D.K * D.Pi;
   const Eigen::PartialPivLU<Eigen::MatrixXd> lu(IKP);
@@ -87,12 +85,30 @@ TEST(ClassPosterior, MatchesTheDenseAlgebra) {
   double log_det = 0.0;
   for (Eigen::Index j = 0; j < CN; ++j) log_det += std::log(std::abs(lu.matrixLU()(j, j)));
   for (Eigen::Index i = 0; i < n; ++i)
-    for (Eigen::Index c = 0; c < 3; ++c) {
+    for (Eigen::Index c = 0; c < C; ++c) {
       EXPECT_NEAR(post.mean(i, c), mu(c * n + i), 1e-10 * (1 + std::abs(mu(c * n + i))));
-      for (Eigen::Index k = 0; k < 3; ++k)
-        EXPECT_NEAR(post.marginals(c, i * 3 + k), sigma(c * n + i, k * n + i), 1e-10);
+      for (Eigen::Index k = 0; k < C; ++k)
+        EXPECT_NEAR(post.marginals(c, i * C + k), sigma(c * n + i, k * n + i), 1e-10);
     }
   EXPECT_NEAR(post.log_det, log_det, 1e-10 * std::abs(log_det));
+}
+
+TEST(ClassPosterior, MatchesTheDenseAlgebra) {
+  const Dataset d = class_clouds(24, 0, 3, 2.0, 1);
+  Eigen::MatrixXd pi, h;
+  random_sites(labels_of(d), 3, 2, pi, h);
+  expect_posterior_matches_the_dense_algebra(gram(d.X_train), pi, h);
+}
+
+// A kernel per class: amplitudes 0.5-4 and length scales 0.4-2.5 apart.
+TEST(ClassPosterior, MatchesTheDenseAlgebraWithAKernelPerClass) {
+  const Dataset d = class_clouds(24, 0, 3, 2.0, 1);
+  Eigen::MatrixXd pi, h;
+  random_sites(labels_of(d), 3, 2, pi, h);
+  const std::vector<Eigen::MatrixXd> K = {TestKernel(0.5, 0.4, 1e-6).gram(d.X_train),
+                                          TestKernel(2.0, 1.0, 1e-3).gram(d.X_train),
+                                          TestKernel(4.0, 2.5, 1e-6).gram(d.X_train)};
+  expect_posterior_matches_the_dense_algebra(class_grams(K), pi, h);
 }
 
 // The per-class work on 1, 2 or 3 workers, and in turn on the calling thread (BLAS at one

@@ -6,6 +6,7 @@
 #include <utility>
 #include <variant>
 
+#include "quench/class_kernels.h"
 #include "quench/errors.h"
 
 namespace quench::multiclass {
@@ -54,16 +55,22 @@ std::unique_ptr<MulticlassModel> MulticlassModel::read(ModelArchive& archive,
 
 ClassLatents MulticlassModel::latents(const Eigen::MatrixXd& X) const {
   const Eigen::Index m = X.rows(), classes = mean_weights_.cols();
+  const bool per_class = kernel_classes(*kernel_) > 0;
   ClassLatents out{Eigen::MatrixXd(m, classes), Eigen::MatrixXd::Zero(classes, classes * m)};
   std::vector<Eigen::MatrixXd> z(static_cast<std::size_t>(classes));
+  Eigen::MatrixXd k;
+  Eigen::VectorXd prior;
   for (Eigen::Index start = 0; start < m; start += kKernelBlockRows) {
     const Eigen::Index rows = std::min(kKernelBlockRows, m - start);
     const Eigen::MatrixXd Xb = X.middleRows(start, rows);
-    const Eigen::MatrixXd k = kernel_->cross(X_train_, Xb);
-    out.mean.middleRows(start, rows).noalias() = k.transpose() * mean_weights_;
-    // The prior variance includes the kernel's diagonal noise, as in eq 27 of 001.
-    const Eigen::VectorXd prior = kernel_->diagonal(Xb).array() + kernel_->diagonal_noise();
     for (Eigen::Index c = 0; c < classes; ++c) {
+      if (c == 0 || per_class) {  // K_c(X_train, block) and the prior variance at the block
+        const Kernel& kernel = class_kernel(*kernel_, c);
+        k = kernel.cross(X_train_, Xb);
+        // The prior variance includes the kernel's diagonal noise, as in eq 27 of 001.
+        prior = kernel.diagonal(Xb).array() + kernel.diagonal_noise();
+      }
+      out.mean.block(start, c, rows, 1).noalias() = k.transpose() * mean_weights_.col(c);
       Eigen::MatrixXd& zc = z[static_cast<std::size_t>(c)];
       zc.noalias() = coupling_.e[static_cast<std::size_t>(c)] * k;
       const Eigen::VectorXd within = prior - k.cwiseProduct(zc).colwise().sum().transpose();

@@ -1,7 +1,9 @@
 // The nested-EP multi-class classifier as a fitted model (kind "multiclass_gp_classifier"):
-// at new inputs x, with k = K(X_train, x) and the posterior's coupling (class_posterior.h),
-//   E[f_c(x)] = k^T b_c,  b = K^{-1} mu,
-//   Cov[f_c(x), f_c'(x)] = delta_cc' (k(x, x) - k^T E_c k) + (L^{-1} E_c k) . (L^{-1} E_c' k),
+// at new inputs x, with k_c = K_c(X_train, x) (class c's kernel, quench/class_kernels.h; the
+// same for every class when one is shared) and the posterior's coupling (class_posterior.h),
+//   E[f_c(x)] = k_c^T b_c,  b_c = K_c^{-1} mu_c,
+//   Cov[f_c(x), f_c'(x)] = delta_cc' (k_c(x, x) - k_c^T E_c k_c) + (L^{-1} E_c k_c) . (L^{-1} E_c'
+//   k_c'),
 // and the class probabilities p(y = c | x) = the likelihood's predictive at that Gaussian.
 //
 // Entries (N training inputs, C classes):

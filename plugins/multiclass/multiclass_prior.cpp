@@ -1,10 +1,13 @@
 #include "multiclass_prior.h"
 
+#include <algorithm>
 #include <optional>
+#include <vector>
 
 #include "inducing_class_posterior.h"
 #include "inducing_multiclass_model.h"
 #include "multiclass_model.h"
+#include "quench/class_kernels.h"
 #include "quench/parallel.h"
 #include "quench/site_prior.h"
 #include "quench/units.h"
@@ -15,11 +18,14 @@ namespace {
 class DenseMulticlassPrior final : public MulticlassPrior {
  public:
   DenseMulticlassPrior(const Kernel& kernel, const Eigen::MatrixXd& X, std::optional<int> threads)
-      : kernel_(kernel), X_(X), K_(kernel.gram(X)), prior_(K_, threads) {}
+      : kernel_(kernel),
+        X_(X),
+        K_(class_gram_matrices(kernel, X)),
+        prior_(class_grams(K_), threads) {}
   const ClassPrior& classes() const override { return prior_; }
   Eigen::VectorXd evidence_gradient(const Eigen::VectorXi& y,
                                     const MulticlassFit& fit) const override {
-    return kernel_.gram_derivative_contractions(X_, multiclass_evidence_weights(y, fit));
+    return class_gram_gradient(kernel_, X_, multiclass_evidence_weights(y, fit));
   }
   std::shared_ptr<const Model> model(std::shared_ptr<const Kernel> kernel,
                                      std::shared_ptr<const Likelihood> likelihood,
@@ -32,41 +38,61 @@ class DenseMulticlassPrior final : public MulticlassPrior {
  private:
   const Kernel& kernel_;
   const Eigen::MatrixXd& X_;
-  Eigen::MatrixXd K_;
-  DenseClassPrior prior_;  // refers to K_
+  std::vector<Eigen::MatrixXd> K_;  // K_c, or one K shared by every class
+  DenseClassPrior prior_;           // refers to K_
 };
 
 class InducingMulticlassPrior final : public MulticlassPrior {
  public:
   InducingMulticlassPrior(const Kernel& kernel, const Eigen::MatrixXd& X,
                           const InducingInputs& inducing)
-      : kernel_(kernel), X_(X), form_(inducing.form), sites_(kernel, X, inducing), prior_(sites_) {}
+      : kernel_(kernel),
+        X_(X),
+        form_(inducing.form),
+        sites_(class_site_priors(kernel, X, inducing)),
+        prior_(pointers(sites_)) {}
   const ClassPrior& classes() const override { return prior_; }
   Eigen::VectorXd evidence_gradient(const Eigen::VectorXi& y,
                                     const MulticlassFit& fit) const override {
     require_points_once(fit, "evidence_gradient");
     Eigen::MatrixXd pi, h;
     site_forms(y, fit.sites, pi, h);
-    return inducing_class_evidence_gradient(kernel_, X_, sites_, pi,
+    return inducing_class_evidence_gradient(kernel_, X_, pointers(sites_), pi,
                                             multiclass_mean_weights(y, fit), fit.posterior);
   }
   std::shared_ptr<const Model> model(std::shared_ptr<const Kernel> kernel,
                                      std::shared_ptr<const Likelihood> likelihood,
                                      const Eigen::VectorXi&,
                                      const MulticlassFit& fit) const override {
-    return InducingMulticlassModel::from_fit(std::move(kernel), std::move(likelihood), sites_, fit);
+    return InducingMulticlassModel::from_fit(std::move(kernel), std::move(likelihood),
+                                             pointers(sites_), fit);
   }
   std::string where() const override {
     return ", on the inducing-point prior (" + to_string(form_) +
-           ", M = " + std::to_string(sites_.low_rank().rank()) + ")";
+           ", M = " + std::to_string(sites_.front().low_rank().rank()) + ")";
   }
 
  private:
+  // The inducing-point prior of each class's kernel (one when it is shared), on the same Z.
+  static std::vector<InducingSitePrior> class_site_priors(const Kernel& kernel,
+                                                          const Eigen::MatrixXd& X,
+                                                          const InducingInputs& inducing) {
+    std::vector<InducingSitePrior> sites;
+    for (Eigen::Index c = 0; c < std::max<Eigen::Index>(1, kernel_classes(kernel)); ++c)
+      sites.emplace_back(class_kernel(kernel, c), X, inducing);
+    return sites;
+  }
+  static std::vector<const InducingSitePrior*> pointers(const std::vector<InducingSitePrior>& s) {
+    std::vector<const InducingSitePrior*> out;
+    for (const InducingSitePrior& p : s) out.push_back(&p);
+    return out;
+  }
+
   const Kernel& kernel_;
   const Eigen::MatrixXd& X_;
   LowRankForm form_;
-  InducingSitePrior sites_;
-  InducingClassPrior prior_;  // refers to sites_
+  std::vector<InducingSitePrior> sites_;  // one, or one per class
+  InducingClassPrior prior_;              // refers to sites_
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "quench/class_likelihood.h"
 #include "quench/dataset.h"
 #include "quench/hyperparameter_objective.h"
+#include "quench/inducing_points.h"
 #include "quench/inference_engine.h"
 #include "quench/model_archive.h"
 #include "quench/parameters.h"
@@ -48,6 +49,15 @@ inline Dataset class_clouds(int n, int n_test, int classes, double spread, unsig
   d.classes = classes;
   for (int c = 0; c < classes; ++c) d.class_names.push_back(std::to_string(c));
   return d;
+}
+
+// Every `step`-th training input as inducing inputs of `form`.
+inline std::shared_ptr<InducingInputs> every(const Dataset& d, int step, LowRankForm form) {
+  auto z = std::make_shared<InducingInputs>();
+  z->form = form;
+  z->Z.resize((d.X_train.rows() + step - 1) / step, d.X_train.cols());
+  for (Eigen::Index i = 0; i < z->Z.rows(); ++i) z->Z.row(i) = d.X_train.row(i * step);
+  return z;
 }
 
 inline Eigen::VectorXi labels_of(const Dataset& d) { return d.y_train.cast<int>(); }

@@ -10,6 +10,7 @@
 // host refuses a kernel per class for any other engine before it runs.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,13 @@ QUENCH_API const Kernel& class_kernel(const Kernel& kernel, Eigen::Index c);
 
 /// The number of kernels of a ClassKernels; 0 for one kernel shared by every class.
 QUENCH_API Eigen::Index kernel_classes(const Kernel& kernel);
+
+/// A gradient in `kernel`'s flat vector from gradients in its kernels' own: with a ClassKernels,
+/// of_class(class_kernel(kernel, c), c) for every class c, one after the other; with one kernel
+/// shared by every class, of_class(kernel, -1), the caller's sum over the classes.
+QUENCH_API Eigen::VectorXd class_kernels_gradient(
+    const Kernel& kernel,
+    const std::function<Eigen::VectorXd(const Kernel& of, Eigen::Index c)>& of_class);
 
 /// d/dtheta of sum_c sum_ab W_c[a, b] K_c(X, X)[a, b] (gram(), noise included) in `kernel`'s
 /// flat vector: with a ClassKernels, part c's gram_derivative_contractions(X, W_c) at its

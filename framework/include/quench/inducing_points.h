@@ -2,7 +2,9 @@
 // the training inputs: greedy conditional variance (pivoted Cholesky of the kernel matrix,
 // Burt, Rasmussen & van der Wilk 2020, Sec. 5.1 — each pick is the input whose prior
 // variance is least explained by the inputs already picked), k-means centres, or a random
-// subset. Any kernel works unchanged: only Kernel::cross and Kernel::diagonal are called.
+// subset. Any kernel works unchanged: only Kernel::cross and Kernel::diagonal are called (of the
+// sum of the kernels, for a kernel per class: the inputs explain the variance of f_0 + ... +
+// f_{C-1}, one Z for every class).
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,253 @@
+// A kernel per class (quench/class_kernels.h) in multiclass_ep against independent
+// computations: C equal kernels against the one kernel they repeat (the fit, log Z_EP, its
+// gradient summed over the classes' blocks, the built-in leave-one-out, the test probabilities),
+// every block's gradient against central differences, the model at the training inputs
+// against the fit's posterior marginals, and the saved model against the run; on the
+// inducing-point prior, its algebra and fixed point against the dense ones on each class's
+// prior formed densely, its gradient, and every input inducing against the exact prior. (The
+// exact prior's algebra against the dense CN x CN form: multiclass_ep_test.cpp.)
+#include <array>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "class_posterior.h"
+#include "inducing_class_posterior.h"
+#include "multiclass_ep.h"
+#include "multiclass_model.h"
+#include "multiclass_prior.h"
+#include "quench/class_kernels.h"
+#include "quench/site_prior.h"
+#include "test_class_clouds.h"
+
+namespace quench::multiclass {
+namespace {
+
+using test_support::class_clouds;
+using test_support::every;
+using test_support::labels_of;
+using test_support::max_relative;
+using test_support::probit_c;
+using testing::TestKernel;
+
+using Theta = std::array<double, 3>;  // TestKernel's amplitude, length scale, noise
+
+std::shared_ptr<ClassKernels> per_class(const std::vector<Theta>& theta) {
+  std::vector<std::shared_ptr<Kernel>> parts;
+  for (const Theta& t : theta) parts.push_back(std::make_shared<TestKernel>(t[0], t[1], t[2]));
+  return std::make_shared<ClassKernels>(std::move(parts));
+}
+
+// The objective's gradient at per_class(theta) against central differences of its values in
+// every entry (fits to 1e-12, relative step 1e-5: truncation ~1e-10 and rounding ~1e-11
+// relative, so 1e-6 relative is a bound with margin, as for the shared kernel).
+void expect_gradient_of_every_block_matches_central_differences(HyperparameterObjective& objective,
+                                                                const Likelihood& lik,
+                                                                const std::vector<Theta>& theta) {
+  const ObjectiveValue v = objective.evaluate(*per_class(theta), lik);
+  ASSERT_EQ(v.status.code, RunStatus::ok) << v.status.message;
+  ASSERT_EQ(v.gradient.size(), static_cast<Eigen::Index>(3 * theta.size()));
+  for (std::size_t c = 0; c < theta.size(); ++c)
+    for (std::size_t j = 0; j < 3; ++j) {
+      const double step = 1e-5 * theta[c][j];
+      double values[2];
+      for (int s = 0; s < 2; ++s) {
+        std::vector<Theta> moved = theta;
+        moved[c][j] += s ? step : -step;
+        const ObjectiveValue w = objective.evaluate(*per_class(moved), lik);
+        ASSERT_EQ(w.status.code, RunStatus::ok) << w.status.message;
+        values[s] = w.value;
+      }
+      const double fd = (values[1] - values[0]) / (2 * step);
+      EXPECT_NEAR(v.gradient(static_cast<Eigen::Index>(3 * c + j)), fd,
+                  1e-6 * std::max(1.0, std::abs(fd)))
+          << "class " << c << ", entry " << j;
+    }
+}
+
+Results run(const MulticlassEpEngine& engine, Dataset& d, std::shared_ptr<const Kernel> kernel) {
+  Problem p;
+  p.data = &d;
+  p.kernel = std::move(kernel);
+  p.likelihood = probit_c();
+  const Results r = engine.run(p);
+  EXPECT_EQ(r.status.code, RunStatus::ok) << r.status.message;
+  return r;
+}
+
+// Equal kernels give the shared kernel's algebra class by class (the same K_c); only the
+// gradient's sum over classes is formed in another order, so 1e-12 relative bounds rounding.
+TEST(KernelPerClass, EqualKernelsAreTheSharedKernel) {
+  Dataset d = class_clouds(30, 12, 3, 1.5, 17);
+  const Theta theta = {2.0, 1.0, 0.01};
+  const auto shared = std::make_shared<TestKernel>(theta[0], theta[1], theta[2]);
+  const auto equal = per_class({theta, theta, theta});
+  const MulticlassEpEngine engine(Params(MulticlassEpEngine::schema(), {}));
+  const Results a = run(engine, d, shared), b = run(engine, d, equal);
+  EXPECT_NEAR(b.scalars.at("log_evidence"), a.scalars.at("log_evidence"),
+              1e-12 * std::abs(a.scalars.at("log_evidence")));
+  for (const char* m : {"latent_mean", "loo_probability", "test_probability"})
+    EXPECT_LT(max_relative(b.matrices.at(m), a.matrices.at(m)), 1e-12) << m;
+
+  const MulticlassEpEngine learning(
+      Params(MulticlassEpEngine::schema(), {{"learning_tol", 1e-12}}));
+  Problem p;
+  p.data = &d;
+  const auto lik = probit_c();
+  p.likelihood = lik;
+  const ObjectiveValue one =
+      learning.hyperparameter_objective(p, "evidence")->evaluate(*shared, *lik);
+  const ObjectiveValue each =
+      learning.hyperparameter_objective(p, "evidence")->evaluate(*equal, *lik);
+  ASSERT_EQ(one.status.code, RunStatus::ok) << one.status.message;
+  ASSERT_EQ(each.status.code, RunStatus::ok) << each.status.message;
+  EXPECT_NEAR(each.value, one.value, 1e-12 * std::abs(one.value));
+  // theta shared by every class: d/dtheta = sum_c d/dtheta_c.
+  ASSERT_EQ(each.gradient.size(), 9);
+  const Eigen::VectorXd summed = each.gradient.reshaped(3, 3).rowwise().sum();
+  EXPECT_LT(max_relative(summed, one.gradient), 1e-12);
+}
+
+// Every block of three different kernels against central differences of log Z_EP.
+TEST(KernelPerClass, EvidenceGradientOfEveryBlockMatchesCentralDifferences) {
+  Dataset d = class_clouds(24, 0, 3, 1.5, 9);
+  const MulticlassEpEngine engine(
+      Params(MulticlassEpEngine::schema(), {{"learning_tol", 1e-12}, {"damping", 0.8}}));
+  Problem p;
+  p.data = &d;
+  const auto lik = probit_c();
+  p.likelihood = lik;
+  expect_gradient_of_every_block_matches_central_differences(
+      *engine.hyperparameter_objective(p, "evidence"), *lik,
+      {{1.5, 0.9, 0.02}, {0.7, 1.6, 0.05}, {3.0, 0.5, 0.01}});
+}
+
+// The model's predictive at the training inputs (K_c(X, x) per class) is the fit's posterior
+// (class_posterior on the K_c): means and C x C marginals to rounding of two routes, 1e-9.
+// Without diagonal noise, which the Gram matrices have and K_c(X, x) has not.
+TEST(KernelPerClass, ModelAtTheTrainingInputsIsTheFitsPosterior) {
+  Dataset d = class_clouds(30, 0, 3, 1.5, 21);
+  const auto kernel = per_class({{1.0, 0.7, 0.0}, {2.5, 1.5, 0.0}, {0.6, 0.9, 0.0}});
+  const Eigen::VectorXi y = labels_of(d);
+  const auto prior = make_multiclass_prior(*kernel, d.X_train, nullptr, 1);
+  const MulticlassFit fit =
+      solve_multiclass_ep(prior->classes(), y, 3, *probit_c(), MulticlassEpOptions{});
+  ASSERT_EQ(fit.status.code, RunStatus::ok) << fit.status.message;
+  const auto model =
+      std::dynamic_pointer_cast<const MulticlassModel>(prior->model(kernel, probit_c(), y, fit));
+  ASSERT_TRUE(model);
+  const ClassLatents f = model->latents(d.X_train);
+  EXPECT_LT(max_relative(f.mean, fit.posterior.mean), 1e-9);
+  EXPECT_LT(max_relative(f.covariance, fit.posterior.marginals), 1e-9);
+}
+
+TEST(KernelPerClass, SavedModelPredictsBitwise) {
+  Dataset d = class_clouds(30, 9, 3, 2.0, 13);
+  const MulticlassEpEngine engine(Params(MulticlassEpEngine::schema(), {}));
+  Problem p;
+  p.data = &d;
+  p.kernel = per_class({{2.0, 1.0, 0.01}, {1.0, 0.5, 0.01}, {3.0, 2.0, 0.01}});
+  p.likelihood = probit_c();
+  p.make_model = true;
+  const Results r = engine.run(p);
+  ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
+  test_support::expect_saved_model_predicts_bitwise(engine, r, p, 3);
+}
+
+class PerClassEveryForm : public ::testing::TestWithParam<LowRankForm> {};
+
+// On the inducing-point prior with a prior per class (inducing_class_posterior.h: d_i and R_i
+// per class, P's blocks U_c^T diag(w) U_k) against class_posterior on the C priors
+// D_c + U_c U_c^T formed densely (rounding of two factorizations of O(1)-O(10) entries: 1e-9).
+TEST_P(PerClassEveryForm, InducingPosteriorMatchesTheDenseAlgebraOfEachClassesPrior) {
+  const Dataset d = class_clouds(30, 0, 3, 2.0, 21);
+  const std::vector<TestKernel> kernels = {TestKernel(2.0, 1.0, 0.01), TestKernel(0.7, 0.5, 0.03),
+                                           TestKernel(4.0, 2.0, 0.0)};
+  const auto z = every(d, 3, GetParam());
+  std::vector<InducingSitePrior> sites;
+  for (const TestKernel& k : kernels) sites.emplace_back(k, d.X_train, *z);
+  Eigen::MatrixXd pi, h;
+  test_support::random_sites(labels_of(d), 3, 22, pi, h);
+  const ClassPosterior fast =
+      InducingClassPrior({&sites[0], &sites[1], &sites[2]}).posterior(pi, h, Precision::full);
+  const std::vector<Eigen::MatrixXd> formed = {sites[0].formed(), sites[1].formed(),
+                                               sites[2].formed()};
+  const ClassPosterior slow = class_posterior(class_grams(formed), pi, h);
+  EXPECT_LT(max_relative(fast.mean, slow.mean), 1e-9);
+  EXPECT_LT(max_relative(fast.marginals, slow.marginals), 1e-9);
+  EXPECT_NEAR(fast.log_det, slow.log_det, 1e-9 * std::abs(slow.log_det));
+}
+
+// The fixed point with a kernel per class on the inducing-point prior against the dense solver
+// on the classes' priors formed densely (sweeps to 1e-11: sites and log Z 1e-7).
+TEST_P(PerClassEveryForm, InducingFixedPointEqualsDenseEpOnTheClassesPriors) {
+  const Dataset d = class_clouds(36, 0, 3, 1.5, 23);
+  const std::vector<TestKernel> kernels = {TestKernel(1.5, 0.9, 0.02), TestKernel(0.8, 0.6, 0.02),
+                                           TestKernel(3.0, 1.5, 0.01)};
+  const auto z = every(d, 4, GetParam());
+  std::vector<InducingSitePrior> sites;
+  for (const TestKernel& k : kernels) sites.emplace_back(k, d.X_train, *z);
+  const Eigen::VectorXi y = labels_of(d);
+  MulticlassEpOptions tight;
+  tight.tol = 1e-11;
+  const MulticlassFit fast = solve_multiclass_ep(
+      InducingClassPrior({&sites[0], &sites[1], &sites[2]}), y, 3, *probit_c(), tight);
+  const std::vector<Eigen::MatrixXd> formed = {sites[0].formed(), sites[1].formed(),
+                                               sites[2].formed()};
+  const MulticlassFit slow = solve_multiclass_ep(class_grams(formed), y, 3, *probit_c(), tight);
+  ASSERT_EQ(fast.status.code, RunStatus::ok) << fast.status.message;
+  ASSERT_EQ(slow.status.code, RunStatus::ok) << slow.status.message;
+  EXPECT_LT(max_relative(fast.cavity_mean, slow.cavity_mean), 1e-7);
+  EXPECT_LT(max_relative(fast.cavity_covariance, slow.cavity_covariance), 1e-7);
+  EXPECT_NEAR(multiclass_log_evidence(y, fast), multiclass_log_evidence(y, slow), 1e-7);
+}
+
+INSTANTIATE_TEST_SUITE_P(KernelPerClass, PerClassEveryForm,
+                         ::testing::Values(LowRankForm::fitc, LowRankForm::vfe, LowRankForm::sor),
+                         [](const auto& info) { return to_string(info.param); });
+
+// Every block's gradient on the inducing-point prior (FITC with its diagonal term, and VFE)
+// against central differences, as on the exact prior.
+TEST(KernelPerClass, InducingEvidenceGradientOfEveryBlockMatchesCentralDifferences) {
+  for (const LowRankForm form : {LowRankForm::fitc, LowRankForm::vfe}) {
+    SCOPED_TRACE(to_string(form));
+    Dataset d = class_clouds(30, 0, 3, 1.5, 27);
+    const MulticlassEpEngine engine(
+        Params(MulticlassEpEngine::schema(), {{"learning_tol", 1e-12}, {"damping", 0.8}}));
+    Problem p;
+    p.data = &d;
+    const auto lik = probit_c();
+    p.likelihood = lik;
+    p.inducing = every(d, 3, form);
+    expect_gradient_of_every_block_matches_central_differences(
+        *engine.hyperparameter_objective(p, "evidence"), *lik,
+        {{1.5, 0.9, 0.02}, {0.7, 1.6, 0.05}, {3.0, 0.5, 0.01}});
+  }
+}
+
+// With every training input inducing, FITC's priors are the exact K_c (up to K_mm's jitter),
+// so the run predicts as the exact prior's at new inputs (1e-5, as with one kernel), and its
+// saved model (L_c per class) predicts the same bits.
+TEST(KernelPerClass, InducingRunWithEveryInputInducingIsTheExactOneAndSavesItsModel) {
+  Dataset d = class_clouds(30, 12, 3, 2.0, 25);
+  const MulticlassEpEngine engine(Params(MulticlassEpEngine::schema(), {{"tol", 1e-11}}));
+  Problem p;
+  p.data = &d;
+  p.kernel = per_class({{2.0, 1.0, 0.01}, {1.0, 0.6, 0.01}, {3.0, 1.8, 0.02}});
+  p.likelihood = probit_c();
+  p.make_model = true;
+  const Results exact = engine.run(p);
+  p.inducing = every(d, 1, LowRankForm::fitc);
+  const Results sparse = engine.run(p);
+  ASSERT_EQ(exact.status.code, RunStatus::ok) << exact.status.message;
+  ASSERT_EQ(sparse.status.code, RunStatus::ok) << sparse.status.message;
+  EXPECT_LT(
+      max_relative(sparse.matrices.at("test_probability"), exact.matrices.at("test_probability")),
+      1e-5);
+  test_support::expect_saved_model_predicts_bitwise(engine, sparse, p, 3);
+}
+
+}  // namespace
+}  // namespace quench::multiclass
