@@ -23,14 +23,14 @@ from .estimators import (AdatapBootstrap, AdatapBootstrapClassifier, Convergence
                          GaussianProcessRegressor, MonteCarloBootstrap, VBootClassifier,
                          WeightedBayesianBootstrap)
 from .kernels import (Cauchy, Constant, Gaussian, InfiniteNet, Kernel, Linear, Matern, Periodic,
-                      Product, RationalQuadratic, Sum, White)
+                      PerClass, Product, RationalQuadratic, Sum, White)
 
 __all__ = ["run", "plugins", "load_model", "Model", "GaussianProcessClassifier",
            "GaussianProcessRegressor", "AdatapBootstrap", "AdatapBootstrapClassifier",
            "MonteCarloBootstrap",
            "WeightedBayesianBootstrap", "VBootClassifier", "Kernel", "Gaussian", "Matern",
            "RationalQuadratic", "Periodic", "Constant", "White", "Linear", "Cauchy",
-           "InfiniteNet", "Sum", "Product", "Error", "PipelineError", "DataError",
+           "InfiniteNet", "Sum", "Product", "PerClass", "Error", "PipelineError", "DataError",
            "PluginError", "NumericalError", "ModelFileError", "ConvergenceWarning",
            "__version__"]
 

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from . import _quench
-from .kernels import Gaussian, Kernel, column_name, yaml_text
+from .kernels import Gaussian, Kernel, PerClass, column_name, yaml_text
 
 
 class _Estimator:
@@ -472,8 +472,11 @@ def _fitted_likelihood_params(likelihood, learned):
 
 
 def _user_kernel(estimator):
-    """estimator.kernel: None (the estimator's default kernel) or a quench kernel."""
+    """estimator.kernel: None (the estimator's default kernel), a quench kernel, or a list of
+    them (a kernel per class, PerClass)."""
     kernel = estimator.kernel
+    if isinstance(kernel, (list, tuple)):
+        return PerClass(kernel)
     if kernel is not None and not isinstance(kernel, Kernel):
         raise TypeError(f"kernel must be None or a quench kernel (quench.Gaussian(), "
                         f"quench.Periodic() + quench.White(), ...), got {kernel!r}")
@@ -657,7 +660,9 @@ class GaussianProcessClassifier(_Estimator):
 
     `kernel` (a quench kernel, docs/python.md) replaces the Gaussian kernel of `width` and
     `noise` (both then unused; latent noise is the kernel's: White(...) in a sum, or a part's
-    noise=), and learn=True learns its hyperparameters (all > 0 but its fixed ones). Inputs
+    noise=), and learn=True learns its hyperparameters (all > 0 but its fixed ones); the joint
+    model also takes a list of C kernels, one per class in classes_ order (quench.PerClass;
+    kernel_ is then a PerClass). Inputs
     are standardized (standardize_inputs: None = True for the default kernel, False for a
     given one, whose length scales are then in X's units).
 
@@ -754,7 +759,7 @@ class GaussianProcessClassifier(_Estimator):
         self.log_evidence_ = run["scalars"].get("log_evidence")
         if _user_kernel(self) is not None:
             self.width_ = self.noise_ = self.amplitude_ = None
-            self.kernel_ = self.kernel.with_learned(self.learned_)
+            self.kernel_ = _user_kernel(self).with_learned(self.learned_)
             return self
         self.width_ = float(self.learned_.get("kernel.width", [self.width])[0])
         self.noise_ = float(self.learned_.get("kernel.noise", [self.noise])[0])

@@ -91,7 +91,7 @@ class Kernel:
     def to_yaml(self, features):
         """The pipeline's kernel node for the input columns `features` (their names, or their
         number: then named x0, x1, ...): a one-line flow mapping for a kernel plugin, a block
-        mapping for a sum or product."""
+        mapping for a sum or product, a block list for a kernel per class."""
         names = _input_names(features)
         return "\n".join(self._yaml_lines(names, len(names)))
 
@@ -404,3 +404,55 @@ class Product(_Composite):
 
     def _part_repr(self, part):
         return f"({part!r})" if isinstance(part, Sum) and part.columns is None else repr(part)
+
+
+class PerClass(Kernel):
+    """A kernel per class for the joint multi-class classifier (docs/multiclass.md, "A kernel
+    per class"): `parts[c]` is the kernel of class c's latent GP (classes in the estimator's
+    classes_ order), each any kernel. What kernel=[k_0, k_1, ...] makes; it is the whole kernel,
+    never a part of a sum or product. Part c's hyperparameters have the paths <path>.c<c>.<name>
+    (kernel.c2.length_scales)."""
+
+    def __init__(self, parts):
+        parts = list(parts)
+        for part in parts:
+            if not isinstance(part, Kernel) or isinstance(part, PerClass):
+                raise TypeError(f"PerClass: parts must be kernels (not kernels per class), got "
+                                f"{part!r}")
+        if len(parts) < 2:
+            raise ValueError(f"PerClass needs a kernel for each of at least two classes, got "
+                             f"{len(parts)}")
+        self.parts = parts
+        self.columns = None
+
+    def _not_a_part(self, other):
+        raise TypeError("a kernel per class is the whole kernel, not a part of a sum or product: "
+                        "combine each class's kernel instead")
+
+    __add__ = __radd__ = __mul__ = __rmul__ = _not_a_part
+
+    def _state(self):
+        return "per_class", [part._state() for part in self.parts]
+
+    def learned_hyperparameters(self, path="kernel"):
+        """{learn path: (low, high) or None} of every class's learned hyperparameters."""
+        learned = {}
+        for c, part in enumerate(self.parts):
+            learned.update(part.learned_hyperparameters(f"{path}.c{c}"))
+        return learned
+
+    def with_learned(self, learned, path="kernel"):
+        """A copy whose kernels have the values of `learned` (a run's learned dict)."""
+        return PerClass([part.with_learned(learned, f"{path}.c{c}")
+                         for c, part in enumerate(self.parts)])
+
+    def _yaml_lines(self, inputs, dimension):
+        lines = []
+        for part in self.parts:
+            first, *rest = part._yaml_lines(inputs, dimension)
+            lines.append("- " + first)
+            lines.extend("  " + line for line in rest)
+        return lines
+
+    def __repr__(self):
+        return f"PerClass([{', '.join(map(repr, self.parts))}])"

@@ -331,3 +331,32 @@ engines:
     assert c.score(Xt, NAMES[yt]) >= 0.9
     with pytest.raises(ValueError, match="ratio 2.0 was not fitted"):
         c.predict_proba(Xt, ratio=2.0)
+
+
+def test_kernel_per_class_is_the_pipeline_it_stands_for(iris):
+    # kernel=[k_0, k_1, k_2]: the joint model with class c's latent GP on k_c, every kernel's
+    # hyperparameters learned under kernel.c<c>: the same bits as the pipeline with
+    # components.kernel as a list; kernel_ is a PerClass with the learned values.
+    X, y, Xt, yt = iris
+    kernels = [quench.Gaussian(1.0, amplitude=1.0), quench.Gaussian(2.0, amplitude=1.0),
+               quench.Matern(1.0, nu=2.5)]
+    c = quench.GaussianProcessClassifier(kernel=kernels, standardize_inputs=True).fit(X, y)
+    lines = [f"    - {k.to_yaml(4)}\n" for k in kernels]
+    paths = list(quench.PerClass(kernels).learned_hyperparameters())
+    assert paths[0] == "kernel.c0.length_scales" and paths[-1] == "kernel.c2.amplitude"
+    run = iris_run("  kernel:\n" + "".join(lines) + "  likelihood: {plugin: multinomial_probit}\n",
+                   f"learn: {{objective: evidence, engine: gp, parameters: [{', '.join(paths)}]}}\n",
+                   "  - {name: gp, plugin: multiclass_ep}\n")
+    assert c.log_evidence_ == run["scalars"]["log_evidence"]
+    assert np.array_equal(c.loo_proba_, run["matrices"]["loo_probability"])
+    same_up_to_rounding(c.predict_proba(Xt), run["matrices"]["test_probability"])
+    assert isinstance(c.kernel_, quench.PerClass) and len(c.kernel_.parts) == 3
+    learned = run["learning"]["learned"]
+    assert c.kernel_.parts[2].amplitude == learned["kernel.c2.amplitude"][0]
+    assert c.kernel == kernels  # the parameter as given (scikit-learn's clone)
+    with pytest.raises(TypeError, match="whole kernel"):
+        quench.PerClass(kernels) + quench.White(0.1)
+    with pytest.raises(ValueError, match="takes one kernel"):
+        quench.GaussianProcessClassifier(kernel=kernels, multi_class="one_vs_rest").fit(X, y)
+    with pytest.raises(ValueError, match="one per class"):
+        quench.GaussianProcessClassifier(kernel=kernels[:2]).fit(X, y)
