@@ -69,16 +69,23 @@ LearningOptions options_for(const LearnSpec& l, std::uint64_t seed) {
   return o;
 }
 
-// For a path into a composite kernel ("kernel.2.amplitude") whose part does not exist: which
-// part is missing and the parts there are ("kernel.2 is not one of kernel.0, kernel.1");
-// empty when every part on the path exists.
+// Whether `name` is a part's name in a learn path: "2" in a sum or product, "c2" in a kernel per
+// class (quench/kernel_record.h kernel_part_name).
+bool part_name(const std::string& name) {
+  const std::size_t digits = name.compare(0, 1, "c") == 0 ? 1 : 0;
+  return name.size() > digits && name.find_first_not_of("0123456789", digits) == std::string::npos;
+}
+
+// For a path into a composite kernel ("kernel.2.amplitude", "kernel.c7.width") whose part does
+// not exist: which part is missing and the parts there are ("kernel.2 is not one of kernel.0,
+// kernel.1"); empty when every part on the path exists.
 std::string missing_part(const std::string& key, const std::vector<std::string>& names) {
   std::string prefix = "kernel";
   for (std::size_t start = prefix.size() + 1; start < key.size();) {
     const std::size_t dot = key.find('.', start);
     if (dot == std::string::npos) return "";
     const std::string index = key.substr(start, dot - start);
-    if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos) return "";
+    if (!part_name(index)) return "";
     const std::string part = prefix + "." + index;
     const auto under = [](const std::string& name, const std::string& p) {
       return name.compare(0, p.size() + 1, p + ".") == 0;
@@ -88,13 +95,14 @@ std::string missing_part(const std::string& key, const std::vector<std::string>&
       for (const std::string& n : names) {
         if (!under(n, prefix)) continue;
         const std::string sibling = n.substr(0, n.find('.', prefix.size() + 1));
-        if (sibling.find_first_not_of("0123456789", prefix.size() + 1) == std::string::npos &&
+        if (part_name(sibling.substr(prefix.size() + 1)) &&
             std::find(parts.begin(), parts.end(), sibling) == parts.end())
           parts.push_back(sibling);
       }
       std::string list;
       for (const std::string& p : parts) list += (list.empty() ? "" : ", ") + p;
-      return parts.empty() ? part + " is not a part (" + prefix + " is not a sum or product)"
+      return parts.empty() ? part + " is not a part (" + prefix +
+                                 " is not a sum, a product or a kernel per class)"
                            : part + " is not one of " + list;
     }
     prefix = part;
