@@ -5,13 +5,14 @@
 namespace quench::exact_loo {
 
 const LibraryDescriptor* describe() {
-  static const auto descriptor = make_library(
-      "quench_exact_loo", "0.1.0",
-      {make_plugin<ExactLooEngine>(
-          Family::engine, "exact_loo", "0.1.0",
-          "exact leave-one-out by N retrains of an engine (the inducing inputs, "
-          "when set, kept for every retrain)",
-          ExactLooEngine::schema(), {Family::kernel, Family::likelihood}, InducingUse::optional)});
+  static const auto descriptor =
+      make_library("quench_exact_loo", "0.1.0",
+                   {make_plugin<ExactLooEngine>(
+                       Family::engine, "exact_loo", "0.1.0",
+                       "exact leave-one-out by N retrains of an engine (the inducing inputs, "
+                       "when set, kept for every retrain)",
+                       ExactLooEngine::schema(), {Family::kernel, Family::likelihood},
+                       InducingUse::optional, {}, /*class_kernels=*/true)});
   return &descriptor;
 }
 
