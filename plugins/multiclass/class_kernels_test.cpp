@@ -110,6 +110,33 @@ TEST(KernelPerClass, EqualKernelsAreTheSharedKernel) {
   EXPECT_LT(max_relative(summed, one.gradient), 1e-12);
 }
 
+// Bootstrap retrains (mc_bootstrap's and exact_loo's route) with C equal kernels are the shared
+// kernel's, the empty retrain (the prior predictive from each class's kernel) included; with
+// different kernels the empty retrain is the likelihood's predictive at diag(K_c(x, x) + v2_c).
+TEST(KernelPerClass, RetrainsWithEqualKernelsAreTheSharedKernels) {
+  Dataset d = class_clouds(24, 6, 3, 1.5, 31);
+  const MulticlassEpEngine engine(Params(MulticlassEpEngine::schema(), {}));
+  Problem p;
+  p.data = &d;
+  p.likelihood = probit_c();
+  const Theta theta = {2.0, 1.0, 0.01};
+  p.kernel = std::make_shared<TestKernel>(theta[0], theta[1], theta[2]);
+  const auto shared = engine.prepare_resampling(p);
+  p.kernel = per_class({theta, theta, theta});
+  const auto equal = engine.prepare_resampling(p);
+  Eigen::VectorXd counts(24);
+  for (Eigen::Index i = 0; i < 24; ++i) counts(i) = static_cast<double>((i * 7) % 4);
+  for (const Eigen::VectorXd& w : {counts, Eigen::VectorXd(Eigen::VectorXd::Zero(24))})
+    EXPECT_LT(max_relative(equal->predict(w, nullptr), shared->predict(w, nullptr)), 1e-12);
+  p.kernel = per_class({{0.5, 1.0, 0.0}, {2.0, 1.0, 0.0}, {8.0, 1.0, 0.0}});
+  const Eigen::VectorXd prior = engine.prepare_resampling(p)->predict(Eigen::VectorXd::Zero(24));
+  const Eigen::VectorXd expected = probit_c()->predictive(
+      Eigen::VectorXd::Zero(3), Eigen::Vector3d(0.5, 2.0, 8.0).asDiagonal().toDenseMatrix());
+  EXPECT_LT(max_relative(prior.head(3), expected), 1e-12);
+  // The widest latent most often holds the largest value: the classes' kernels are in use.
+  EXPECT_GT(expected(2), expected(0) + 0.1);
+}
+
 // Every block of three different kernels against central differences of log Z_EP.
 TEST(KernelPerClass, EvidenceGradientOfEveryBlockMatchesCentralDifferences) {
   Dataset d = class_clouds(24, 0, 3, 1.5, 9);
