@@ -114,7 +114,8 @@ int main_body(int argc, char** argv) {
       gpc::inducing_class_evidence_gradient(*kernel, d.X_train, {&*sparse}, pi,
                                             gpc::multiclass_mean_weights(y, fit), fit.posterior);
     } else {
-      quench::class_gram_gradient(*kernel, d.X_train, gpc::multiclass_evidence_weights(y, fit));
+      quench::class_gram_gradient(*kernel, d.X_train,
+                                  gpc::multiclass_evidence_weights(y, fit, false));
     }
   });
   std::printf("N = %ld, C = %ld: one Cholesky %.3f s\n", static_cast<long>(n),

@@ -1,5 +1,6 @@
 #include "quench/class_kernels.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -9,6 +10,9 @@ namespace quench {
 namespace {
 
 std::vector<std::shared_ptr<Kernel>> at_least_two(std::vector<std::shared_ptr<Kernel>> parts) {
+  for (std::size_t c = 0; c < parts.size(); ++c)
+    if (!parts[c])
+      throw ConfigError({}, "a kernel per class got a null kernel for class " + std::to_string(c));
   if (parts.size() < 2)
     throw ConfigError({},
                       "a kernel per class needs one kernel for each of at least two classes, "
@@ -70,6 +74,10 @@ Eigen::Index kernel_classes(const Kernel& kernel) {
   return per_class ? per_class->classes() : 0;
 }
 
+Eigen::Index distinct_kernels(const Kernel& kernel) {
+  return std::max<Eigen::Index>(1, kernel_classes(kernel));
+}
+
 Eigen::VectorXd class_kernels_gradient(
     const Kernel& kernel,
     const std::function<Eigen::VectorXd(const Kernel& of, Eigen::Index c)>& of_class) {
@@ -99,10 +107,33 @@ Eigen::VectorXd class_gram_gradient(const Kernel& kernel, const Eigen::MatrixXd&
                                 " weight matrices for " + std::to_string(classes) + " kernels");
   return class_kernels_gradient(kernel, [&](const Kernel& of, Eigen::Index c) {
     if (c >= 0) return of.gram_derivative_contractions(X, W[static_cast<std::size_t>(c)]);
+    if (W.size() == 1) return of.gram_derivative_contractions(X, W.front());
     Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(X.rows(), X.rows());
     for (const Eigen::MatrixXd& w : W) sum += w;
     return of.gram_derivative_contractions(X, sum);
   });
+}
+
+ClassGrams::ClassGrams(std::vector<const Eigen::MatrixXd*> per_class) : k_(std::move(per_class)) {}
+
+Eigen::VectorXd ClassGrams::variance() const {
+  Eigen::VectorXd v = k_.front()->diagonal();
+  for (const Eigen::MatrixXd* k : k_) v = v.cwiseMax(k->diagonal());
+  return v;
+}
+
+std::vector<Eigen::MatrixXd> class_gram_matrices(const Kernel& kernel, const Eigen::MatrixXd& X) {
+  std::vector<Eigen::MatrixXd> grams;
+  for (Eigen::Index c = 0; c < distinct_kernels(kernel); ++c)
+    grams.push_back(class_kernel(kernel, c).gram(X));
+  return grams;
+}
+
+ClassGrams class_grams(const std::vector<Eigen::MatrixXd>& grams) {
+  if (grams.size() == 1) return ClassGrams(grams.front());
+  std::vector<const Eigen::MatrixXd*> per_class;
+  for (const Eigen::MatrixXd& k : grams) per_class.push_back(&k);
+  return ClassGrams(std::move(per_class));
 }
 
 }  // namespace quench

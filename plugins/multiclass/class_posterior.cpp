@@ -1,6 +1,5 @@
 #include "class_posterior.h"
 
-#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -9,28 +8,6 @@
 #include "quench/parallel.h"
 
 namespace quench::multiclass {
-
-ClassGrams::ClassGrams(std::vector<const Eigen::MatrixXd*> per_class) : k_(std::move(per_class)) {}
-
-Eigen::VectorXd ClassGrams::variance() const {
-  Eigen::VectorXd v = k_.front()->diagonal();
-  for (const Eigen::MatrixXd* k : k_) v = v.cwiseMax(k->diagonal());
-  return v;
-}
-
-std::vector<Eigen::MatrixXd> class_gram_matrices(const Kernel& kernel, const Eigen::MatrixXd& X) {
-  std::vector<Eigen::MatrixXd> grams;
-  for (Eigen::Index c = 0; c < std::max<Eigen::Index>(1, kernel_classes(kernel)); ++c)
-    grams.push_back(class_kernel(kernel, c).gram(X));
-  return grams;
-}
-
-ClassGrams class_grams(const std::vector<Eigen::MatrixXd>& grams) {
-  if (grams.size() == 1) return ClassGrams(grams.front());
-  std::vector<const Eigen::MatrixXd*> per_class;
-  for (const Eigen::MatrixXd& k : grams) per_class.push_back(&k);
-  return ClassGrams(std::move(per_class));
-}
 
 namespace {
 
@@ -122,17 +99,19 @@ ClassPosterior DenseClassPrior::posterior(const Eigen::MatrixXd& pi, const Eigen
   return class_posterior(K_, pi, h, precision, threads_);
 }
 
-std::vector<Eigen::MatrixXd> coupling_diagonal_blocks(const ClassCoupling& coupling) {
+std::vector<Eigen::MatrixXd> coupling_diagonal_blocks(const ClassCoupling& coupling,
+                                                      bool per_class) {
   const Eigen::Index n = coupling.m_lower.rows();
   std::vector<Eigen::MatrixXd> blocks;
   for (const Eigen::MatrixXd& e : coupling.e) {
+    if (per_class || blocks.empty()) blocks.push_back(Eigen::MatrixXd::Zero(n, n));
     Eigen::MatrixXd z = e;
     coupling.m_lower.triangularView<Eigen::Lower>().solveInPlace(z);
-    Eigen::MatrixXd r = Eigen::MatrixXd::Zero(n, n);
+    Eigen::MatrixXd& r = blocks.back();
     r.selfadjointView<Eigen::Lower>().rankUpdate(z.transpose(), -1.0);
     r.triangularView<Eigen::Lower>() += e;
-    blocks.push_back(r.selfadjointView<Eigen::Lower>());
   }
+  for (Eigen::MatrixXd& r : blocks) r = r.selfadjointView<Eigen::Lower>();
   return blocks;
 }
 

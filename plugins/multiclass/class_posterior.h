@@ -20,37 +20,10 @@
 
 #include <Eigen/Core>
 
-#include "quench/kernel.h"
+#include "quench/class_kernels.h"
 #include "quench/site_posterior.h"
 
 namespace quench::multiclass {
-
-/// The prior covariances of the C latents at the N training inputs: one matrix K for every
-/// class, or one K_c per class (quench/class_kernels.h). Refers to the matrices.
-class ClassGrams {
- public:
-  /// One K for every class (implicit: where a shared K is passed, it is one).
-  ClassGrams(const Eigen::MatrixXd& shared) : k_{&shared} {}  // NOLINT(google-explicit-constructor)
-  /// K_c = *per_class[c] (C >= 2, each N x N).
-  explicit ClassGrams(std::vector<const Eigen::MatrixXd*> per_class);
-  /// K_c (K for every c when shared).
-  const Eigen::MatrixXd& of(Eigen::Index c) const {
-    return *k_[k_.size() == 1 ? 0 : static_cast<std::size_t>(c)];
-  }
-  Eigen::Index rows() const { return k_.front()->rows(); }
-  /// max_c K_c[i, i] for every point i (N).
-  Eigen::VectorXd variance() const;
-
- private:
-  std::vector<const Eigen::MatrixXd*> k_;
-};
-
-/// K_c = gram(X) of class c's kernel (quench/class_kernels.h class_kernel): C matrices with a
-/// kernel per class, one when the kernel is shared.
-std::vector<Eigen::MatrixXd> class_gram_matrices(const Kernel& kernel, const Eigen::MatrixXd& X);
-
-/// The ClassGrams of class_gram_matrices' result (refers to it).
-ClassGrams class_grams(const std::vector<Eigen::MatrixXd>& grams);
 
 /// What a C-class posterior is predicted from: E_c and the Cholesky factor of M (header).
 struct ClassCoupling {
@@ -119,7 +92,9 @@ ClassPosterior class_posterior(const ClassGrams& K, const Eigen::MatrixXd& pi,
                                std::optional<int> threads = std::nullopt);
 
 /// R_cc = E_c - E_c M^{-1} E_c for every class c (the diagonal blocks of (K + Pi^{-1})^{-1},
-/// for the evidence gradient): one triangular solve and one rank-N update per class.
-std::vector<Eigen::MatrixXd> coupling_diagonal_blocks(const ClassCoupling& coupling);
+/// for the evidence gradient), or (per_class false) their sum in one matrix: one triangular solve
+/// and one rank-N update per class.
+std::vector<Eigen::MatrixXd> coupling_diagonal_blocks(const ClassCoupling& coupling,
+                                                      bool per_class);
 
 }  // namespace quench::multiclass

@@ -19,8 +19,7 @@ Eigen::MatrixXd residual_variances(const std::vector<const InducingSitePrior*>& 
                                    Eigen::Index classes) {
   const Eigen::Index n = priors.front()->diagonal_part().size();
   Eigen::MatrixXd d(n, classes);
-  for (Eigen::Index c = 0; c < classes; ++c)
-    d.col(c) = priors[priors.size() == 1 ? 0 : static_cast<std::size_t>(c)]->diagonal_part();
+  for (Eigen::Index c = 0; c < classes; ++c) d.col(c) = of_class(priors, c)->diagonal_part();
   return d;
 }
 
@@ -70,11 +69,6 @@ Matrix weighted_product(const Matrix& A, const Vector& w, const Matrix& B) {
   return A.transpose() * w.asDiagonal() * B;
 }
 
-template <class Matrix>
-const Matrix& of_class(const std::vector<const Matrix*>& per_class, Eigen::Index c) {
-  return *per_class[per_class.size() == 1 ? 0 : static_cast<std::size_t>(c)];
-}
-
 }  // namespace
 
 InducingClassPrior::InducingClassPrior(const InducingSitePrior& shared)
@@ -111,11 +105,11 @@ ClassPosterior InducingClassPrior::posterior(const Eigen::MatrixXd& pi, const Ei
     for (Eigen::Index k = 0; k <= c; ++k) {
       const Eigen::VectorXd w = folded_precision(f, c, k);
       Eigen::MatrixXd block =
-          single ? Eigen::MatrixXd(weighted_product(of_class(U_single, c),
+          single ? Eigen::MatrixXd(weighted_product(*of_class(U_single, c),
                                                     Eigen::VectorXf(w.cast<float>()),
-                                                    of_class(U_single, k))
+                                                    *of_class(U_single, k))
                                        .cast<double>())
-                 : weighted_product(of_class(U, c), w, of_class(U, k));
+                 : weighted_product(*of_class(U, c), w, *of_class(U, k));
       if (c == k) block.diagonal().array() += 1.0;
       P.block(c * m, k * m, m, m) = block;
       if (c != k) P.block(k * m, c * m, m, m) = block.transpose();
@@ -127,7 +121,7 @@ ClassPosterior InducingClassPrior::posterior(const Eigen::MatrixXd& pi, const Ei
   const Eigen::MatrixXd h_folded = apply_r(pi, d, f, h, /*transposed=*/true);
   Eigen::MatrixXd r(m, classes);  // column c = U_c^T h^_c
   for (Eigen::Index c = 0; c < classes; ++c)
-    r.col(c).noalias() = of_class(U, c).transpose() * h_folded.col(c);
+    r.col(c).noalias() = of_class(U, c)->transpose() * h_folded.col(c);
   coupling.inducing_mean = Eigen::Map<const Eigen::MatrixXd>(
       chol_p.solve(Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(r.data(), r.size()))).data(),
       m, classes);
@@ -135,7 +129,7 @@ ClassPosterior InducingClassPrior::posterior(const Eigen::MatrixXd& pi, const Ei
   ClassPosterior post;
   Eigen::MatrixXd shifted = d.cwiseProduct(h);  // t_i + d_i o h_i
   for (Eigen::Index c = 0; c < classes; ++c)
-    shifted.col(c).noalias() += of_class(U, c) * coupling.inducing_mean.col(c);
+    shifted.col(c).noalias() += *of_class(U, c) * coupling.inducing_mean.col(c);
   post.mean = apply_r(pi, d, f, shifted);
 
   coupling.precision_inverse = chol_p.inverse();
@@ -169,8 +163,8 @@ Matrix class_covariances(const std::vector<const Matrix*>& features,
   Matrix Y(n, m);
   for (Eigen::Index c = 0; c < classes; ++c)
     for (Eigen::Index k = 0; k <= c; ++k) {
-      Y.noalias() = of_class(features, c) * precision_inverse.block(c * m, k * m, m, m);
-      const auto s = Y.cwiseProduct(of_class(features, k)).rowwise().sum().eval();
+      Y.noalias() = *of_class(features, c) * precision_inverse.block(c * m, k * m, m, m);
+      const auto s = Y.cwiseProduct(*of_class(features, k)).rowwise().sum().eval();
       for (Eigen::Index i = 0; i < n; ++i) {
         S(c, i * classes + k) = s(i);
         S(k, i * classes + c) = s(i);
@@ -204,7 +198,7 @@ Eigen::VectorXd inducing_class_evidence_gradient(
   const FoldedSites f = fold(pi, d);
   const Eigen::MatrixXd& Pinv = coupling.precision_inverse;
   const auto U = [&](Eigen::Index c) -> const Eigen::MatrixXd& {
-    return priors[shared ? 0 : static_cast<std::size_t>(c)]->factor();
+    return of_class(priors, c)->factor();
   };
 
   // d/dU_c = b_c a_bar_c^T - sum_k diag(Pi^[c, k]) U_k P^{-1}[k, c], one per prior (with one

@@ -19,9 +19,10 @@
 //   mu_i = R_i (t_i + d_i o h_i),   Sigma_i = R_i diag(d_i) + R_i S_i R_i^T,
 //   t_ic = u_ic^T a_bar_c,   S_i[c, k] = u_ic^T P^{-1}[c, k] u_ik,
 // and log det(I + K~ Pi) = sum_i [sum_c log(1 + d_ic pi_ic) + log(sigma_i / s_i)] + log det P.
-// Cost: C(C+1)/2 weighted products U_c^T diag(w) U_k and as many products U_c P^{-1}[c, k],
-// 3/2 C(C+1) N M^2 flops (one Gram matrix each, half that, when the prior is shared), and the
-// Cholesky factor and inverse of P, (CM)^3 — no N^3 term.
+// Cost: C(C+1)/2 weighted products U_c^T diag(w) U_k and as many products U_c P^{-1}[c, k]:
+// 3/2 C(C+1) N M^2 flops with one shared prior (the products for P are weighted Gram
+// matrices, SYRK), about (2C^2 + C) N M^2 with a prior per class (GEMMs off the diagonal);
+// and the Cholesky factor and inverse of P, (CM)^3 — no N^3 term.
 #pragma once
 
 #include <vector>

@@ -65,14 +65,18 @@ std::unique_ptr<InducingMulticlassModel> InducingMulticlassModel::read(ModelArch
   const std::string& form = archive.text("posterior/form");
   const std::optional<LowRankForm> named = low_rank_form_named(form);
   if (!named) throw archive.error("entry 'posterior/form' is '" + form + "', not fitc, vfe or sor");
-  std::vector<Eigen::MatrixXd> lower;
+  Eigen::MatrixXd mean = archive.take_matrix("posterior/inducing_mean", m);
   const Eigen::Index kernels = kernel_classes(*parts.kernel);
+  if (kernels > 0 && kernels != mean.cols())
+    throw archive.error("entry 'posterior/inducing_mean' has " + std::to_string(mean.cols()) +
+                        " classes, the kernel " + std::to_string(kernels) +
+                        " kernels, one per class");
+  std::vector<Eigen::MatrixXd> lower;
   if (kernels == 0)
     lower.push_back(archive.take_cholesky_factor("posterior/inducing_cholesky_lower", m));
   for (Eigen::Index c = 0; c < kernels; ++c)
     lower.push_back(
         archive.take_cholesky_factor(lower_entry(static_cast<std::size_t>(c), kernels), m));
-  Eigen::MatrixXd mean = archive.take_matrix("posterior/inducing_mean", m);
   const Eigen::Index size = m * mean.cols();
   Eigen::MatrixXd inverse = archive.take_matrix("posterior/precision_inverse", size, size);
   return std::make_unique<InducingMulticlassModel>(parts.kernel, parts.likelihood, std::move(Z),
@@ -102,8 +106,7 @@ ClassLatents InducingMulticlassModel::latents(const Eigen::MatrixXd& X) const {
     std::vector<const Eigen::MatrixXd*> features;
     for (const Eigen::MatrixXd& uk : u) features.push_back(&uk);
     for (Eigen::Index c = 0; c < classes; ++c)
-      out.mean.block(start, c, rows, 1).noalias() =
-          *features[kernels == 1 ? 0 : static_cast<std::size_t>(c)] * inducing_mean_.col(c);
+      out.mean.block(start, c, rows, 1).noalias() = *of_class(features, c) * inducing_mean_.col(c);
     Eigen::MatrixXd S = inducing_class_covariances(features, precision_inverse_, classes);
     for (Eigen::Index j = 0; j < rows; ++j)
       for (Eigen::Index c = 0; c < classes; ++c)

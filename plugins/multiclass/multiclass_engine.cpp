@@ -240,8 +240,9 @@ void MulticlassEpEngine::check(const Problem& problem, Eigen::Index inducing_cou
                               "for " +
                               std::to_string(classes) + " classes");
   if (inducing_count == 0) {
-    // K_c of each class with a kernel per class.
-    require_dense_memory(n, static_cast<double>(classes + (kernels > 0 ? kernels - 1 : 0)) + 3.0,
+    // With a kernel per class, K_c and the gradient's weights W_c of each class.
+    require_dense_memory(n,
+                         static_cast<double>(classes + (kernels > 0 ? 2 * kernels - 1 : 0)) + 3.0,
                          "multiclass_ep with C = " + std::to_string(classes) + " classes");
     return;
   }

@@ -353,16 +353,19 @@ Eigen::MatrixXd multiclass_mean_weights(const Eigen::VectorXi& y, const Multicla
 }
 
 std::vector<Eigen::MatrixXd> multiclass_evidence_weights(const Eigen::VectorXi& y,
-                                                         const MulticlassFit& fit) {
+                                                         const MulticlassFit& fit, bool per_class) {
   require_points_once(fit, "multiclass_evidence_weights");
   const Eigen::MatrixXd b = multiclass_mean_weights(y, fit);
   std::vector<Eigen::MatrixXd> W =
-      coupling_diagonal_blocks(std::get<ClassCoupling>(fit.posterior.coupling));
-  for (std::size_t c = 0; c < W.size(); ++c) {
-    const auto column = static_cast<Eigen::Index>(c);
-    W[c].noalias() -= b.col(column) * b.col(column).transpose();
-    W[c] *= -0.5;
-  }
+      coupling_diagonal_blocks(std::get<ClassCoupling>(fit.posterior.coupling), per_class);
+  if (per_class)
+    for (std::size_t c = 0; c < W.size(); ++c) {
+      const auto column = static_cast<Eigen::Index>(c);
+      W[c].noalias() -= b.col(column) * b.col(column).transpose();
+    }
+  else
+    W.front().noalias() -= b * b.transpose();  // sum_c b_c b_c^T
+  for (Eigen::MatrixXd& w : W) w *= -0.5;
   return W;
 }
 

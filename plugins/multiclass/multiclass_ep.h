@@ -88,11 +88,12 @@ double multiclass_log_evidence(const Eigen::VectorXi& y, const MulticlassFit& fi
 
 /// d log Z_EP / dtheta of the kernels = sum_c sum_ab W_c[a, b] dK_c[a, b]/dtheta with
 ///   W_c = 1/2 (b_c b_c^T - R_cc),  b = h - Pi mu (= K^{-1} mu),
-/// exact at the fixed point (log Z_EP is stationary in the sites there); with one kernel shared
-/// by every class, sum_c W_c contracts its derivative (quench/class_kernels.h,
-/// class_gram_gradient). A fit (points once each) on the exact prior (DenseClassPrior).
+/// exact at the fixed point (log Z_EP is stationary in the sites there): W_c for every class
+/// (per_class, a kernel per class), or one matrix sum_c W_c, which contracts the derivative of
+/// one kernel shared by every class (quench/class_kernels.h, class_gram_gradient). A fit
+/// (points once each) on the exact prior (DenseClassPrior).
 std::vector<Eigen::MatrixXd> multiclass_evidence_weights(const Eigen::VectorXi& y,
-                                                         const MulticlassFit& fit);
+                                                         const MulticlassFit& fit, bool per_class);
 
 /// b = h - Pi mu of posterior_site_forms (N x C; K^{-1} mu on the exact prior, where the
 /// predictive mean at x is k(x)^T b_c).

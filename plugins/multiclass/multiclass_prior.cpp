@@ -25,7 +25,8 @@ class DenseMulticlassPrior final : public MulticlassPrior {
   const ClassPrior& classes() const override { return prior_; }
   Eigen::VectorXd evidence_gradient(const Eigen::VectorXi& y,
                                     const MulticlassFit& fit) const override {
-    return class_gram_gradient(kernel_, X_, multiclass_evidence_weights(y, fit));
+    return class_gram_gradient(kernel_, X_,
+                               multiclass_evidence_weights(y, fit, kernel_classes(kernel_) > 0));
   }
   std::shared_ptr<const Model> model(std::shared_ptr<const Kernel> kernel,
                                      std::shared_ptr<const Likelihood> likelihood,
@@ -78,7 +79,7 @@ class InducingMulticlassPrior final : public MulticlassPrior {
                                                           const Eigen::MatrixXd& X,
                                                           const InducingInputs& inducing) {
     std::vector<InducingSitePrior> sites;
-    for (Eigen::Index c = 0; c < std::max<Eigen::Index>(1, kernel_classes(kernel)); ++c)
+    for (Eigen::Index c = 0; c < distinct_kernels(kernel); ++c)
       sites.emplace_back(class_kernel(kernel, c), X, inducing);
     return sites;
   }

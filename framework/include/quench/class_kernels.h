@@ -50,6 +50,16 @@ QUENCH_API const Kernel& class_kernel(const Kernel& kernel, Eigen::Index c);
 /// The number of kernels of a ClassKernels; 0 for one kernel shared by every class.
 QUENCH_API Eigen::Index kernel_classes(const Kernel& kernel);
 
+/// How many kernels a computation class by class holds: kernel_classes(kernel), or 1 for one
+/// kernel shared by every class.
+QUENCH_API Eigen::Index distinct_kernels(const Kernel& kernel);
+
+/// Class c's element of a list built class by class (one per class, or one shared: size 1).
+template <class T>
+const T& of_class(const std::vector<T>& per_class, Eigen::Index c) {
+  return per_class[per_class.size() == 1 ? 0 : static_cast<std::size_t>(c)];
+}
+
 /// A gradient in `kernel`'s flat vector from gradients in its kernels' own: with a ClassKernels,
 /// of_class(class_kernel(kernel, c), c) for every class c, one after the other; with one kernel
 /// shared by every class, of_class(kernel, -1), the caller's sum over the classes.
@@ -59,8 +69,36 @@ QUENCH_API Eigen::VectorXd class_kernels_gradient(
 
 /// d/dtheta of sum_c sum_ab W_c[a, b] K_c(X, X)[a, b] (gram(), noise included) in `kernel`'s
 /// flat vector: with a ClassKernels, part c's gram_derivative_contractions(X, W_c) at its
-/// entries; with one shared kernel, gram_derivative_contractions(X, sum_c W_c) (one pass).
+/// entries; with one shared kernel, gram_derivative_contractions(X, sum_c W_c) (one pass; W may
+/// then hold the sum alone).
 QUENCH_API Eigen::VectorXd class_gram_gradient(const Kernel& kernel, const Eigen::MatrixXd& X,
                                                const std::vector<Eigen::MatrixXd>& W);
+
+/// The prior covariances of the C latents at the N training inputs: one matrix K for every
+/// class, or one K_c per class. Refers to the matrices.
+class QUENCH_API ClassGrams {
+ public:
+  /// One K for every class (implicit: where a shared K is passed, it is one).
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  ClassGrams(const Eigen::MatrixXd& shared) : k_{&shared} {}
+  /// K_c = *per_class[c] (C >= 2, each N x N).
+  explicit ClassGrams(std::vector<const Eigen::MatrixXd*> per_class);
+  /// K_c (K for every c when shared).
+  const Eigen::MatrixXd& of(Eigen::Index c) const { return *of_class(k_, c); }
+  Eigen::Index rows() const { return k_.front()->rows(); }
+  /// max_c K_c[i, i] for every point i (N).
+  Eigen::VectorXd variance() const;
+
+ private:
+  std::vector<const Eigen::MatrixXd*> k_;
+};
+
+/// K_c = gram(X) of class c's kernel (class_kernel above): C matrices with a
+/// kernel per class, one when the kernel is shared.
+QUENCH_API std::vector<Eigen::MatrixXd> class_gram_matrices(const Kernel& kernel,
+                                                            const Eigen::MatrixXd& X);
+
+/// The ClassGrams of class_gram_matrices' result (refers to it).
+QUENCH_API ClassGrams class_grams(const std::vector<Eigen::MatrixXd>& grams);
 
 }  // namespace quench
