@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "quench/class_kernels.h"
 #include "quench/errors.h"
 #include "quench/inference_engine.h"
 #include "quench/kernel.h"
@@ -232,6 +233,10 @@ FittedModel load_model(const std::string& path, const ComponentSource& source) {
   }
   const auto engine = std::dynamic_pointer_cast<InferenceEngine>(build(card.engine));
   if (!engine) throw ModelFileError(path, "'" + card.engine.plugin + "' is not an engine");
+  if (parts.kernel && kernel_classes(*parts.kernel) > 0 &&
+      !source.takes_class_kernels(card.engine.plugin))
+    throw ModelFileError(path, "its kernel is a kernel per class, but engine '" +
+                                   card.engine.plugin + "' takes one kernel");
   std::shared_ptr<const Model> model;
   try {
     model = engine->read_model(a, parts);

@@ -1,5 +1,6 @@
 #include "adatap_bootstrap.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -10,6 +11,7 @@
 #include "class_solver.h"
 #include "classifier_outputs.h"
 #include "general_solver.h"
+#include "quench/class_kernels.h"
 #include "quench/errors.h"
 #include "quench/losses.h"
 #include "quench/memory_budget.h"
@@ -218,21 +220,29 @@ void AdatapBootstrap::check(const Problem& problem, Eigen::Index inducing_count)
                                 std::to_string(problem.data->classes) +
                                 " points, above 10^6: lower hermite_nodes or use degree3");
   }
-  if (!gaussian && problem.kernel->diagonal_noise() > 0)
+  const Eigen::Index kernels = kernel_classes(*problem.kernel);
+  if (kernels > 0 && !problem.likelihood->classes())
     throw ConfigError({},
-                      "adatap_bootstrap with a non-Gaussian likelihood needs the noise in the "
-                      "likelihood (e.g. probit noise), not on the kernel diagonal: a point "
-                      "drawn k times contributes k independent noise draws "
-                      "(docs/adatap_classification.md eq 1)");
-  // The dense prior holds K and G (000 eq 65) with its factorization.
+                      "adatap_bootstrap takes a kernel per class with a multi-class "
+                      "likelihood only (docs/adatap_multiclass.md)");
+  for (Eigen::Index c = 0; c < distinct_kernels(*problem.kernel); ++c)
+    if (!gaussian && class_kernel(*problem.kernel, c).diagonal_noise() > 0)
+      throw ConfigError({},
+                        "adatap_bootstrap with a non-Gaussian likelihood needs the noise in the "
+                        "likelihood (e.g. probit noise), not on the kernel diagonal: a point "
+                        "drawn k times contributes k independent noise draws "
+                        "(docs/adatap_classification.md eq 1)");
   // The dense prior holds K and G (000 eq 65) with its factorization; C classes hold five
-  // matrices of order C N (class_solver.cpp).
+  // matrices of order C N (class_solver.cpp) and each class's Gram matrix.
   if (inducing_count == 0) {
+    const Eigen::Index n = problem.data->X_train.rows(), classes = problem.data->classes;
     if (problem.likelihood->classes())
-      require_dense_memory(problem.data->X_train.rows() * problem.data->classes, 5,
+      require_dense_memory(n * classes,
+                           5.0 + static_cast<double>(distinct_kernels(*problem.kernel)) /
+                                     static_cast<double>(classes * classes),
                            "adatap_bootstrap");
     else
-      require_dense_memory(problem.data->X_train.rows(), 3, "adatap_bootstrap");
+      require_dense_memory(n, 3, "adatap_bootstrap");
   }
 }
 
@@ -309,9 +319,10 @@ Results AdatapBootstrap::run_classes(const Problem& problem) const {
       require_class_likelihood(problem.likelihood.get(), "adatap_bootstrap");
   const Eigen::VectorXi y = class_indices(data, DataPart::train, "adatap_bootstrap");
   const Occupation occ = normalized_occupation(*problem.resampler, tail_);
-  const Eigen::MatrixXd K = problem.kernel->cross(data.X_train, data.X_train);
+  // Each class's Gram matrix, diagonal noise included (multiclass_ep's prior).
+  const std::vector<Eigen::MatrixXd> K = class_gram_matrices(*problem.kernel, data.X_train);
   const auto kernel_done = clock::now();
-  ClassSolution sol = solve_classes(K, y, data.classes, likelihood, occ,
+  ClassSolution sol = solve_classes(class_grams(K), y, data.classes, likelihood, occ,
                                     for_run(general_, problem.context), classes_.rule);
   const auto solved = clock::now();
   Results r;

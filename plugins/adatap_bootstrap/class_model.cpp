@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
+#include "quench/class_kernels.h"
 #include "quench/class_likelihood.h"
 #include "quench/class_results.h"
 #include "quench/errors.h"
@@ -59,6 +61,10 @@ std::unique_ptr<AdatapClassModel> AdatapClassModel::read(ModelArchive& archive,
   const Index n = parts.X_train->rows();
   const MatrixXd& gamma = archive.matrix("posterior/gamma", n);
   const Index c = gamma.cols();
+  if (const Index kernels = kernel_classes(*parts.kernel); kernels > 0 && kernels != c)
+    throw archive.error("entry 'posterior/gamma' has " + std::to_string(c) +
+                        " classes, the kernel " + std::to_string(kernels) +
+                        " kernels, one per class");
   ClassSolution s;
   s.gamma = gamma;
   s.m = archive.matrix("posterior/mean", n, c);
@@ -86,8 +92,16 @@ ClassPredictive AdatapClassModel::latents(const MatrixXd& X) const {
   for (Index start = 0; start < m; start += kClassBlockRows) {
     const Index rows = std::min(kClassBlockRows, m - start);
     const MatrixXd Xb = X.middleRows(start, rows);
-    const ClassPredictive p =
-        class_predictive(sites_, kernel_->cross(X_train_, Xb), kernel_->diagonal(Xb));
+    // Each class's kernel (one when shared); the prior variance with the kernel's diagonal
+    // noise, as the fit's Gram matrices have it (0: check() refuses noise on the kernel).
+    std::vector<MatrixXd> kx;
+    std::vector<VectorXd> kxx;
+    for (Index k = 0; k < distinct_kernels(*kernel_); ++k) {
+      const Kernel& kernel = class_kernel(*kernel_, k);
+      kx.push_back(kernel.cross(X_train_, Xb));
+      kxx.push_back(kernel.diagonal(Xb).array() + kernel.diagonal_noise());
+    }
+    const ClassPredictive p = class_predictive(sites_, kx, kxx);
     out.mean.middleRows(start, rows) = p.mean;
     out.within.middleCols(start * c, rows * c) = p.within;
     out.spread.middleCols(start * c, rows * c) = p.spread;

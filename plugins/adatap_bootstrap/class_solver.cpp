@@ -215,9 +215,9 @@ AveragedClassSite averaged_class_site(const ClassLikelihood& likelihood, Index y
 namespace {
 
 // Eq M4 on the dense prior: G = P - (R P)^T B^-1 (R P), B = I + R P R, R the block-diagonal
-// root of D (each point's Delta lambda_i^1/2), P = I_C (x) K; m = G gamma and each point's
-// blocks V_i = G_ii, C_i = -sum_j G_ij lambda_j G_ji.
-void class_gaussian_part(const MatrixXd& K, ClassSolution& s) {
+// root of D (each point's Delta lambda_i^1/2), P = blockdiag(K_0, ..., K_{C-1}) (I_C (x) K for
+// one kernel); m = G gamma and each point's blocks V_i = G_ii, C_i = -sum_j G_ij lambda_j G_ji.
+void class_gaussian_part(const ClassGrams& K, ClassSolution& s) {
   const Index n = K.rows(), c = s.gamma.cols(), cn = c * n;
   MatrixXd R(c, cn);
   for (Index i = 0; i < n; ++i) R.middleCols(i * c, c) = positive_root(s.dl.middleCols(i * c, c));
@@ -228,7 +228,8 @@ void class_gaussian_part(const MatrixXd& K, ClassSolution& s) {
   };
   MatrixXd RP(cn, cn), B(cn, cn);
   for (Index a = 0; a < c; ++a)
-    for (Index b = 0; b < c; ++b) RP.block(a * n, b * n, n, n) = entry(R, a, b).asDiagonal() * K;
+    for (Index b = 0; b < c; ++b)
+      RP.block(a * n, b * n, n, n) = entry(R, a, b).asDiagonal() * K.of(b);
   for (Index a = 0; a < c; ++a)
     for (Index b = 0; b < c; ++b) {
       auto block = B.block(a * n, b * n, n, n);
@@ -242,7 +243,7 @@ void class_gaussian_part(const MatrixXd& K, ClassSolution& s) {
     throw NumericalError("adatap_bootstrap", "I + R P R is not positive definite");
   llt.matrixL().solveInPlace(RP);  // W = L^-1 R P
   s.G.noalias() = -RP.transpose() * RP;
-  for (Index a = 0; a < c; ++a) s.G.block(a * n, a * n, n, n) += K;
+  for (Index a = 0; a < c; ++a) s.G.block(a * n, a * n, n, n) += K.of(a);
   VectorXd gamma(cn);
   for (Index a = 0; a < c; ++a) gamma.segment(a * n, n) = s.gamma.col(a);
   const VectorXd m = s.G * gamma;
@@ -340,7 +341,7 @@ constexpr int kMixingDepth = 5;
 
 }  // namespace
 
-ClassSolution solve_classes(const MatrixXd& K, const Eigen::VectorXi& y, Index classes,
+ClassSolution solve_classes(const ClassGrams& K, const Eigen::VectorXi& y, Index classes,
                             const ClassLikelihood& likelihood, const Occupation& occupation,
                             const GeneralOptions& o, const ClassRule& rule) {
   const Index n = K.rows(), c = classes;
@@ -362,7 +363,7 @@ ClassSolution solve_classes(const MatrixXd& K, const Eigen::VectorXi& y, Index c
     return AndersonAccelerator({kMixingDepth, 1e-10, beta, 1.0});
   };
   AndersonAccelerator mixing = mixer(length.eta());
-  const VectorXd prior_variance = K.diagonal().cwiseMax(1e-300);
+  const VectorXd prior_variance = K.variance().cwiseMax(1e-300);
   const auto fail = [&](const std::string& why) {
     s.message = why;
     s.damping = length.eta();
@@ -498,23 +499,24 @@ MatrixXd times_point_blocks(const MatrixXd& blocks, const MatrixXd& V) {
 
 }  // namespace
 
-ClassPredictive class_predictive(const ClassSolution& s, const MatrixXd& Kx, const VectorXd& kxx) {
-  const Index n = s.gamma.rows(), c = s.gamma.cols(), cn = c * n, mt = Kx.cols();
+ClassPredictive class_predictive(const ClassSolution& s, const std::vector<MatrixXd>& Kx,
+                                 const std::vector<VectorXd>& kxx) {
+  const Index n = s.gamma.rows(), c = s.gamma.cols(), cn = c * n, mt = Kx.front().cols();
   MatrixXd m(cn, 1), gamma(cn, 1);
   for (Index a = 0; a < c; ++a) {
     m.col(0).segment(a * n, n) = s.m.col(a);
     gamma.col(0).segment(a * n, n) = s.gamma.col(a);
   }
   const VectorXd b = gamma - times_point_blocks(s.dl, m);  // P^-1 m = gamma - D m
-  MatrixXd X = MatrixXd::Zero(cn, c * mt);                 // I_C (x) K(X, x), class-major in both
-  for (Index a = 0; a < c; ++a) X.block(a * n, a * mt, n, mt) = Kx;
+  MatrixXd X = MatrixXd::Zero(cn, c * mt);  // blockdiag(K_a(X, x)), class-major in both
+  for (Index a = 0; a < c; ++a) X.block(a * n, a * mt, n, mt) = of_class(Kx, a);
   const MatrixXd DX = times_point_blocks(s.dl, X);
   const MatrixXd GDX = s.G * DX;  // the one product of order (CN)^2 C M
   const MatrixXd A = X - GDX;     // (I - G D) X
   const MatrixXd LA = times_point_blocks(s.lam, A);
   ClassPredictive p;
   p.mean.resize(mt, c);
-  for (Index a = 0; a < c; ++a) p.mean.col(a) = Kx.transpose() * b.segment(a * n, n);
+  for (Index a = 0; a < c; ++a) p.mean.col(a) = of_class(Kx, a).transpose() * b.segment(a * n, n);
   p.within.resize(c, c * mt);
   p.spread.resize(c, c * mt);
   // The C x C block of each input: within k(x, x) I - X^T (D - D G D) X, spread -A^T Lambda A.
@@ -522,8 +524,8 @@ ClassPredictive class_predictive(const ClassSolution& s, const MatrixXd& Kx, con
     for (Index a = 0; a < c; ++a)
       for (Index e = 0; e < c; ++e) {
         const Index ax = a * mt + x, ex = e * mt + x;
-        p.within(a, x * c + e) = (a == e ? kxx(x) : 0.0) -
-                                 Kx.col(x).dot(DX.col(ex).segment(a * n, n)) +
+        p.within(a, x * c + e) = (a == e ? of_class(kxx, a)(x) : 0.0) -
+                                 of_class(Kx, a).col(x).dot(DX.col(ex).segment(a * n, n)) +
                                  DX.col(ax).dot(GDX.col(ex));
         p.spread(a, x * c + e) = -A.col(ax).dot(LA.col(ex));
       }

@@ -19,6 +19,7 @@
 
 #include "adatap_solver.h"
 #include "general_solver.h"
+#include "quench/class_kernels.h"
 #include "quench/class_likelihood.h"
 #include "quench/gaussian_cubature.h"
 
@@ -76,7 +77,8 @@ AveragedClassSite averaged_class_site(const ClassLikelihood& likelihood, Eigen::
 /// the binary model's variance, clamped at 0. Throws NumericalError when it is not finite.
 Eigen::MatrixXd class_decoupling(const Eigen::MatrixXd& lamc);
 
-/// The fixed point on the dense prior I_C (x) K. C x C blocks are stored side by side (C x CN,
+/// The fixed point on the dense prior blockdiag(K_0, ..., K_{C-1}) (I_C (x) K for one kernel;
+/// quench/class_kernels.h). C x C blocks are stored side by side (C x CN,
 /// block i = point i), C-vectors as rows (N x C), CN-vectors and G class-major (index c N + i).
 struct ClassSolution {
   Eigen::MatrixXd dl, lam, dlc, lamc;  ///< C x CN
@@ -100,19 +102,19 @@ struct ClassSolution {
 /// |C' - C| / K_ii).
 /// y: labels 0..classes-1. A numerical failure of the Gaussian part or an improper cavity that
 /// halving the step cannot avoid ends it not converged, with the message.
-ClassSolution solve_classes(const Eigen::MatrixXd& K, const Eigen::VectorXi& y,
-                            Eigen::Index classes, const ClassLikelihood& likelihood,
-                            const Occupation& occupation, const GeneralOptions& options,
-                            const ClassRule& rule = {});
+ClassSolution solve_classes(const ClassGrams& K, const Eigen::VectorXi& y, Eigen::Index classes,
+                            const ClassLikelihood& likelihood, const Occupation& occupation,
+                            const GeneralOptions& options, const ClassRule& rule = {});
 
 /// The bootstrap distribution of the latent vector at new inputs (eq M9): its mean (M x C),
-/// within-sample covariance G_xx and bootstrap covariance (C x CM blocks), from K(X, x)
-/// (N x M) and k(x, x) (M).
+/// within-sample covariance G_xx and bootstrap covariance (C x CM blocks), from each class's
+/// K_c(X, x) (N x M) and k_c(x, x) (M), or one of each for one kernel.
 struct ClassPredictive {
   Eigen::MatrixXd mean, within, spread;
 };
-ClassPredictive class_predictive(const ClassSolution& s, const Eigen::MatrixXd& k_train_test,
-                                 const Eigen::VectorXd& k_test_diagonal);
+ClassPredictive class_predictive(const ClassSolution& s,
+                                 const std::vector<Eigen::MatrixXd>& k_train_test,
+                                 const std::vector<Eigen::VectorXd>& k_test_diagonal);
 
 /// E_u and Var_u of the class probabilities p(c | N(mu + L u, Sigma)) (the likelihood's
 /// predictive) by the cubature in the directions of L, u ~ N(0, I): eq M10 at a new input,

@@ -20,6 +20,7 @@
 #include "multiclass_ep.h"
 #include "multinomial_probit_likelihood.h"
 #include "probit_likelihood.h"
+#include "quench/class_kernels.h"
 #include "quench/class_results.h"
 #include "test_kernel.h"
 
@@ -114,28 +115,32 @@ TEST(ClassAdatap, OneTrainingPointIsTheAverageOfItsCountedFits) {
 }
 
 // p_k = delta_{k,K}: every sample is the data with each point K times, so the bootstrap
-// spread is 0 (lambda = 0) and the fixed point is multiclass_ep's retrain on counts K.
+// spread is 0 (lambda = 0) and the fixed point is multiclass_ep's retrain on counts K; with one
+// kernel and with a kernel per class (amplitudes 0.7-3, length scales 0.6-1.5).
 TEST(ClassAdatap, DeterministicOccupationIsTheCountedRetrain) {
   const auto lik = probit_c();
   MatrixXd X;
   Eigen::VectorXi y;
   clouds(15, 3, 1.5, 5, X, y);
-  const MatrixXd K = gram(X, 2.0, 1.0);
-  for (const int copies : {1, 2}) {
-    Occupation occ;
-    occ.pmf = VectorXd::Zero(copies + 1);
-    occ.pmf(copies) = 1.0;
-    const ClassSolution s = solve_classes(K, y, 3, lik, occ, tight());
-    ASSERT_TRUE(s.converged) << s.message;
-    const multiclass::MulticlassFit fit = multiclass::solve_multiclass_ep(
-        K, y, 3, lik, tight_ep(), nullptr, VectorXd::Constant(y.size(), copies));
-    ASSERT_EQ(fit.status.code, RunStatus::ok) << fit.status.message;
-    // Measured 3e-11 (two iterations, each to ~1e-11 of a map with rate ~0.5).
-    EXPECT_LT(max_abs(s.m - fit.posterior.mean), 1e-9) << copies;
-    EXPECT_LT(max_abs(s.V - fit.posterior.marginals), 1e-9) << copies;
-    EXPECT_LT(max_abs(s.C), 1e-12) << copies;
-    EXPECT_LT(max_abs(s.lam), 1e-12) << copies;
-  }
+  const std::vector<MatrixXd> shared = {gram(X, 2.0, 1.0)},
+                              per_class = {gram(X, 2.0, 1.0), gram(X, 0.7, 0.6), gram(X, 3.0, 1.5)};
+  for (const std::vector<MatrixXd>* K : {&shared, &per_class})
+    for (const int copies : {1, 2}) {
+      SCOPED_TRACE(K->size());
+      Occupation occ;
+      occ.pmf = VectorXd::Zero(copies + 1);
+      occ.pmf(copies) = 1.0;
+      const ClassSolution s = solve_classes(class_grams(*K), y, 3, lik, occ, tight());
+      ASSERT_TRUE(s.converged) << s.message;
+      const multiclass::MulticlassFit fit = multiclass::solve_multiclass_ep(
+          class_grams(*K), y, 3, lik, tight_ep(), nullptr, VectorXd::Constant(y.size(), copies));
+      ASSERT_EQ(fit.status.code, RunStatus::ok) << fit.status.message;
+      // Measured 3e-11 (two iterations, each to ~1e-11 of a map with rate ~0.5).
+      EXPECT_LT(max_abs(s.m - fit.posterior.mean), 1e-9) << copies;
+      EXPECT_LT(max_abs(s.V - fit.posterior.marginals), 1e-9) << copies;
+      EXPECT_LT(max_abs(s.C), 1e-12) << copies;
+      EXPECT_LT(max_abs(s.lam), 1e-12) << copies;
+    }
 }
 
 // Two classes: p(y = 0 | f) = Phi((f0 - f1) / sqrt 2), so the difference d = f0 - f1 (prior 2K)
@@ -252,34 +257,44 @@ TEST(ClassAdatap, AgreesWithMonteCarloRetrainsOfTheJointClassifier) {
 // (X = P e_i turns Xᵀ(γ − D m), k(x, x) − Xᵀ(D − DGD)X and −AᵀΛA into m_i, G_ii and C_i:
 // another computation of M4); through a model file it predicts the same bits, and the run's
 // test outputs are its predictions.
+// With one kernel, and with a kernel per class (the model's K_c(X, x) per class against the
+// fit's blockdiag(K_c)).
 TEST(ClassAdatap, TheModelIsTheFixedPointAtTrainingInputsAndSurvivesItsFile) {
-  ClassProblem f(24, 10, 3, 1.0, 31);
-  f.problem.make_model = true;
-  const Results r = run_adatap(f.problem);
-  ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
-  ASSERT_TRUE(r.model);
-  EXPECT_EQ(r.model->kind(), "adatap_multiclass");
-  const auto& model = dynamic_cast<const AdatapClassModel&>(*r.model);
-  const ClassPredictive at_train = model.latents(f.data.X_train);
-  const double scale = max_abs(r.matrices.at("train_prediction_mean"));
-  EXPECT_LT(max_abs(at_train.mean - r.matrices.at("train_prediction_mean")), 1e-9 * scale);
-  EXPECT_LT(max_abs(at_train.within - r.matrices.at("train_within_sample_covariance")), 1e-9);
-  EXPECT_LT(max_abs(at_train.spread - r.matrices.at("train_prediction_covariance")), 1e-9);
-  EXPECT_GT(max_abs(at_train.spread), 1e-3);  // a real bootstrap spread
-  const auto loaded =
-      testing::through_file(AdatapBootstrap(Params(AdatapBootstrap::schema(), {})), *r.model,
-                            {f.problem.kernel, f.problem.likelihood, nullptr, &f.data.X_train});
-  std::mt19937 gen(5);
-  std::uniform_real_distribution<double> u(-4, 4);
-  MatrixXd X(300, 2);  // two blocks of new inputs
-  for (Index i = 0; i < X.size(); ++i) X(i) = u(gen);
-  const Predictions p = r.model->predict(X), q = loaded->predict(X);
-  EXPECT_EQ(p.columns.size(), 10u);  // 3 means, 3 probabilities, 3 variances, label
-  EXPECT_TRUE(p.values == q.values);
-  const Predictions t = r.model->predict(f.data.X_test);
-  for (Index c = 0; c < 3; ++c)
-    EXPECT_TRUE(t.column(class_column("probability", c)) ==
-                r.matrices.at("prediction_probability").col(c));
+  for (const bool per_class : {false, true}) {
+    SCOPED_TRACE(per_class);
+    ClassProblem f(24, 10, 3, 1.0, 31);
+    if (per_class)
+      f.problem.kernel = std::make_shared<ClassKernels>(std::vector<std::shared_ptr<Kernel>>{
+          std::make_shared<testing::TestKernel>(2.0, 1.0, 0.0),
+          std::make_shared<testing::TestKernel>(0.8, 0.6, 0.0),
+          std::make_shared<testing::TestKernel>(3.0, 1.6, 0.0)});
+    f.problem.make_model = true;
+    const Results r = run_adatap(f.problem);
+    ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
+    ASSERT_TRUE(r.model);
+    EXPECT_EQ(r.model->kind(), "adatap_multiclass");
+    const auto& model = dynamic_cast<const AdatapClassModel&>(*r.model);
+    const ClassPredictive at_train = model.latents(f.data.X_train);
+    const double scale = max_abs(r.matrices.at("train_prediction_mean"));
+    EXPECT_LT(max_abs(at_train.mean - r.matrices.at("train_prediction_mean")), 1e-9 * scale);
+    EXPECT_LT(max_abs(at_train.within - r.matrices.at("train_within_sample_covariance")), 1e-9);
+    EXPECT_LT(max_abs(at_train.spread - r.matrices.at("train_prediction_covariance")), 1e-9);
+    EXPECT_GT(max_abs(at_train.spread), 1e-3);  // a real bootstrap spread
+    const auto loaded =
+        testing::through_file(AdatapBootstrap(Params(AdatapBootstrap::schema(), {})), *r.model,
+                              {f.problem.kernel, f.problem.likelihood, nullptr, &f.data.X_train});
+    std::mt19937 gen(5);
+    std::uniform_real_distribution<double> u(-4, 4);
+    MatrixXd X(300, 2);  // two blocks of new inputs
+    for (Index i = 0; i < X.size(); ++i) X(i) = u(gen);
+    const Predictions p = r.model->predict(X), q = loaded->predict(X);
+    EXPECT_EQ(p.columns.size(), 10u);  // 3 means, 3 probabilities, 3 variances, label
+    EXPECT_TRUE(p.values == q.values);
+    const Predictions t = r.model->predict(f.data.X_test);
+    for (Index c = 0; c < 3; ++c)
+      EXPECT_TRUE(t.column(class_column("probability", c)) ==
+                  r.matrices.at("prediction_probability").col(c));
+  }
 }
 
 // Small samples (S/N = 0.05) of data whose third class has two points: most samples hold no

@@ -25,6 +25,11 @@ std::shared_ptr<Component> RegistryComponentSource::create(
 
 EngineFactory RegistryComponentSource::engines() const { return registry_engines(registry_); }
 
+bool RegistryComponentSource::takes_class_kernels(const std::string& engine) const {
+  const PluginEntry* entry = registry_.find(Family::engine, engine);
+  return entry && entry->info->class_kernels;
+}
+
 EngineFactory registry_engines(const Registry& registry) {
   return [&registry](const std::string& name) {
     const PluginEntry* entry = registry.find(Family::engine, name);

@@ -99,13 +99,16 @@ class QUENCH_API ComponentSource {
   /// The engines as loaded now, by name with default parameters (an inner engine that a saved
   /// model's engine names reads its part of the model); empty (the default): none.
   virtual EngineFactory engines() const { return {}; }
+  /// Whether the engine plugin `engine` takes a kernel per class (PluginInfo::class_kernels);
+  /// false (the default) when the source cannot say.
+  virtual bool takes_class_kernels(const std::string& /*engine*/) const { return false; }
 };
 
 /// Loads a model saved by FittedModel::save: checks the file (load_archive), rebuilds the
 /// components with `source`, prepares the kernel on the stored training inputs, applies the
 /// learned hyperparameters and lets the engine read its posterior (InferenceEngine::read_model).
-/// ModelFileError names the file and what is wrong (a plugin missing or of another version
-/// included).
+/// ModelFileError names the file and what is wrong (a plugin missing or of another version, a
+/// kernel per class for an engine that takes one kernel included).
 QUENCH_API FittedModel load_model(const std::string& path, const ComponentSource& source);
 
 }  // namespace quench

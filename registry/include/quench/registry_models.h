@@ -20,6 +20,7 @@ class QUENCH_API RegistryComponentSource final : public ComponentSource {
                                     const std::string& version,
                                     const std::map<std::string, ParamValue>& params) const override;
   EngineFactory engines() const override;
+  bool takes_class_kernels(const std::string& engine) const override;
 
  private:
   const Registry& registry_;
