@@ -53,7 +53,8 @@ void print_parts(const Registry& registry, const ComponentRecord& r, const std::
     print_values(registry, r, "          ");
   }
   for (std::size_t i = 0; i < r.parts.size(); ++i)
-    print_parts(registry, r.parts[i], (path.empty() ? "" : path + ".") + std::to_string(i));
+    print_parts(registry, r.parts[i],
+                (path.empty() ? "" : path + ".") + kernel_part_name(r.combine, i));
 }
 
 void print_record(const Registry& registry, const ComponentRecord& r) {

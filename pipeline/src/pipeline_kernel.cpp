@@ -29,7 +29,7 @@ std::vector<Diagnostic> kernel_diagnostics(const PipelineSpec& spec,
                                            const Registry& registry, const Dataset& data) {
   std::vector<Diagnostic> found;
   if (spec.kernel_tree) check_columns(*spec.kernel_tree, data, found);
-  if (spec.kernel_tree && spec.kernel_tree->combine == kPerClass &&
+  if (spec.per_class_kernel() &&
       static_cast<Eigen::Index>(spec.kernel_tree->parts.size()) != data.classes)
     found.push_back({spec.kernel_tree->at,
                      "components.kernel is a list of " +

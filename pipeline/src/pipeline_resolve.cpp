@@ -460,7 +460,7 @@ class Resolver {
   /// With a kernel per class (components.kernel a list), every engine (and every engine it
   /// names) must take one (PluginInfo::class_kernels).
   void check_class_kernels(const EngineSpec& engine, const ResolvedPlugin& resolved) {
-    if (!spec_.kernel_tree || spec_.kernel_tree->combine != kPerClass) return;
+    if (!spec_.per_class_kernel()) return;
     std::vector<std::pair<const PluginEntry*, std::string>> all = {{resolved.entry, ""}};
     for (const auto& inner : inner_engines(engine, resolved)) all.push_back(inner);
     for (const auto& [entry, param] : all)
@@ -470,9 +470,17 @@ class Resolver {
                              : "engine '" + engine.name + "': its " + param + " engine '" +
                                    entry->info->name + "'") +
                   " takes one kernel, but components.kernel is a list, a kernel per class (line " +
-                  std::to_string(spec_.kernel_tree->at.line) +
-                  "); use an engine that takes a kernel per class (multiclass_ep) or give one "
-                  "kernel");
+                  std::to_string(spec_.kernel_tree->at.line) + "); " +
+                  engines_taking_class_kernels() + ", or give one kernel");
+  }
+
+  /// The engine plugins that take a kernel per class (for messages).
+  std::string engines_taking_class_kernels() const {
+    std::string names;
+    for (const PluginEntry* entry : registry_.plugins())
+      if (entry->info->family == Family::engine && entry->info->class_kernels)
+        names += (names.empty() ? "" : ", ") + entry->info->name;
+    return names.empty() ? "no loaded engine takes one" : "engines that do: " + names;
   }
 
   /// The likelihood as the pipeline builds it (each swept parameter at its first value), or
@@ -686,7 +694,8 @@ class Resolver {
                 !std::ranges::count(info.targets.likelihood, *kind) ||
                 info.targets.closed_form_gaussian != closed_form ||
                 (closed_form && !likelihood->gaussian_noise_variance()) ||
-                info.inducing == (spec_.inducing ? InducingUse::none : InducingUse::required))
+                info.inducing == (spec_.inducing ? InducingUse::none : InducingUse::required) ||
+                (spec_.per_class_kernel() && !info.class_kernels))
               continue;
             candidates.push_back(entry);
           }
@@ -725,7 +734,7 @@ class Resolver {
                 ") runs on the exact prior only, but the pipeline sets 'inducing': learning "
                 "would cost O(N^3); learn with an engine that takes inducing points (e.g. "
                 "sparse_gp_regression)");
-    if (learning.engine.entry && spec_.kernel_tree && spec_.kernel_tree->combine == kPerClass &&
+    if (learning.engine.entry && spec_.per_class_kernel() &&
         !learning.engine.entry->info->class_kernels)
       error(l.engine_at.line ? l.engine_at : l.at,
             "learn.engine '" + learning.engine_name + "' (" + learning.engine.entry->info->name +

@@ -19,6 +19,7 @@
 #include "quench/fitted_model.h"
 #include "quench/inducing_points.h"
 #include "quench/kernel.h"
+#include "quench/kernel_record.h"
 #include "quench/learning_report.h"
 #include "quench/likelihood.h"
 #include "quench/parameters.h"
@@ -95,6 +96,8 @@ struct PipelineSpec {
   std::map<std::string, SourceLocation> data_at;  ///< `data` ("data") and its keys, for messages
   std::map<Family, PluginSpec> components;        ///< kernel, likelihood, resampler, optimizer
   std::optional<KernelNode> kernel_tree;  ///< a composite kernel (then no components.kernel)
+  /// Whether components.kernel is a list: a kernel per class (quench/class_kernels.h).
+  bool per_class_kernel() const { return kernel_tree && kernel_tree->combine == kPerClass; }
   /// Families whose definition was present but broken (already reported): an engine needing
   /// one is not reported again as missing it.
   std::vector<Family> broken_components;

@@ -167,14 +167,14 @@ engines:
             }),
             (std::vector<std::string>{
                 "10:5: engine 'one_vs_rest' (one_vs_rest) takes one kernel, but components.kernel "
-                "is a list, a kernel per class (line 4); use an engine that takes a kernel per "
-                "class (multiclass_ep) or give one kernel",
+                "is a list, a kernel per class (line 4); engines that do: mc_bootstrap, "
+                "multiclass_ep, or give one kernel",
                 "10:5: engine 'one_vs_rest' (one_vs_rest) cannot fit the classes target of "
                 "likelihood 'multinomial_probit'; it fits binary targets (engines that do: "
                 "multiclass_ep)",
                 "11:28: engine 'mc_bootstrap': its inner engine 'ep' takes one kernel, but "
-                "components.kernel is a list, a kernel per class (line 4); use an engine that "
-                "takes a kernel per class (multiclass_ep) or give one kernel",
+                "components.kernel is a list, a kernel per class (line 4); engines that do: "
+                "mc_bootstrap, multiclass_ep, or give one kernel",
                 "11:28: engine 'mc_bootstrap': its inner engine 'ep' cannot fit the classes "
                 "target of likelihood 'multinomial_probit'; it fits real and binary targets "
                 "(engines that do: multiclass_ep)",
