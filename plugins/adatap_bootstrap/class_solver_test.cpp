@@ -297,6 +297,24 @@ TEST(ClassAdatap, TheModelIsTheFixedPointAtTrainingInputsAndSurvivesItsFile) {
   }
 }
 
+// C equal kernels are the one kernel they repeat: the same fixed point, class by class, so the
+// same outputs to rounding (1e-12).
+TEST(ClassAdatap, EqualKernelsPerClassAreTheSharedKernel) {
+  ClassProblem f(24, 10, 3, 1.0, 31);
+  const Results shared = run_adatap(f.problem);
+  f.problem.kernel = std::make_shared<ClassKernels>(
+      std::vector<std::shared_ptr<Kernel>>{std::make_shared<testing::TestKernel>(2.0, 1.0, 0.0),
+                                           std::make_shared<testing::TestKernel>(2.0, 1.0, 0.0),
+                                           std::make_shared<testing::TestKernel>(2.0, 1.0, 0.0)});
+  const Results each = run_adatap(f.problem);
+  ASSERT_EQ(shared.status.code, RunStatus::ok) << shared.status.message;
+  ASSERT_EQ(each.status.code, RunStatus::ok) << each.status.message;
+  for (const char* name : {"bootstrap_error", "bootstrap_log_loss"})
+    EXPECT_NEAR(each.scalars.at(name), shared.scalars.at(name), 1e-12) << name;
+  for (const char* name : {"prediction_probability", "left_out_probability"})
+    EXPECT_LT(max_abs(each.matrices.at(name) - shared.matrices.at(name)), 1e-12) << name;
+}
+
 // Small samples (S/N = 0.05) of data whose third class has two points: most samples hold no
 // point of it. The answer is a converged fixed point with finite outputs or a status, never a
 // NaN read as a result.

@@ -360,3 +360,36 @@ def test_kernel_per_class_is_the_pipeline_it_stands_for(iris):
         quench.GaussianProcessClassifier(kernel=kernels, multi_class="one_vs_rest").fit(X, y)
     with pytest.raises(ValueError, match="one per class"):
         quench.GaussianProcessClassifier(kernel=kernels[:2]).fit(X, y)
+
+
+def test_adatap_bootstrap_classifier_takes_a_kernel_per_class(iris):
+    # kernel=[...] reaches the analytical bootstrap of C classes: the same numbers as the
+    # pipeline with components.kernel as a list (length scales learned by the joint model's
+    # evidence; amplitudes fixed: learned, they run to the bound 1e6 on nearly separable iris,
+    # where the replica cavities are improper and the fit ends with that status).
+    X, y, _, _ = iris
+    kernels = [quench.Gaussian(1.0, amplitude=20.0, fixed=("amplitude",)),
+               quench.Gaussian(2.0, amplitude=40.0, fixed=("amplitude",)),
+               quench.Gaussian(1.5, amplitude=30.0, fixed=("amplitude",))]
+    c = quench.AdatapBootstrapClassifier(ratios=[1.0], kernel=kernels,
+                                         standardize_inputs=True).fit(X, y)
+    paths = list(quench.PerClass(kernels).learned_hyperparameters())
+    runs = quench.run(f"""name: same
+seed: 0
+data: {{file: {IRIS}, target: y, split: {{rule: column, column: train}},
+       standardize_inputs: true}}
+components:
+  kernel:
+""" + "".join(f"    - {k.to_yaml(4)}\n" for k in kernels) + f"""  likelihood: {{plugin: multinomial_probit}}
+  resampler: {{plugin: poisson_bootstrap, ratio: 1.0}}
+learn: {{objective: evidence, engine: multiclass_ep, parameters: [{', '.join(paths)}]}}
+engines:
+  - {{name: adatap, plugin: adatap_bootstrap}}
+""")
+    (run,) = runs
+    assert run["status"]["code"] == "ok"
+    assert c.bootstrap_error_[0] == run["scalars"]["bootstrap_error"]
+    assert c.bootstrap_log_loss_[0] == run["scalars"]["bootstrap_log_loss"]
+    assert isinstance(c.kernel_, quench.PerClass)
+    assert list(c.kernel_.parts[1].length_scales) == list(
+        run["learning"]["learned"]["kernel.c1.length_scales"])
