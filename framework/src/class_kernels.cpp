@@ -69,6 +69,12 @@ const Kernel& class_kernel(const Kernel& kernel, Eigen::Index c) {
   return *per_class->parts()[static_cast<std::size_t>(c)];
 }
 
+std::shared_ptr<const Kernel> class_kernel(const std::shared_ptr<const Kernel>& kernel,
+                                           Eigen::Index c) {
+  if (kernel_classes(*kernel) == 0) return kernel;
+  return dynamic_cast<const ClassKernels&>(*kernel).parts()[static_cast<std::size_t>(c)];
+}
+
 Eigen::Index kernel_classes(const Kernel& kernel) {
   const auto* per_class = dynamic_cast<const ClassKernels*>(&kernel);
   return per_class ? per_class->classes() : 0;

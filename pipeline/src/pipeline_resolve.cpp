@@ -458,13 +458,22 @@ class Resolver {
   }
 
   /// With a kernel per class (components.kernel a list), every engine (and every engine it
-  /// names) must take one (PluginInfo::class_kernels).
+  /// names) must take one (PluginInfo::class_kernels), except the engines named below one that
+  /// splits it (one_vs_rest hands each binary engine one class's kernel).
   void check_class_kernels(const EngineSpec& engine, const ResolvedPlugin& resolved) {
     if (!spec_.per_class_kernel()) return;
     std::vector<std::pair<const PluginEntry*, std::string>> all = {{resolved.entry, ""}};
     for (const auto& inner : inner_engines(engine, resolved)) all.push_back(inner);
+    std::vector<std::string> splitting;  // the params of the engines that split it
     for (const auto& [entry, param] : all)
-      if (!entry->info->class_kernels)
+      if (entry->info->class_kernels == ClassKernelUse::splits) splitting.push_back(param);
+    const auto below_a_split = [&](const std::string& param) {
+      return std::ranges::any_of(splitting, [&](const std::string& s) {
+        return !param.empty() && (s.empty() || param.compare(0, s.size() + 1, s + ".") == 0);
+      });
+    };
+    for (const auto& [entry, param] : all)
+      if (entry->info->class_kernels == ClassKernelUse::none && !below_a_split(param))
         error(named_engine_at(engine, param),
               (param.empty() ? "engine '" + engine.name + "' (" + entry->info->name + ")"
                              : "engine '" + engine.name + "': its " + param + " engine '" +
@@ -478,7 +487,8 @@ class Resolver {
   std::string engines_taking_class_kernels() const {
     std::string names;
     for (const PluginEntry* entry : registry_.plugins())
-      if (entry->info->family == Family::engine && entry->info->class_kernels)
+      if (entry->info->family == Family::engine &&
+          entry->info->class_kernels != ClassKernelUse::none)
         names += (names.empty() ? "" : ", ") + entry->info->name;
     return names.empty() ? "no loaded engine takes one" : "engines that do: " + names;
   }
@@ -695,7 +705,7 @@ class Resolver {
                 info.targets.closed_form_gaussian != closed_form ||
                 (closed_form && !likelihood->gaussian_noise_variance()) ||
                 info.inducing == (spec_.inducing ? InducingUse::none : InducingUse::required) ||
-                (spec_.per_class_kernel() && !info.class_kernels))
+                (spec_.per_class_kernel() && info.class_kernels == ClassKernelUse::none))
               continue;
             candidates.push_back(entry);
           }
@@ -735,7 +745,7 @@ class Resolver {
                 "would cost O(N^3); learn with an engine that takes inducing points (e.g. "
                 "sparse_gp_regression)");
     if (learning.engine.entry && spec_.per_class_kernel() &&
-        !learning.engine.entry->info->class_kernels)
+        learning.engine.entry->info->class_kernels == ClassKernelUse::none)
       error(l.engine_at.line ? l.engine_at : l.at,
             "learn.engine '" + learning.engine_name + "' (" + learning.engine.entry->info->name +
                 ") takes one kernel, but components.kernel is a list, a kernel per class");

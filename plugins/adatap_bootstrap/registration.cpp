@@ -25,7 +25,7 @@ const LibraryDescriptor* describe() {
            "53-67, App. A), GP classifiers (docs/adatap_classification.md) and C-class GP "
            "classifiers (docs/adatap_multiclass.md)",
            AdatapBootstrap::schema(), {Family::kernel, Family::likelihood, Family::resampler},
-           InducingUse::optional, TargetUse::fitting(fitted_kinds()), /*class_kernels=*/true),
+           InducingUse::optional, TargetUse::fitting(fitted_kinds()), ClassKernelUse::takes),
        make_plugin<AdatapSvm>(Family::engine, "adatap_svm", "0.1.0",
                               "analytical (ADATAP) bootstrap of the hard-margin SVM without bias, "
                               "the SVM limit (docs/adatap_classification.md eq 23)",

@@ -12,7 +12,7 @@ const LibraryDescriptor* describe() {
                        "exact leave-one-out by N retrains of an engine (the inducing inputs, "
                        "when set, kept for every retrain)",
                        ExactLooEngine::schema(), {Family::kernel, Family::likelihood},
-                       InducingUse::optional, {}, /*class_kernels=*/true)});
+                       InducingUse::optional, {}, ClassKernelUse::takes)});
   return &descriptor;
 }
 

@@ -11,7 +11,7 @@ const LibraryDescriptor* describe() {
           Family::engine, "mc_bootstrap", "0.1.0",
           "Monte-Carlo resampling: retrains an inner engine on resampled data (000 eq 21)",
           McBootstrap::schema(), {Family::kernel, Family::likelihood, Family::resampler},
-          InducingUse::optional, {}, /*class_kernels=*/true)});
+          InducingUse::optional, {}, ClassKernelUse::takes)});
   return &descriptor;
 }
 

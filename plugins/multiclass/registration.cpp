@@ -12,7 +12,7 @@ const LibraryDescriptor* describe() {
           "multi-class GP classifier: nested EP, multinomial probit, built-in LOO (FITC/VFE/SoR "
           "with inducing:)",
           MulticlassEpEngine::schema(), {Family::kernel, Family::likelihood}, InducingUse::optional,
-          TargetUse::fitting({TargetKind::classes}), /*class_kernels=*/true)});
+          TargetUse::fitting({TargetKind::classes}), ClassKernelUse::takes)});
   return &descriptor;
 }
 

@@ -1,11 +1,14 @@
 #include "one_vs_rest.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "one_vs_rest_model.h"
+#include "quench/class_kernels.h"
 #include "quench/class_results.h"
 #include "quench/errors.h"
 
@@ -18,7 +21,9 @@ Eigen::VectorXd against_rest(const Eigen::VectorXd& y, Eigen::Index c) {
       .select(1.0, Eigen::VectorXd::Constant(y.size(), -1.0));
 }
 
-// The sum over the C binary problems of the inner engine's objective, shared hyperparameters.
+// The sum over the C binary problems of the inner engine's objective: class c's problem on
+// class c's kernel (quench/class_kernels.h; one kernel shared by every class: the gradient
+// summed), the likelihood's hyperparameters shared (their gradient summed, after the kernels').
 class SummedObjective final : public HyperparameterObjective {
  public:
   SummedObjective(std::vector<std::unique_ptr<Dataset>> data,
@@ -27,18 +32,34 @@ class SummedObjective final : public HyperparameterObjective {
   std::string quantity() const override { return parts_.front()->quantity(); }
   ObjectiveValue evaluate(const Kernel& kernel, const Likelihood& likelihood) override {
     ObjectiveValue sum;
-    for (std::size_t c = 0; c < parts_.size(); ++c) {
-      ObjectiveValue v = parts_[c]->evaluate(kernel, likelihood);
+    sum.value = 0.0;
+    const Eigen::Index shared = flat_size(likelihood.hyperparameters());
+    Eigen::VectorXd likelihood_gradient = Eigen::VectorXd::Zero(shared);
+    std::optional<ObjectiveValue> failed;
+    // Class c's objective on `of`: its kernel entries (the likelihood's summed aside); after a
+    // failure, nothing more is evaluated.
+    const auto part = [&](const Kernel& of, std::size_t c) -> Eigen::VectorXd {
+      if (failed) return Eigen::VectorXd::Zero(flat_size(of.hyperparameters()));
+      ObjectiveValue v = parts_[c]->evaluate(of, likelihood);
       if (v.status.code != RunStatus::ok) {
         v.status.message = "class " + std::to_string(c) + " against the rest: " + v.status.message;
-        return v;
+        failed = std::move(v);
+        return Eigen::VectorXd::Zero(flat_size(of.hyperparameters()));
       }
       sum.value += v.value;
-      if (sum.gradient.size() == 0)
-        sum.gradient = v.gradient;
-      else
-        sum.gradient += v.gradient;
-    }
+      likelihood_gradient += v.gradient.tail(shared);
+      return v.gradient.head(v.gradient.size() - shared);
+    };
+    const Eigen::VectorXd kernel_gradient =
+        class_kernels_gradient(kernel, [&](const Kernel& of, Eigen::Index c) {
+          if (c >= 0) return part(of, static_cast<std::size_t>(c));
+          Eigen::VectorXd g = part(of, 0);
+          for (std::size_t k = 1; k < parts_.size(); ++k) g += part(of, k);
+          return g;
+        });
+    if (failed) return *failed;
+    sum.gradient.resize(kernel_gradient.size() + shared);
+    sum.gradient << kernel_gradient, likelihood_gradient;
     return sum;
   }
 
@@ -75,10 +96,18 @@ std::shared_ptr<InferenceEngine> OneVsRestEngine::inner(const EngineFactory& eng
 void OneVsRestEngine::check(const Problem& problem, Eigen::Index inducing_count) const {
   const std::shared_ptr<InferenceEngine> engine = inner(problem.context.make_engine);
   if (problem.data->classes < 2) return;  // refused where the target is read
+  const Eigen::Index kernels = problem.kernel ? kernel_classes(*problem.kernel) : 0;
+  if (kernels > 0 && kernels != problem.data->classes)
+    throw ConfigError({}, "one_vs_rest: " + std::to_string(kernels) +
+                              " kernels, one per class, for " +
+                              std::to_string(problem.data->classes) + " classes");
   const Dataset binary = one_class_against_rest(*problem.data, 0);
-  Problem p = problem;
-  p.data = &binary;
-  engine->check(p, inducing_count);
+  for (Eigen::Index c = 0; c < std::max<Eigen::Index>(1, kernels); ++c) {
+    Problem p = problem;
+    p.data = &binary;
+    if (problem.kernel) p.kernel = class_kernel(problem.kernel, c);
+    engine->check(p, inducing_count);
+  }
 }
 
 Results OneVsRestEngine::run(const Problem& problem) const {
@@ -96,6 +125,7 @@ Results OneVsRestEngine::run(const Problem& problem) const {
     const Dataset binary = one_class_against_rest(d, c);
     Problem p = problem;
     p.data = &binary;
+    p.kernel = class_kernel(problem.kernel, c);
     p.make_model = problem.make_model || d.X_test.rows() > 0;
     p.context.progress = nullptr;
     const Results rc = engine->run(p);
@@ -191,8 +221,11 @@ std::unique_ptr<HyperparameterObjective> OneVsRestEngine::hyperparameter_objecti
 std::unique_ptr<Model> OneVsRestEngine::read_model(ModelArchive& archive,
                                                    const ModelParts& parts) const {
   const std::shared_ptr<InferenceEngine> engine = inner(parts.make_engine);
-  return OneVsRestModel::read(archive,
-                              [&](ModelArchive& own) { return engine->read_model(own, parts); });
+  return OneVsRestModel::read(archive, [&](ModelArchive& own, Eigen::Index c) {
+    ModelParts own_parts = parts;
+    if (parts.kernel) own_parts.kernel = class_kernel(parts.kernel, c);
+    return engine->read_model(own, own_parts);
+  });
 }
 
 }  // namespace quench::one_vs_rest

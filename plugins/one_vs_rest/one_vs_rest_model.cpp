@@ -65,7 +65,7 @@ void OneVsRestModel::write(ModelArchive& archive) const {
 
 std::unique_ptr<OneVsRestModel> OneVsRestModel::read(
     ModelArchive& archive,
-    const std::function<std::unique_ptr<Model>(ModelArchive&)>& read_binary) {
+    const std::function<std::unique_ptr<Model>(ModelArchive&, Eigen::Index c)>& read_binary) {
   const std::int64_t classes = archive.integer("posterior/classes");
   if (classes < 2 || classes > 100000)
     throw archive.error("entry 'posterior/classes' is " + std::to_string(classes) +
@@ -76,7 +76,7 @@ std::unique_ptr<OneVsRestModel> OneVsRestModel::read(
     const std::string prefix = class_prefix(c);
     for (const auto& [name, entry] : archive.entries())
       if (name.rfind(prefix, 0) == 0) own.put(kPosterior + name.substr(prefix.size()), entry);
-    models.push_back(read_binary(own));
+    models.push_back(read_binary(own, static_cast<Eigen::Index>(c)));
   }
   return std::make_unique<OneVsRestModel>(std::move(models));
 }

@@ -15,11 +15,11 @@ namespace quench::one_vs_rest {
 class OneVsRestModel final : public Model {
  public:
   explicit OneVsRestModel(std::vector<std::shared_ptr<const Model>> classes);
-  /// The C binary models read by `read_binary` from their entries (posterior/class_<c>/...
-  /// renamed back to posterior/...); ModelFileError when there are none.
+  /// The C binary models read by `read_binary` (class c's) from their entries
+  /// (posterior/class_<c>/... renamed back to posterior/...); ModelFileError when there are none.
   static std::unique_ptr<OneVsRestModel> read(
       ModelArchive& archive,
-      const std::function<std::unique_ptr<Model>(ModelArchive&)>& read_binary);
+      const std::function<std::unique_ptr<Model>(ModelArchive&, Eigen::Index c)>& read_binary);
   Predictions predict(const Eigen::MatrixXd& X) const override;
   Eigen::Index input_dimension() const override { return classes_.front()->input_dimension(); }
   std::string kind() const override { return "one_vs_rest_classifier"; }

@@ -11,7 +11,7 @@ const LibraryDescriptor* describe() {
           Family::engine, "one_vs_rest", "0.1.0",
           "one-vs-rest multi-class classifier over a binary engine, per-class built-in LOO",
           OneVsRestEngine::schema(), {Family::kernel, Family::likelihood}, InducingUse::none,
-          TargetUse::reading(TargetKind::classes, {TargetKind::binary}))});
+          TargetUse::reading(TargetKind::classes, {TargetKind::binary}), ClassKernelUse::splits)});
   return &descriptor;
 }
 

@@ -27,7 +27,7 @@ EngineFactory RegistryComponentSource::engines() const { return registry_engines
 
 bool RegistryComponentSource::takes_class_kernels(const std::string& engine) const {
   const PluginEntry* entry = registry_.find(Family::engine, engine);
-  return entry && entry->info->class_kernels;
+  return entry && entry->info->class_kernels != ClassKernelUse::none;
 }
 
 EngineFactory registry_engines(const Registry& registry) {

@@ -65,7 +65,8 @@ quench::PluginFactory factory_for(Family family) {
 quench::PluginInfo plugin(Family family, const char* name, ParamSchema schema,
                           std::vector<Family> needs = {},
                           quench::InducingUse inducing = quench::InducingUse::none,
-                          quench::TargetUse targets = {}, bool class_kernels = false) {
+                          quench::TargetUse targets = {},
+                          quench::ClassKernelUse class_kernels = quench::ClassKernelUse::none) {
   quench::PluginInfo info;
   info.family = family;
   info.name = name;
@@ -124,10 +125,11 @@ const quench::LibraryDescriptor* describe() {
         plugin(
             Family::engine, "one_vs_rest", ParamSchema(), {Family::kernel, Family::likelihood},
             quench::InducingUse::none,
-            quench::TargetUse::reading(quench::TargetKind::classes, {quench::TargetKind::binary})),
+            quench::TargetUse::reading(quench::TargetKind::classes, {quench::TargetKind::binary}),
+            quench::ClassKernelUse::splits),
         plugin(Family::engine, "multiclass_ep", ParamSchema(), {Family::kernel, Family::likelihood},
                quench::InducingUse::none, quench::TargetUse::fitting({quench::TargetKind::classes}),
-               true),
+               quench::ClassKernelUse::takes),
         plugin(Family::engine, "laplace",
                ParamSchema().boolean("verbose", "print iterations", false),
                {Family::kernel, Family::likelihood, Family::optimizer}),
@@ -141,7 +143,8 @@ const quench::LibraryDescriptor* describe() {
                    .boolean("parallel", "run samples in parallel", true)
                    .string("label", "free text", std::nullopt)
                    .optional(),
-               {Family::resampler}, quench::InducingUse::optional, {}, true),
+               {Family::resampler}, quench::InducingUse::optional, {},
+               quench::ClassKernelUse::takes),
         plugin(Family::engine, "sparse_gp_regression", ParamSchema(),
                {Family::kernel, Family::likelihood}, quench::InducingUse::required),
     };

@@ -47,6 +47,10 @@ class QUENCH_API ClassKernels final : public CompositeKernel {
 /// Class c's kernel: part c of a ClassKernels, else `kernel` itself (shared by every class).
 QUENCH_API const Kernel& class_kernel(const Kernel& kernel, Eigen::Index c);
 
+/// The same as a shared pointer (the kernel itself when it is shared by every class).
+QUENCH_API std::shared_ptr<const Kernel> class_kernel(const std::shared_ptr<const Kernel>& kernel,
+                                                      Eigen::Index c);
+
 /// The number of kernels of a ClassKernels; 0 for one kernel shared by every class.
 QUENCH_API Eigen::Index kernel_classes(const Kernel& kernel);
 

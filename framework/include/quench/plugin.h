@@ -52,7 +52,7 @@ namespace quench {
 /// 14: checks before numerics (InferenceEngine::check, InferenceEngine::retrainable).
 /// 15: what retraining takes and gives (InferenceEngine::retraining replaces retrainable),
 ///     Resampler::draws_counts and Resampler::perturbs.
-/// 16: a kernel per class (quench/class_kernels.h, PluginInfo::class_kernels).
+/// 16: a kernel per class (quench/class_kernels.h, PluginInfo::class_kernels, ClassKernelUse).
 inline constexpr std::uint32_t kPluginApiVersion = 16;
 
 /// How an engine uses the pipeline's `inducing:` block (quench/low_rank_prior.h).
@@ -60,6 +60,15 @@ enum class InducingUse {
   none,      ///< exact only: a pipeline with `inducing:` is refused for this engine
   optional,  ///< exact without the block, on the inducing-point prior with it
   required   ///< needs the block (a sparse-only engine)
+};
+
+/// How an engine takes a kernel per class (quench/class_kernels.h: components.kernel as a list).
+enum class ClassKernelUse {
+  none,   ///< one kernel only: a kernel per class is refused for this engine
+  takes,  ///< reads class c's through class_kernel(), or hands the whole list to the engines it
+          ///< names (which must take it too)
+  splits  ///< hands class c's kernel alone to the engines it names for class c's problem (which
+          ///< need take one kernel only: one_vs_rest)
 };
 
 /// What an engine fits (engines only; docs/design.md, "Any likelihood"). Empty: the engine
@@ -108,10 +117,9 @@ struct PluginInfo {
   InducingUse inducing = InducingUse::none;
   /// The targets the engine fits (engines only).
   TargetUse targets;
-  /// Whether the engine takes a kernel per class (quench/class_kernels.h: components.kernel as
-  /// a list), reading class c's through class_kernel(); a wrapping engine, when the engines it
-  /// names do (engines only). Any other engine is refused one before it runs.
-  bool class_kernels = false;
+  /// How the engine takes a kernel per class (engines only); an engine of `none` is refused one
+  /// before it runs.
+  ClassKernelUse class_kernels = ClassKernelUse::none;
 };
 
 struct LibraryDescriptor {
@@ -134,7 +142,7 @@ template <class T>
 PluginInfo make_plugin(Family family, std::string name, std::string version, std::string doc,
                        ParamSchema schema, std::vector<Family> needs = {},
                        InducingUse inducing = InducingUse::none, TargetUse targets = {},
-                       bool class_kernels = false) {
+                       ClassKernelUse class_kernels = ClassKernelUse::none) {
   return {family,
           std::move(name),
           std::move(version),
