@@ -660,9 +660,10 @@ class GaussianProcessClassifier(_Estimator):
 
     `kernel` (a quench kernel, docs/python.md) replaces the Gaussian kernel of `width` and
     `noise` (both then unused; latent noise is the kernel's: White(...) in a sum, or a part's
-    noise=), and learn=True learns its hyperparameters (all > 0 but its fixed ones); the joint
-    model also takes a list of C kernels, one per class in classes_ order (quench.PerClass;
-    kernel_ is then a PerClass). Inputs
+    noise=), and learn=True learns its hyperparameters (all > 0 but its fixed ones); C > 2
+    classes also take a list of C kernels, one per class in classes_ order (quench.PerClass;
+    kernel_ is then a PerClass): the joint model's class c latent GP, or one-vs-rest's class c
+    problem, on the c-th. Inputs
     are standardized (standardize_inputs: None = True for the default kernel, False for a
     given one, whose length scales are then in X's units).
 
