@@ -19,6 +19,7 @@
 #include "multinomial_probit_likelihood.h"
 #include "one_vs_rest.h"
 #include "probit_likelihood.h"
+#include "quench/class_kernels.h"
 #include "quench/hyperparameter_learning.h"
 #include "quench/parallel.h"
 #include "quench/sweep_progress.h"
@@ -444,44 +445,55 @@ TEST(MulticlassEp, RefusesAScalarLikelihoodAndBinaryEnginesRefuseTheMultiClassOn
   }
 }
 
+// With one kernel, and with a kernel per class, which one-vs-rest splits: class c's binary
+// problem on class c's kernel.
 TEST(OneVsRest, IsTheBinaryEnginePerClassNormalized) {
   Dataset d = class_clouds(30, 8, 3, 1.5, 17);
-  Problem p;
-  p.data = &d;
-  p.kernel = std::make_shared<TestKernel>(2.0, 1.0, 0.05);
-  p.likelihood = std::make_shared<likelihoods::ProbitLikelihood>(1.0, 0.0);
-  p.make_model = true;
-  p.context.make_engine = latent_gp::latent_gp_engines();
-  OneVsRestEngine ovr(Params(OneVsRestEngine::schema(), {{"inner", std::string("ep")}}));
-  const Results r = ovr.run(p);
-  ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
-  // Reference: the ep engine on each binary problem, normalized here.
-  EpEngine ep(Params(EpEngine::schema(), {}));
-  Eigen::MatrixXd loo(30, 3), test(8, 3);
-  double evidence = 0.0;
-  for (Eigen::Index c = 0; c < 3; ++c) {
-    const Dataset binary = one_class_against_rest(d, c);
-    Problem pc = p;
-    pc.data = &binary;
-    const Results rc = ep.run(pc);
-    loo.col(c) = rc.vectors.at("loo_probability");
-    test.col(c) = rc.vectors.at("test_probability");
-    evidence += rc.scalars.at("log_evidence");
+  const std::shared_ptr<const Kernel> shared = std::make_shared<TestKernel>(2.0, 1.0, 0.05);
+  const std::shared_ptr<const Kernel> per_class = std::make_shared<ClassKernels>(
+      std::vector<std::shared_ptr<Kernel>>{std::make_shared<TestKernel>(2.0, 1.0, 0.05),
+                                           std::make_shared<TestKernel>(0.7, 0.5, 0.05),
+                                           std::make_shared<TestKernel>(3.0, 2.0, 0.05)});
+  for (const auto& kernel : {shared, per_class}) {
+    SCOPED_TRACE(kernel_classes(*kernel));
+    Problem p;
+    p.data = &d;
+    p.kernel = kernel;
+    p.likelihood = std::make_shared<likelihoods::ProbitLikelihood>(1.0, 0.0);
+    p.make_model = true;
+    p.context.make_engine = latent_gp::latent_gp_engines();
+    OneVsRestEngine ovr(Params(OneVsRestEngine::schema(), {{"inner", std::string("ep")}}));
+    const Results r = ovr.run(p);
+    ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
+    // Reference: the ep engine on each binary problem with its class's kernel, normalized here.
+    EpEngine ep(Params(EpEngine::schema(), {}));
+    Eigen::MatrixXd loo(30, 3), test(8, 3);
+    double evidence = 0.0;
+    for (Eigen::Index c = 0; c < 3; ++c) {
+      const Dataset binary = one_class_against_rest(d, c);
+      Problem pc = p;
+      pc.data = &binary;
+      pc.kernel = class_kernel(kernel, c);
+      const Results rc = ep.run(pc);
+      loo.col(c) = rc.vectors.at("loo_probability");
+      test.col(c) = rc.vectors.at("test_probability");
+      evidence += rc.scalars.at("log_evidence");
+    }
+    loo = loo.array().colwise() / loo.rowwise().sum().array();
+    test = test.array().colwise() / test.rowwise().sum().array();
+    EXPECT_LT((r.matrices.at("loo_probability") - loo).cwiseAbs().maxCoeff(), 1e-14);
+    EXPECT_LT((r.matrices.at("test_probability") - test).cwiseAbs().maxCoeff(), 1e-14);
+    EXPECT_NEAR(r.scalars.at("log_evidence"), evidence, 1e-12 * std::abs(evidence));
+    // The model through an archive predicts the same bits.
+    ModelArchive archive;
+    r.model->write(archive);
+    const ModelParts parts{p.kernel, p.likelihood, nullptr, &d.X_train,
+                           latent_gp::latent_gp_engines()};
+    const auto loaded = ovr.read_model(archive, parts);
+    const Predictions a = r.model->predict(d.X_test), b = loaded->predict(d.X_test);
+    EXPECT_EQ(a.columns, b.columns);
+    EXPECT_EQ((a.values - b.values).cwiseAbs().maxCoeff(), 0.0);
   }
-  loo = loo.array().colwise() / loo.rowwise().sum().array();
-  test = test.array().colwise() / test.rowwise().sum().array();
-  EXPECT_LT((r.matrices.at("loo_probability") - loo).cwiseAbs().maxCoeff(), 1e-14);
-  EXPECT_LT((r.matrices.at("test_probability") - test).cwiseAbs().maxCoeff(), 1e-14);
-  EXPECT_NEAR(r.scalars.at("log_evidence"), evidence, 1e-12 * std::abs(evidence));
-  // The model through an archive predicts the same bits.
-  ModelArchive archive;
-  r.model->write(archive);
-  const ModelParts parts{p.kernel, p.likelihood, nullptr, &d.X_train,
-                         latent_gp::latent_gp_engines()};
-  const auto loaded = ovr.read_model(archive, parts);
-  const Predictions a = r.model->predict(d.X_test), b = loaded->predict(d.X_test);
-  EXPECT_EQ(a.columns, b.columns);
-  EXPECT_EQ((a.values - b.values).cwiseAbs().maxCoeff(), 0.0);
 }
 
 // Glass (examples/data/glass_split.csv, 149 training rows, 6 classes) at amplitude 1e4 and
