@@ -3,9 +3,9 @@
 // gradient summed over the classes' blocks, the built-in leave-one-out, the test probabilities),
 // every block's gradient against central differences, the model at the training inputs
 // against the fit's posterior marginals, and the saved model against the run; on the
-// inducing-point prior, its algebra and fixed point against the dense ones on each class's
-// prior formed densely, its gradient, and every input inducing against the exact prior. (The
-// exact prior's algebra against the dense CN x CN form: multiclass_ep_test.cpp.)
+// inducing-point prior, its gradient and every input inducing against the exact prior. (The
+// exact prior's algebra against the dense CN x CN form: multiclass_ep_test.cpp; the
+// inducing-point prior's against each class's prior formed densely: inducing_multiclass_test.)
 #include <array>
 #include <cmath>
 #include <memory>
@@ -13,15 +13,12 @@
 
 #include <gtest/gtest.h>
 
-#include "class_posterior.h"
-#include "inducing_class_posterior.h"
 #include "multiclass_ep.h"
 #include "multiclass_model.h"
 #include "multiclass_prior.h"
 #include "one_vs_rest.h"
 #include "probit_likelihood.h"
 #include "quench/class_kernels.h"
-#include "quench/site_prior.h"
 #include "test_class_clouds.h"
 #include "test_engines.h"
 
@@ -186,58 +183,6 @@ TEST(KernelPerClass, SavedModelPredictsBitwise) {
   ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
   test_support::expect_saved_model_predicts_bitwise(engine, r, p, 3);
 }
-
-class PerClassEveryForm : public ::testing::TestWithParam<LowRankForm> {};
-
-// On the inducing-point prior with a prior per class (inducing_class_posterior.h: d_i and R_i
-// per class, P's blocks U_c^T diag(w) U_k) against class_posterior on the C priors
-// D_c + U_c U_c^T formed densely (rounding of two factorizations of O(1)-O(10) entries: 1e-9).
-TEST_P(PerClassEveryForm, InducingPosteriorMatchesTheDenseAlgebraOfEachClassesPrior) {
-  const Dataset d = class_clouds(30, 0, 3, 2.0, 21);
-  const std::vector<TestKernel> kernels = {TestKernel(2.0, 1.0, 0.01), TestKernel(0.7, 0.5, 0.03),
-                                           TestKernel(4.0, 2.0, 0.0)};
-  const auto z = every(d, 3, GetParam());
-  std::vector<InducingSitePrior> sites;
-  for (const TestKernel& k : kernels) sites.emplace_back(k, d.X_train, *z);
-  Eigen::MatrixXd pi, h;
-  test_support::random_sites(labels_of(d), 3, 22, pi, h);
-  const ClassPosterior fast =
-      InducingClassPrior({&sites[0], &sites[1], &sites[2]}).posterior(pi, h, Precision::full);
-  const std::vector<Eigen::MatrixXd> formed = {sites[0].formed(), sites[1].formed(),
-                                               sites[2].formed()};
-  const ClassPosterior slow = class_posterior(class_grams(formed), pi, h);
-  EXPECT_LT(max_relative(fast.mean, slow.mean), 1e-9);
-  EXPECT_LT(max_relative(fast.marginals, slow.marginals), 1e-9);
-  EXPECT_NEAR(fast.log_det, slow.log_det, 1e-9 * std::abs(slow.log_det));
-}
-
-// The fixed point with a kernel per class on the inducing-point prior against the dense solver
-// on the classes' priors formed densely (sweeps to 1e-11: sites and log Z 1e-7).
-TEST_P(PerClassEveryForm, InducingFixedPointEqualsDenseEpOnTheClassesPriors) {
-  const Dataset d = class_clouds(36, 0, 3, 1.5, 23);
-  const std::vector<TestKernel> kernels = {TestKernel(1.5, 0.9, 0.02), TestKernel(0.8, 0.6, 0.02),
-                                           TestKernel(3.0, 1.5, 0.01)};
-  const auto z = every(d, 4, GetParam());
-  std::vector<InducingSitePrior> sites;
-  for (const TestKernel& k : kernels) sites.emplace_back(k, d.X_train, *z);
-  const Eigen::VectorXi y = labels_of(d);
-  MulticlassEpOptions tight;
-  tight.tol = 1e-11;
-  const MulticlassFit fast = solve_multiclass_ep(
-      InducingClassPrior({&sites[0], &sites[1], &sites[2]}), y, 3, *probit_c(), tight);
-  const std::vector<Eigen::MatrixXd> formed = {sites[0].formed(), sites[1].formed(),
-                                               sites[2].formed()};
-  const MulticlassFit slow = solve_multiclass_ep(class_grams(formed), y, 3, *probit_c(), tight);
-  ASSERT_EQ(fast.status.code, RunStatus::ok) << fast.status.message;
-  ASSERT_EQ(slow.status.code, RunStatus::ok) << slow.status.message;
-  EXPECT_LT(max_relative(fast.cavity_mean, slow.cavity_mean), 1e-7);
-  EXPECT_LT(max_relative(fast.cavity_covariance, slow.cavity_covariance), 1e-7);
-  EXPECT_NEAR(multiclass_log_evidence(y, fast), multiclass_log_evidence(y, slow), 1e-7);
-}
-
-INSTANTIATE_TEST_SUITE_P(KernelPerClass, PerClassEveryForm,
-                         ::testing::Values(LowRankForm::fitc, LowRankForm::vfe, LowRankForm::sor),
-                         [](const auto& info) { return to_string(info.param); });
 
 // Every block's gradient on the inducing-point prior (FITC with its diagonal term, and VFE)
 // against central differences, as on the exact prior.

@@ -1,6 +1,7 @@
 // Multi-class nested EP on the inducing-point prior (inducing_class_posterior.h) against
 // independent computations: its posterior against the C + 1 factorization algebra run on the
-// same prior formed densely, its fixed point against the dense solver on that prior, its
+// same prior formed densely, its fixed point against the dense solver on that prior (one kernel
+// and a kernel per class), its
 // predictions with every training input inducing against the exact model, its log Z gradient
 // against central differences, and a saved model against the fit.
 #include <cmath>
@@ -40,37 +41,64 @@ MulticlassEpOptions tight() {
 
 class EveryForm : public ::testing::TestWithParam<LowRankForm> {};
 
-// The header's algebra against class_posterior on C~ = D + U U^T formed densely (rounding of
-// two different factorizations of matrices with entries O(1)-O(10): 1e-9).
+// Each kernel's inducing-point prior on the same inducing inputs (one kernel shared by every
+// class, or a kernel per class), the class prior of them, and the same priors formed densely.
+struct ClassSitePriors {
+  ClassSitePriors(const std::vector<TestKernel>& kernels, const Eigen::MatrixXd& X,
+                  const InducingInputs& z) {
+    for (const TestKernel& k : kernels) sites.emplace_back(k, X, z);
+    for (const InducingSitePrior& s : sites) {
+      pointers.push_back(&s);
+      formed.push_back(s.formed());
+    }
+  }
+  InducingClassPrior prior() const { return InducingClassPrior(pointers); }
+  ClassGrams grams() const { return class_grams(formed); }
+  std::vector<InducingSitePrior> sites;
+  std::vector<const InducingSitePrior*> pointers;
+  std::vector<Eigen::MatrixXd> formed;
+};
+
+// One kernel, and a kernel per class (d_i and R_i per class, P's blocks U_c^T diag(w) U_k).
+const std::vector<std::vector<TestKernel>> kKernelSets = {
+    {TestKernel(2.0, 1.0, 0.01)},
+    {TestKernel(2.0, 1.0, 0.01), TestKernel(0.7, 0.5, 0.03), TestKernel(4.0, 2.0, 0.0)}};
+
+// The header's algebra against class_posterior on C~ = D + U U^T (each class's) formed densely
+// (rounding of two different factorizations of matrices with entries O(1)-O(10): 1e-9).
 TEST_P(EveryForm, PosteriorMatchesTheDenseAlgebraOnTheSamePrior) {
-  const Dataset d = class_clouds(30, 0, 4, 2.0, 21);
-  const TestKernel kernel(2.0, 1.0, 0.01);
-  const InducingSitePrior sites(kernel, d.X_train, *every(d, 3, GetParam()));
+  const Dataset d = class_clouds(30, 0, 3, 2.0, 21);
   Eigen::MatrixXd pi, h;
-  random_sites(labels_of(d), 4, 22, pi, h);
-  const ClassPosterior fast = InducingClassPrior(sites).posterior(pi, h, Precision::full);
-  const ClassPosterior slow = class_posterior(sites.formed(), pi, h);
-  EXPECT_LT(max_relative(fast.mean, slow.mean), 1e-9);
-  EXPECT_LT(max_relative(fast.marginals, slow.marginals), 1e-9);
-  EXPECT_NEAR(fast.log_det, slow.log_det, 1e-9 * std::abs(slow.log_det));
-  EXPECT_TRUE(std::holds_alternative<InducingCoupling>(fast.coupling));
+  random_sites(labels_of(d), 3, 22, pi, h);
+  for (const auto& kernels : kKernelSets) {
+    SCOPED_TRACE(kernels.size());
+    const ClassSitePriors priors(kernels, d.X_train, *every(d, 3, GetParam()));
+    const ClassPosterior fast = priors.prior().posterior(pi, h, Precision::full);
+    const ClassPosterior slow = class_posterior(priors.grams(), pi, h);
+    EXPECT_LT(max_relative(fast.mean, slow.mean), 1e-9);
+    EXPECT_LT(max_relative(fast.marginals, slow.marginals), 1e-9);
+    EXPECT_NEAR(fast.log_det, slow.log_det, 1e-9 * std::abs(slow.log_det));
+    EXPECT_TRUE(std::holds_alternative<InducingCoupling>(fast.coupling));
+  }
 }
 
 // The fixed point is the prior's, whichever algebra computes the posterior: nested EP on the
 // inducing-point prior against the dense solver on C~ (sweeps to 1e-11: sites and log Z 1e-7).
 TEST_P(EveryForm, FixedPointEqualsDenseEpOnTheSamePrior) {
   const Dataset d = class_clouds(36, 0, 3, 1.5, 23);
-  const TestKernel kernel(1.5, 0.9, 0.02);
-  const InducingSitePrior sites(kernel, d.X_train, *every(d, 4, GetParam()));
   const Eigen::VectorXi y = labels_of(d);
   const auto lik = probit_c();
-  const MulticlassFit fast = solve_multiclass_ep(InducingClassPrior(sites), y, 3, *lik, tight());
-  const MulticlassFit slow = solve_multiclass_ep(sites.formed(), y, 3, *lik, tight());
-  ASSERT_EQ(fast.status.code, RunStatus::ok) << fast.status.message;
-  ASSERT_EQ(slow.status.code, RunStatus::ok) << slow.status.message;
-  EXPECT_LT(max_relative(fast.cavity_mean, slow.cavity_mean), 1e-7);
-  EXPECT_LT(max_relative(fast.cavity_covariance, slow.cavity_covariance), 1e-7);
-  EXPECT_NEAR(multiclass_log_evidence(y, fast), multiclass_log_evidence(y, slow), 1e-7);
+  for (const auto& kernels : kKernelSets) {
+    SCOPED_TRACE(kernels.size());
+    const ClassSitePriors priors(kernels, d.X_train, *every(d, 4, GetParam()));
+    const MulticlassFit fast = solve_multiclass_ep(priors.prior(), y, 3, *lik, tight());
+    const MulticlassFit slow = solve_multiclass_ep(priors.grams(), y, 3, *lik, tight());
+    ASSERT_EQ(fast.status.code, RunStatus::ok) << fast.status.message;
+    ASSERT_EQ(slow.status.code, RunStatus::ok) << slow.status.message;
+    EXPECT_LT(max_relative(fast.cavity_mean, slow.cavity_mean), 1e-7);
+    EXPECT_LT(max_relative(fast.cavity_covariance, slow.cavity_covariance), 1e-7);
+    EXPECT_NEAR(multiclass_log_evidence(y, fast), multiclass_log_evidence(y, slow), 1e-7);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(InducingMulticlass, EveryForm,
