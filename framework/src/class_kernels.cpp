@@ -72,6 +72,7 @@ const Kernel& class_kernel(const Kernel& kernel, Eigen::Index c) {
 std::shared_ptr<const Kernel> class_kernel(const std::shared_ptr<const Kernel>& kernel,
                                            Eigen::Index c) {
   if (kernel_classes(*kernel) == 0) return kernel;
+  class_kernel(*kernel, c);  // throws std::out_of_range for a class it has no kernel for
   return dynamic_cast<const ClassKernels&>(*kernel).parts()[static_cast<std::size_t>(c)];
 }
 

@@ -464,9 +464,17 @@ class Resolver {
     if (!spec_.per_class_kernel()) return;
     std::vector<std::pair<const PluginEntry*, std::string>> all = {{resolved.entry, ""}};
     for (const auto& inner : inner_engines(engine, resolved)) all.push_back(inner);
-    std::vector<std::string> splitting;  // the params of the engines that split it
-    for (const auto& [entry, param] : all)
-      if (entry->info->class_kernels == ClassKernelUse::splits) splitting.push_back(param);
+    // The params whose every engine splits it (a swept inner of several engines shares one
+    // param: below it, an engine is exempt only when all of them split).
+    std::vector<std::string> splitting;
+    for (const auto& [entry, param] : all) {
+      const std::string& at = param;  // (a lambda cannot capture a binding)
+      if (std::ranges::all_of(all, [&](const auto& other) {
+            return other.second != at ||
+                   other.first->info->class_kernels == ClassKernelUse::splits;
+          }))
+        splitting.push_back(param);
+    }
     const auto below_a_split = [&](const std::string& param) {
       return std::ranges::any_of(splitting, [&](const std::string& s) {
         return !param.empty() && (s.empty() || param.compare(0, s.size() + 1, s + ".") == 0);

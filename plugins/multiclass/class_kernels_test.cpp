@@ -226,8 +226,9 @@ TEST(KernelPerClass, InducingRunWithEveryInputInducingIsTheExactOneAndSavesItsMo
 }
 
 // One-vs-rest's summed objective with a kernel per class (class c's problem on its kernel; the
-// fits against ep on each problem: multiclass_ep_test.cpp): every block's gradient against
-// central differences.
+// fits against ep on each problem: multiclass_ep_test.cpp): every kernel block's gradient, and
+// the likelihood's noise entry after them (summed over the classes), against central
+// differences (the same budget).
 TEST(KernelPerClass, OneVsRestObjectiveGradientOfEveryBlockMatchesCentralDifferences) {
   Dataset d = class_clouds(30, 8, 3, 1.5, 17);
   Problem p;
@@ -236,9 +237,20 @@ TEST(KernelPerClass, OneVsRestObjectiveGradientOfEveryBlockMatchesCentralDiffere
   p.context.make_engine = latent_gp::latent_gp_engines();
   const one_vs_rest::OneVsRestEngine ovr(
       Params(one_vs_rest::OneVsRestEngine::schema(), {{"inner", std::string("ep")}}));
-  expect_gradient_of_every_block_matches_central_differences(
-      *ovr.hyperparameter_objective(p, "evidence"), *p.likelihood,
-      {{2.0, 1.0, 0.05}, {0.7, 0.5, 0.05}, {3.0, 2.0, 0.05}});
+  const std::vector<Theta> theta = {{2.0, 1.0, 0.05}, {0.7, 0.5, 0.05}, {3.0, 2.0, 0.05}};
+  const auto objective = ovr.hyperparameter_objective(p, "evidence");
+  expect_gradient_of_every_block_matches_central_differences(*objective, *p.likelihood, theta);
+  const ObjectiveValue v = objective->evaluate(*per_class(theta), *p.likelihood);
+  ASSERT_EQ(v.gradient.size(), 10);  // 9 kernel entries, then the probit's noise
+  const double noise = 1.0, step = 1e-5;
+  double values[2];
+  for (int s = 0; s < 2; ++s)
+    values[s] = objective
+                    ->evaluate(*per_class(theta),
+                               likelihoods::ProbitLikelihood(noise + (s ? step : -step), 0.0))
+                    .value;
+  const double fd = (values[1] - values[0]) / (2 * step);
+  EXPECT_NEAR(v.gradient(9), fd, 1e-6 * std::max(1.0, std::abs(fd)));
 }
 
 }  // namespace

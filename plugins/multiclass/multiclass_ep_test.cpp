@@ -449,13 +449,18 @@ TEST(MulticlassEp, RefusesAScalarLikelihoodAndBinaryEnginesRefuseTheMultiClassOn
 // problem on class c's kernel.
 TEST(OneVsRest, IsTheBinaryEnginePerClassNormalized) {
   Dataset d = class_clouds(30, 8, 3, 1.5, 17);
-  const std::shared_ptr<const Kernel> shared = std::make_shared<TestKernel>(2.0, 1.0, 0.05);
-  const std::shared_ptr<const Kernel> per_class = std::make_shared<ClassKernels>(
-      std::vector<std::shared_ptr<Kernel>>{std::make_shared<TestKernel>(2.0, 1.0, 0.05),
-                                           std::make_shared<TestKernel>(0.7, 0.5, 0.05),
-                                           std::make_shared<TestKernel>(3.0, 2.0, 0.05)});
-  for (const auto& kernel : {shared, per_class}) {
-    SCOPED_TRACE(kernel_classes(*kernel));
+  // Each class's kernel for the reference, built on its own (not through class_kernel).
+  const std::vector<TestKernel> shared = {TestKernel(2.0, 1.0, 0.05)},
+                                per_class = {TestKernel(2.0, 1.0, 0.05), TestKernel(0.7, 0.5, 0.05),
+                                             TestKernel(3.0, 2.0, 0.05)};
+  for (const std::vector<TestKernel>* kernels : {&shared, &per_class}) {
+    SCOPED_TRACE(kernels->size());
+    std::shared_ptr<const Kernel> kernel = std::make_shared<TestKernel>(kernels->front());
+    if (kernels->size() > 1) {
+      std::vector<std::shared_ptr<Kernel>> parts;
+      for (const TestKernel& k : *kernels) parts.push_back(std::make_shared<TestKernel>(k));
+      kernel = std::make_shared<ClassKernels>(std::move(parts));
+    }
     Problem p;
     p.data = &d;
     p.kernel = kernel;
@@ -473,7 +478,8 @@ TEST(OneVsRest, IsTheBinaryEnginePerClassNormalized) {
       const Dataset binary = one_class_against_rest(d, c);
       Problem pc = p;
       pc.data = &binary;
-      pc.kernel = class_kernel(kernel, c);
+      pc.kernel = std::make_shared<TestKernel>(
+          (*kernels)[kernels->size() == 1 ? 0 : static_cast<std::size_t>(c)]);
       const Results rc = ep.run(pc);
       loo.col(c) = rc.vectors.at("loo_probability");
       test.col(c) = rc.vectors.at("test_probability");

@@ -33,6 +33,14 @@ class SummedObjective final : public HyperparameterObjective {
   ObjectiveValue evaluate(const Kernel& kernel, const Likelihood& likelihood) override {
     ObjectiveValue sum;
     sum.value = 0.0;
+    if (const Eigen::Index kernels = kernel_classes(kernel);
+        kernels > 0 && kernels != static_cast<Eigen::Index>(parts_.size())) {
+      sum.status = {RunStatus::failed,
+                    "one_vs_rest: " + std::to_string(kernels) + " kernels, one per class, for " +
+                        std::to_string(parts_.size()) + " classes",
+                    0};
+      return sum;
+    }
     const Eigen::Index shared = flat_size(likelihood.hyperparameters());
     Eigen::VectorXd likelihood_gradient = Eigen::VectorXd::Zero(shared);
     std::optional<ObjectiveValue> failed;
@@ -221,6 +229,11 @@ std::unique_ptr<HyperparameterObjective> OneVsRestEngine::hyperparameter_objecti
 std::unique_ptr<Model> OneVsRestEngine::read_model(ModelArchive& archive,
                                                    const ModelParts& parts) const {
   const std::shared_ptr<InferenceEngine> engine = inner(parts.make_engine);
+  const Eigen::Index kernels = parts.kernel ? kernel_classes(*parts.kernel) : 0;
+  if (kernels > 0 && archive.integer("posterior/classes") != kernels)
+    throw archive.error("entry 'posterior/classes' is " +
+                        std::to_string(archive.integer("posterior/classes")) + ", the kernel " +
+                        std::to_string(kernels) + " kernels, one per class");
   return OneVsRestModel::read(archive, [&](ModelArchive& own, Eigen::Index c) {
     ModelParts own_parts = parts;
     if (parts.kernel) own_parts.kernel = class_kernel(parts.kernel, c);

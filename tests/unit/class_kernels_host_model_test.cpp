@@ -92,5 +92,35 @@ TEST(HostModel, AKernelPerClassSurvivesTheFileAndIsRefusedToOneKernelEngines) {
   fs::remove(file);
 }
 
+// With the real plugins: one-vs-rest splits a kernel per class, so its binary engine (its
+// default, ep) needs take one kernel only, also below exact_loo, which takes the list; a swept
+// inner that mixes one_vs_rest and exact_loo is refused below it (exact_loo hands tap the list).
+TEST(HostModel, OneVsRestSplitsAKernelPerClassForTheEnginesBelowIt) {
+  const Registry registry = Registry::discover({QUENCH_TEST_PLUGINS});
+  const std::string head = R"(name: split
+seed: 1
+data: {file: iris_split.csv, target: y, split: {rule: column, column: train}}
+components:
+  kernel: [{plugin: gaussian, width: 1.0}, {plugin: gaussian, width: 2.0}, gaussian]
+  likelihood: {plugin: probit}
+  resampler: {plugin: poisson_bootstrap}
+engines:
+)";
+  EXPECT_NO_THROW(Pipeline::from_string(head + "  - {plugin: exact_loo, inner: one_vs_rest}\n",
+                                        "split", QUENCH_TEST_DATA)
+                      .validate(registry));
+  try {
+    Pipeline::from_string(
+        head + "  - {plugin: mc_bootstrap, inner: [one_vs_rest, exact_loo], samples: 3}\n", "split",
+        QUENCH_TEST_DATA)
+        .validate(registry);
+    ADD_FAILURE() << "exact_loo's tap was handed a kernel per class";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("its inner.inner engine 'tap' takes one kernel"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace quench::class_kernels_host_model_test
