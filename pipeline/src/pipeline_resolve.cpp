@@ -470,8 +470,7 @@ class Resolver {
     for (const auto& [entry, param] : all) {
       const std::string& at = param;  // (a lambda cannot capture a binding)
       if (std::ranges::all_of(all, [&](const auto& other) {
-            return other.second != at ||
-                   other.first->info->class_kernels == ClassKernelUse::splits;
+            return other.second != at || other.first->info->class_kernels == ClassKernelUse::splits;
           }))
         splitting.push_back(param);
     }
