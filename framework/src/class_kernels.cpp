@@ -81,6 +81,13 @@ Eigen::Index kernel_classes(const Kernel& kernel) {
   return per_class ? per_class->classes() : 0;
 }
 
+std::string class_kernels_mismatch(const Kernel& kernel, Eigen::Index classes) {
+  const Eigen::Index kernels = kernel_classes(kernel);
+  if (kernels == 0 || kernels == classes) return "";
+  return std::to_string(kernels) + " kernels, one per class, for " + std::to_string(classes) +
+         " classes";
+}
+
 Eigen::Index distinct_kernels(const Kernel& kernel) {
   return std::max<Eigen::Index>(1, kernel_classes(kernel));
 }

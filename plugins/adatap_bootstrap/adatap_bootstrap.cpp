@@ -225,10 +225,9 @@ void AdatapBootstrap::check(const Problem& problem, Eigen::Index inducing_count)
     throw ConfigError({},
                       "adatap_bootstrap takes a kernel per class with a multi-class "
                       "likelihood only (docs/adatap_multiclass.md)");
-  if (kernels > 0 && kernels != problem.data->classes)
-    throw ConfigError({}, "adatap_bootstrap: " + std::to_string(kernels) +
-                              " kernels, one per class, for " +
-                              std::to_string(problem.data->classes) + " classes");
+  if (const std::string why = class_kernels_mismatch(*problem.kernel, problem.data->classes);
+      !why.empty())
+    throw ConfigError({}, "adatap_bootstrap: " + why);
   for (Eigen::Index c = 0; c < distinct_kernels(*problem.kernel); ++c)
     if (!gaussian && class_kernel(*problem.kernel, c).diagonal_noise() > 0)
       throw ConfigError({},

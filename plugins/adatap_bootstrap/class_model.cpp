@@ -61,10 +61,8 @@ std::unique_ptr<AdatapClassModel> AdatapClassModel::read(ModelArchive& archive,
   const Index n = parts.X_train->rows();
   const MatrixXd& gamma = archive.matrix("posterior/gamma", n);
   const Index c = gamma.cols();
-  if (const Index kernels = kernel_classes(*parts.kernel); kernels > 0 && kernels != c)
-    throw archive.error("entry 'posterior/gamma' has " + std::to_string(c) +
-                        " classes, the kernel " + std::to_string(kernels) +
-                        " kernels, one per class");
+  if (const std::string why = class_kernels_mismatch(*parts.kernel, c); !why.empty())
+    throw archive.error("entry 'posterior/gamma': " + why);
   ClassSolution s;
   s.gamma = gamma;
   s.m = archive.matrix("posterior/mean", n, c);

@@ -66,11 +66,9 @@ std::unique_ptr<InducingMulticlassModel> InducingMulticlassModel::read(ModelArch
   const std::optional<LowRankForm> named = low_rank_form_named(form);
   if (!named) throw archive.error("entry 'posterior/form' is '" + form + "', not fitc, vfe or sor");
   Eigen::MatrixXd mean = archive.take_matrix("posterior/inducing_mean", m);
+  if (const std::string why = class_kernels_mismatch(*parts.kernel, mean.cols()); !why.empty())
+    throw archive.error("entry 'posterior/inducing_mean': " + why);
   const Eigen::Index kernels = kernel_classes(*parts.kernel);
-  if (kernels > 0 && kernels != mean.cols())
-    throw archive.error("entry 'posterior/inducing_mean' has " + std::to_string(mean.cols()) +
-                        " classes, the kernel " + std::to_string(kernels) +
-                        " kernels, one per class");
   std::vector<Eigen::MatrixXd> lower;
   if (kernels == 0)
     lower.push_back(archive.take_cholesky_factor("posterior/inducing_cholesky_lower", m));

@@ -234,11 +234,10 @@ Results fit_outputs(const Problem& problem, const MulticlassPrior& prior,
 void MulticlassEpEngine::check(const Problem& problem, Eigen::Index inducing_count) const {
   const Eigen::Index n = problem.data->X_train.rows(), classes = problem.data->classes;
   const Eigen::Index kernels = problem.kernel ? kernel_classes(*problem.kernel) : 0;
-  if (kernels > 0 && kernels != classes)
-    throw ConfigError({}, "multiclass_ep: " + std::to_string(kernels) +
-                              " kernels, one per class, "
-                              "for " +
-                              std::to_string(classes) + " classes");
+  if (const std::string why =
+          problem.kernel ? class_kernels_mismatch(*problem.kernel, classes) : "";
+      !why.empty())
+    throw ConfigError({}, "multiclass_ep: " + why);
   if (inducing_count == 0) {
     // With a kernel per class, K_c and the gradient's weights W_c of each class.
     require_dense_memory(n,

@@ -45,11 +45,8 @@ std::unique_ptr<MulticlassModel> MulticlassModel::read(ModelArchive& archive,
                       "training inputs");
   const Eigen::Index n = parts.X_train->rows();
   Eigen::MatrixXd b = archive.matrix("posterior/mean_weights", n);
-  if (const Eigen::Index kernels = kernel_classes(*parts.kernel);
-      kernels > 0 && kernels != b.cols())
-    throw archive.error("entry 'posterior/mean_weights' has " + std::to_string(b.cols()) +
-                        " classes, the kernel " + std::to_string(kernels) +
-                        " kernels, one per class");
+  if (const std::string why = class_kernels_mismatch(*parts.kernel, b.cols()); !why.empty())
+    throw archive.error("entry 'posterior/mean_weights': " + why);
   ClassCoupling coupling;
   for (Eigen::Index c = 0; c < b.cols(); ++c)
     coupling.e.push_back(archive.take_matrix("posterior/coupling_" + std::to_string(c), n, n));

@@ -33,12 +33,10 @@ class SummedObjective final : public HyperparameterObjective {
   ObjectiveValue evaluate(const Kernel& kernel, const Likelihood& likelihood) override {
     ObjectiveValue sum;
     sum.value = 0.0;
-    if (const Eigen::Index kernels = kernel_classes(kernel);
-        kernels > 0 && kernels != static_cast<Eigen::Index>(parts_.size())) {
-      sum.status = {RunStatus::failed,
-                    "one_vs_rest: " + std::to_string(kernels) + " kernels, one per class, for " +
-                        std::to_string(parts_.size()) + " classes",
-                    0};
+    if (const std::string why =
+            class_kernels_mismatch(kernel, static_cast<Eigen::Index>(parts_.size()));
+        !why.empty()) {
+      sum.status = {RunStatus::failed, "one_vs_rest: " + why, 0};
       return sum;
     }
     const Eigen::Index shared = flat_size(likelihood.hyperparameters());
@@ -105,10 +103,10 @@ void OneVsRestEngine::check(const Problem& problem, Eigen::Index inducing_count)
   const std::shared_ptr<InferenceEngine> engine = inner(problem.context.make_engine);
   if (problem.data->classes < 2) return;  // refused where the target is read
   const Eigen::Index kernels = problem.kernel ? kernel_classes(*problem.kernel) : 0;
-  if (kernels > 0 && kernels != problem.data->classes)
-    throw ConfigError({}, "one_vs_rest: " + std::to_string(kernels) +
-                              " kernels, one per class, for " +
-                              std::to_string(problem.data->classes) + " classes");
+  if (const std::string why =
+          problem.kernel ? class_kernels_mismatch(*problem.kernel, problem.data->classes) : "";
+      !why.empty())
+    throw ConfigError({}, "one_vs_rest: " + why);
   const Dataset binary = one_class_against_rest(*problem.data, 0);
   for (Eigen::Index c = 0; c < std::max<Eigen::Index>(1, kernels); ++c) {
     Problem p = problem;
@@ -229,11 +227,11 @@ std::unique_ptr<HyperparameterObjective> OneVsRestEngine::hyperparameter_objecti
 std::unique_ptr<Model> OneVsRestEngine::read_model(ModelArchive& archive,
                                                    const ModelParts& parts) const {
   const std::shared_ptr<InferenceEngine> engine = inner(parts.make_engine);
-  const Eigen::Index kernels = parts.kernel ? kernel_classes(*parts.kernel) : 0;
-  if (kernels > 0 && archive.integer("posterior/classes") != kernels)
-    throw archive.error("entry 'posterior/classes' is " +
-                        std::to_string(archive.integer("posterior/classes")) + ", the kernel " +
-                        std::to_string(kernels) + " kernels, one per class");
+  if (parts.kernel)
+    if (const std::string why =
+            class_kernels_mismatch(*parts.kernel, archive.integer("posterior/classes"));
+        !why.empty())
+      throw archive.error("entry 'posterior/classes': " + why);
   return OneVsRestModel::read(archive, [&](ModelArchive& own, Eigen::Index c) {
     ModelParts own_parts = parts;
     if (parts.kernel) own_parts.kernel = class_kernel(parts.kernel, c);

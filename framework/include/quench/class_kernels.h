@@ -54,6 +54,11 @@ QUENCH_API std::shared_ptr<const Kernel> class_kernel(const std::shared_ptr<cons
 /// The number of kernels of a ClassKernels; 0 for one kernel shared by every class.
 QUENCH_API Eigen::Index kernel_classes(const Kernel& kernel);
 
+/// Why `kernel` cannot serve `classes` classes: "K kernels, one per class, for C classes" for a
+/// ClassKernels of another count; "" when it can (a shared kernel always can). Engines and model
+/// readers put it in their ConfigError or ModelFileError.
+QUENCH_API std::string class_kernels_mismatch(const Kernel& kernel, Eigen::Index classes);
+
 /// How many kernels a computation class by class holds: kernel_classes(kernel), or 1 for one
 /// kernel shared by every class.
 QUENCH_API Eigen::Index distinct_kernels(const Kernel& kernel);
