@@ -114,6 +114,26 @@ Eigen::MatrixXf weighted_gram(const Eigen::MatrixXf& A, const Eigen::VectorXf& v
   return weighted_gram_of(A, v);
 }
 
+namespace {
+
+template <class Matrix, class Vector>
+Matrix weighted_product_of(const Matrix& A, const Vector& w, const Matrix& B) {
+  if (&A == &B) return weighted_gram(A, w).template selfadjointView<Eigen::Lower>();
+  return A.transpose() * w.asDiagonal() * B;
+}
+
+}  // namespace
+
+Eigen::MatrixXd weighted_product(const Eigen::MatrixXd& A, const Eigen::VectorXd& w,
+                                 const Eigen::MatrixXd& B) {
+  return weighted_product_of(A, w, B);
+}
+
+Eigen::MatrixXf weighted_product(const Eigen::MatrixXf& A, const Eigen::VectorXf& w,
+                                 const Eigen::MatrixXf& B) {
+  return weighted_product_of(A, w, B);
+}
+
 Eigen::VectorXd DiagonalPlusLowRank::hadamard_square_times(const Eigen::VectorXd& v) const {
   const Eigen::Index n = size();
   Eigen::MatrixXd C = weighted_gram(W_, v);  // W^T diag(v) W

@@ -8,6 +8,7 @@
 #include "quench/class_kernels.h"
 #include "quench/diagonal_plus_low_rank.h"
 #include "quench/hyperparameter.h"
+#include "quench/inducing_class_features.h"
 #include "quench/low_rank_evidence.h"
 
 namespace quench::multiclass {
@@ -60,13 +61,6 @@ Eigen::VectorXd folded_precision(const FoldedSites& f, Eigen::Index c, Eigen::In
   Eigen::VectorXd w = -f.g.col(c).cwiseProduct(f.g.col(k)).cwiseQuotient(f.sigma);
   if (c == k) w += f.g.col(c);
   return w;
-}
-
-// A^T diag(w) B (M x M), the weighted Gram matrix (full) when A and B are one matrix.
-template <class Matrix, class Vector>
-Matrix weighted_product(const Matrix& A, const Vector& w, const Matrix& B) {
-  if (&A == &B) return weighted_gram(A, w).template selfadjointView<Eigen::Lower>();
-  return A.transpose() * w.asDiagonal() * B;
 }
 
 }  // namespace
@@ -151,40 +145,6 @@ ClassPosterior InducingClassPrior::posterior(const Eigen::MatrixXd& pi, const Ei
                  f.sigma.array().log().sum() - pi.rowwise().sum().array().log().sum();
   post.coupling = std::move(coupling);
   return post;
-}
-
-namespace {
-
-template <class Matrix>
-Matrix class_covariances(const std::vector<const Matrix*>& features,
-                         const Matrix& precision_inverse, Eigen::Index classes) {
-  const Eigen::Index n = features.front()->rows(), m = features.front()->cols();
-  Matrix S(classes, classes * n);
-  Matrix Y(n, m);
-  for (Eigen::Index c = 0; c < classes; ++c)
-    for (Eigen::Index k = 0; k <= c; ++k) {
-      Y.noalias() = *of_class(features, c) * precision_inverse.block(c * m, k * m, m, m);
-      const auto s = Y.cwiseProduct(*of_class(features, k)).rowwise().sum().eval();
-      for (Eigen::Index i = 0; i < n; ++i) {
-        S(c, i * classes + k) = s(i);
-        S(k, i * classes + c) = s(i);
-      }
-    }
-  return S;
-}
-
-}  // namespace
-
-Eigen::MatrixXd inducing_class_covariances(const std::vector<const Eigen::MatrixXd*>& features,
-                                           const Eigen::MatrixXd& precision_inverse,
-                                           Eigen::Index classes) {
-  return class_covariances(features, precision_inverse, classes);
-}
-
-Eigen::MatrixXf inducing_class_covariances(const std::vector<const Eigen::MatrixXf*>& features,
-                                           const Eigen::MatrixXf& precision_inverse,
-                                           Eigen::Index classes) {
-  return class_covariances(features, precision_inverse, classes);
 }
 
 Eigen::VectorXd inducing_class_evidence_gradient(

@@ -56,17 +56,6 @@ class InducingClassPrior final : public ClassPrior {
   std::vector<Eigen::MatrixXf> U_single_;         // each U_c in single precision
 };
 
-/// S_j[c, k] = u_jc^T P^{-1}[c, k] u_jk for the rows u_jc of class c's features (n x M; one
-/// matrix for every class, or C) and the inverse of P (CM x CM): C x Cn, block j = S_j.
-/// C(C+1)/2 products of n x M by M x M.
-Eigen::MatrixXd inducing_class_covariances(const std::vector<const Eigen::MatrixXd*>& features,
-                                           const Eigen::MatrixXd& precision_inverse,
-                                           Eigen::Index classes);
-/// The same in single precision.
-Eigen::MatrixXf inducing_class_covariances(const std::vector<const Eigen::MatrixXf*>& features,
-                                           const Eigen::MatrixXf& precision_inverse,
-                                           Eigen::Index classes);
-
 /// d log Z_EP / dtheta of `kernel` (shared, or a kernel per class: quench/class_kernels.h) at
 /// a fixed point with sites (pi, h), posterior `post` of InducingClassPrior(priors) (priors of
 /// class_kernel(kernel, c) at X) and b = h - Pi mu (multiclass_mean_weights). log Z_EP is

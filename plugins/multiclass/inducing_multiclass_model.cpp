@@ -9,6 +9,7 @@
 #include "inducing_class_posterior.h"
 #include "quench/class_kernels.h"
 #include "quench/errors.h"
+#include "quench/inducing_class_features.h"
 #include "quench/low_rank_prior.h"
 
 namespace quench::multiclass {
@@ -86,29 +87,17 @@ ClassLatents InducingMulticlassModel::latents(const Eigen::MatrixXd& X) const {
   const Eigen::Index n = X.rows(), classes = inducing_mean_.cols();
   const auto kernels = static_cast<Eigen::Index>(inducing_lower_.size());  // 1 or C
   ClassLatents out{Eigen::MatrixXd(n, classes), Eigen::MatrixXd(classes, classes * n)};
-  std::vector<Eigen::MatrixXd> u(inducing_lower_.size());
-  Eigen::MatrixXd within;  // rows x kernels
   for (Eigen::Index start = 0; start < n; start += kFeatureBlockRows) {
     const Eigen::Index rows = std::min(kFeatureBlockRows, n - start);
-    const Eigen::MatrixXd Xb = X.middleRows(start, rows);
-    within.resize(rows, kernels);
-    for (Eigen::Index k = 0; k < kernels; ++k) {
-      const Kernel& kernel = class_kernel(*kernel_, k);
-      Eigen::MatrixXd& uk = u[static_cast<std::size_t>(k)];
-      uk = LowRankPrior::features(kernel, inducing_inputs_,
-                                  inducing_lower_[static_cast<std::size_t>(k)], Xb);
-      within.col(k).setConstant(kernel.diagonal_noise());
-      if (form_ != LowRankForm::sor)
-        within.col(k) += (kernel.diagonal(Xb) - uk.rowwise().squaredNorm()).cwiseMax(0.0);
-    }
-    std::vector<const Eigen::MatrixXd*> features;
-    for (const Eigen::MatrixXd& uk : u) features.push_back(&uk);
+    const InducingClassFeatures u = inducing_class_features(
+        *kernel_, inducing_inputs_, inducing_lower_, form_, X.middleRows(start, rows));
+    const std::vector<const Eigen::MatrixXd*> features = u.pointers();
     for (Eigen::Index c = 0; c < classes; ++c)
       out.mean.block(start, c, rows, 1).noalias() = *of_class(features, c) * inducing_mean_.col(c);
     Eigen::MatrixXd S = inducing_class_covariances(features, precision_inverse_, classes);
     for (Eigen::Index j = 0; j < rows; ++j)
       for (Eigen::Index c = 0; c < classes; ++c)
-        S(c, j * classes + c) += within(j, kernels == 1 ? 0 : c);
+        S(c, j * classes + c) += u.residual(j, kernels == 1 ? 0 : c);
     out.covariance.middleCols(start * classes, rows * classes) = S;
   }
   return out;

@@ -51,5 +51,11 @@ class QUENCH_API DiagonalPlusLowRank {
 QUENCH_API Eigen::MatrixXd weighted_gram(const Eigen::MatrixXd& A, const Eigen::VectorXd& v);
 /// The same in single precision (ssyrk), for sweeps far from a fixed point.
 QUENCH_API Eigen::MatrixXf weighted_gram(const Eigen::MatrixXf& A, const Eigen::VectorXf& v);
+/// A^T diag(w) B (full), by weighted_gram when A and B are one matrix (the same object).
+QUENCH_API Eigen::MatrixXd weighted_product(const Eigen::MatrixXd& A, const Eigen::VectorXd& w,
+                                            const Eigen::MatrixXd& B);
+/// The same in single precision.
+QUENCH_API Eigen::MatrixXf weighted_product(const Eigen::MatrixXf& A, const Eigen::VectorXf& w,
+                                            const Eigen::MatrixXf& B);
 
 }  // namespace quench

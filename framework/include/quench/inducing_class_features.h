@@ -1,0 +1,48 @@
+// C latent GPs on the inducing-point prior (docs/multiclass.md, docs/adatap_multiclass.md):
+// f_c(x) = u_c(x)^T v_c + e_c(x) with the whitened inducing values v_c of class c on inducing
+// inputs Z shared by the classes, u_c(x) = L_c^-1 K_c(Z, x) the features of class c's kernel
+// (LowRankPrior::features; one kernel for every class, or one per class:
+// quench/class_kernels.h) and independent residuals e_c(x). The engines that hold a posterior
+// of v (CM values) meet new inputs through these.
+#pragma once
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "quench/export.h"
+#include "quench/inducing_points.h"
+#include "quench/kernel.h"
+
+namespace quench {
+
+/// The features and residual variances of each distinct kernel (1 or C) at some inputs.
+struct QUENCH_API InducingClassFeatures {
+  std::vector<Eigen::MatrixXd> features;  ///< [k]: rows x M, the rows u_k(x)^T
+  /// rows x kernels: the prior variance of e_k(x), k(x, x) - |u_k(x)|^2 (clamped at 0; 0 on the
+  /// SoR prior) plus the kernel's diagonal noise.
+  Eigen::MatrixXd residual;
+  /// Pointers to `features`, for of_class and inducing_class_covariances.
+  std::vector<const Eigen::MatrixXd*> pointers() const;
+};
+
+/// At the rows of X, for `kernel` (shared or per class) on inducing inputs Z with the lower
+/// Cholesky factors `lower` of each distinct kernel's K(Z, Z) + jitter I, in the prior `form`.
+QUENCH_API InducingClassFeatures inducing_class_features(const Kernel& kernel,
+                                                         const Eigen::MatrixXd& Z,
+                                                         const std::vector<Eigen::MatrixXd>& lower,
+                                                         LowRankForm form,
+                                                         const Eigen::MatrixXd& X);
+
+/// S_j[c, k] = u_jc^T P[c, k] u_jk for the rows u_jc of class c's features (n x M; one matrix
+/// for every class, or C) and a symmetric CM x CM matrix P (blocks M x M): C x Cn, block j =
+/// S_j. C(C+1)/2 products of n x M by M x M.
+QUENCH_API Eigen::MatrixXd inducing_class_covariances(
+    const std::vector<const Eigen::MatrixXd*>& features, const Eigen::MatrixXd& P,
+    Eigen::Index classes);
+/// The same in single precision.
+QUENCH_API Eigen::MatrixXf inducing_class_covariances(
+    const std::vector<const Eigen::MatrixXf*>& features, const Eigen::MatrixXf& P,
+    Eigen::Index classes);
+
+}  // namespace quench

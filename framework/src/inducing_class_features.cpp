@@ -1,0 +1,63 @@
+#include "quench/inducing_class_features.h"
+
+#include "quench/class_kernels.h"
+#include "quench/low_rank_prior.h"
+
+namespace quench {
+
+std::vector<const Eigen::MatrixXd*> InducingClassFeatures::pointers() const {
+  std::vector<const Eigen::MatrixXd*> out;
+  for (const Eigen::MatrixXd& u : features) out.push_back(&u);
+  return out;
+}
+
+InducingClassFeatures inducing_class_features(const Kernel& kernel, const Eigen::MatrixXd& Z,
+                                              const std::vector<Eigen::MatrixXd>& lower,
+                                              LowRankForm form, const Eigen::MatrixXd& X) {
+  const auto kernels = static_cast<Eigen::Index>(lower.size());
+  InducingClassFeatures out{std::vector<Eigen::MatrixXd>(lower.size()),
+                            Eigen::MatrixXd(X.rows(), kernels)};
+  for (Eigen::Index k = 0; k < kernels; ++k) {
+    const Kernel& part = class_kernel(kernel, k);
+    Eigen::MatrixXd& u = out.features[static_cast<std::size_t>(k)];
+    u = LowRankPrior::features(part, Z, lower[static_cast<std::size_t>(k)], X);
+    out.residual.col(k).setConstant(part.diagonal_noise());
+    if (form != LowRankForm::sor)
+      out.residual.col(k) += (part.diagonal(X) - u.rowwise().squaredNorm()).cwiseMax(0.0);
+  }
+  return out;
+}
+
+namespace {
+
+template <class Matrix>
+Matrix class_covariances(const std::vector<const Matrix*>& features, const Matrix& P,
+                         Eigen::Index classes) {
+  const Eigen::Index n = features.front()->rows(), m = features.front()->cols();
+  Matrix S(classes, classes * n);
+  Matrix Y(n, m);
+  for (Eigen::Index c = 0; c < classes; ++c)
+    for (Eigen::Index k = 0; k <= c; ++k) {
+      Y.noalias() = *of_class(features, c) * P.block(c * m, k * m, m, m);
+      const auto s = Y.cwiseProduct(*of_class(features, k)).rowwise().sum().eval();
+      for (Eigen::Index i = 0; i < n; ++i) {
+        S(c, i * classes + k) = s(i);
+        S(k, i * classes + c) = s(i);
+      }
+    }
+  return S;
+}
+
+}  // namespace
+
+Eigen::MatrixXd inducing_class_covariances(const std::vector<const Eigen::MatrixXd*>& features,
+                                           const Eigen::MatrixXd& P, Eigen::Index classes) {
+  return class_covariances(features, P, classes);
+}
+
+Eigen::MatrixXf inducing_class_covariances(const std::vector<const Eigen::MatrixXf*>& features,
+                                           const Eigen::MatrixXf& P, Eigen::Index classes) {
+  return class_covariances(features, P, classes);
+}
+
+}  // namespace quench
