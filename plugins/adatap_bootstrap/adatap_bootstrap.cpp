@@ -356,7 +356,7 @@ Results AdatapBootstrap::run_classes(const Problem& problem) const {
 std::unique_ptr<Model> AdatapBootstrap::read_model(ModelArchive& archive,
                                                    const ModelParts& parts) const {
   if (SparseAdatapModel::holds(archive)) return SparseAdatapModel::read(archive, parts);
-  if (AdatapClassModel::holds(archive)) return AdatapClassModel::read(archive, parts);
+  if (ClassBootstrapModel::holds(archive)) return AdatapClassModel::read(archive, parts);
   return AdatapModel::read(archive, parts);
 }
 

@@ -35,16 +35,42 @@ const char* rule_name(ClassRule::Kind kind) {
 
 }  // namespace
 
+ClassBootstrapModel::ClassBootstrapModel(std::shared_ptr<const Likelihood> likelihood,
+                                         Index classes, ClassRule rule, double expected_sample_size)
+    : likelihood_(std::move(likelihood)),
+      classes_(classes),
+      rule_(rule),
+      expected_sample_size_(expected_sample_size) {
+  require_class_likelihood(likelihood_.get(), "a multi-class bootstrap model");
+}
+
+void ClassBootstrapModel::write_rule(ModelArchive& archive) const {
+  archive.put("posterior/cubature", std::string(rule_name(rule_.kind)));
+  archive.put("posterior/cubature_nodes", static_cast<std::int64_t>(rule_.nodes));
+  archive.put("posterior/expected_sample_size", expected_sample_size_);
+}
+
+ClassRule ClassBootstrapModel::read_rule(ModelArchive& archive) {
+  const std::string& name = archive.text("posterior/cubature");
+  ClassRule rule;
+  rule.kind = name == "degree5"   ? ClassRule::Kind::degree5
+              : name == "product" ? ClassRule::Kind::product
+                                  : ClassRule::Kind::degree3;
+  if (name != rule_name(rule.kind))
+    throw archive.error("posterior/cubature: unknown rule '" + name + "'");
+  rule.nodes = static_cast<int>(archive.integer("posterior/cubature_nodes"));
+  if (rule.nodes < 2 || rule.nodes > 200)
+    throw archive.error("posterior/cubature_nodes: out of [2, 200]");
+  return rule;
+}
+
 AdatapClassModel::AdatapClassModel(std::shared_ptr<const Kernel> kernel,
                                    std::shared_ptr<const Likelihood> likelihood, MatrixXd X_train,
                                    ClassSolution&& sites, ClassRule rule,
                                    double expected_sample_size)
-    : kernel_(std::move(kernel)),
-      likelihood_(std::move(likelihood)),
-      X_train_(std::move(X_train)),
-      rule_(rule),
-      expected_sample_size_(expected_sample_size) {
-  require_class_likelihood(likelihood_.get(), "an adatap_multiclass model");
+    : ClassBootstrapModel(std::move(likelihood), sites.gamma.cols(), rule, expected_sample_size),
+      kernel_(std::move(kernel)),
+      X_train_(std::move(X_train)) {
   sites_.G = std::move(sites.G);
   sites_.dl = std::move(sites.dl);
   sites_.lam = std::move(sites.lam);
@@ -69,16 +95,7 @@ std::unique_ptr<AdatapClassModel> AdatapClassModel::read(ModelArchive& archive,
   s.dl = archive.matrix("posterior/delta_lambda", c, c * n);
   s.lam = archive.matrix("posterior/lambda", c, c * n);
   s.G = archive.take_matrix("posterior/G", c * n, c * n);
-  const std::string& name = archive.text("posterior/cubature");
-  ClassRule rule;
-  rule.kind = name == "degree5"   ? ClassRule::Kind::degree5
-              : name == "product" ? ClassRule::Kind::product
-                                  : ClassRule::Kind::degree3;
-  if (name != rule_name(rule.kind))
-    throw archive.error("posterior/cubature: unknown rule '" + name + "'");
-  rule.nodes = static_cast<int>(archive.integer("posterior/cubature_nodes"));
-  if (rule.nodes < 2 || rule.nodes > 200)
-    throw archive.error("posterior/cubature_nodes: out of [2, 200]");
+  const ClassRule rule = read_rule(archive);
   return std::make_unique<AdatapClassModel>(parts.kernel, parts.likelihood, *parts.X_train,
                                             std::move(s), rule,
                                             archive.real("posterior/expected_sample_size"));
@@ -107,11 +124,13 @@ ClassPredictive AdatapClassModel::latents(const MatrixXd& X) const {
   return out;
 }
 
-Predictions AdatapClassModel::predict(const MatrixXd& X) const { return predictions(latents(X)); }
+Predictions ClassBootstrapModel::predict(const MatrixXd& X) const {
+  return predictions(latents(X));
+}
 
-Predictions AdatapClassModel::predictions(const ClassPredictive& p) const {
+Predictions ClassBootstrapModel::predictions(const ClassPredictive& p) const {
   const ClassLikelihood& likelihood = require_class_likelihood(likelihood_.get(), kind());
-  const Index m = p.mean.rows(), c = sites_.gamma.cols();
+  const Index m = p.mean.rows(), c = classes_;
   const ClassQuadrature fine = fine_class_quadrature(VectorXd::Ones(1), c, rule_);
   MatrixXd mean(m, c), variance(m, c);
   for (Index x = 0; x < m; ++x) {  // eq M10
@@ -136,9 +155,7 @@ void AdatapClassModel::write(ModelArchive& archive) const {
   archive.put("posterior/lambda", sites_.lam);
   archive.put("posterior/gamma", sites_.gamma);
   archive.put("posterior/mean", sites_.m);
-  archive.put("posterior/cubature", std::string(rule_name(rule_.kind)));
-  archive.put("posterior/cubature_nodes", static_cast<std::int64_t>(rule_.nodes));
-  archive.put("posterior/expected_sample_size", expected_sample_size_);
+  write_rule(archive);
 }
 
 }  // namespace quench::adatap

@@ -84,7 +84,7 @@ Results class_results(const Problem& problem, const Eigen::VectorXi& y, const Cl
   return r;
 }
 
-void class_test_results(const Problem& problem, const AdatapClassModel& model,
+void class_test_results(const Problem& problem, const ClassBootstrapModel& model,
                         const ClassLikelihood& likelihood, const ClassOutputOptions& o,
                         Results& r) {
   const Dataset& data = *problem.data;

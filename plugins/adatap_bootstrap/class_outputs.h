@@ -25,7 +25,7 @@ Results class_results(const Problem& problem, const Eigen::VectorXi& y, const Cl
 /// The test outputs from the run's model: the bootstrap mean and variance of the class
 /// probabilities (eq M10) with the test outputs of those means, E_D f^_x, and at labelled test
 /// inputs the bootstrap 0/1 error (eq M12, streams N + j of the pipeline seed).
-void class_test_results(const Problem& problem, const AdatapClassModel& model,
+void class_test_results(const Problem& problem, const ClassBootstrapModel& model,
                         const ClassLikelihood& likelihood, const ClassOutputOptions& options,
                         Results& r);
 

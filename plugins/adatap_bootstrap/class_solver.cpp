@@ -343,8 +343,16 @@ constexpr int kMixingDepth = 5;
 
 ClassSolution solve_classes(const ClassGrams& K, const Eigen::VectorXi& y, Index classes,
                             const ClassLikelihood& likelihood, const Occupation& occupation,
+                            const GeneralOptions& options, const ClassRule& rule) {
+  return solve_classes([&K](ClassSolution& s) { class_gaussian_part(K, s); }, K.variance(), y,
+                       classes, likelihood, occupation, options, rule);
+}
+
+ClassSolution solve_classes(const ClassGaussianPart& part, const VectorXd& prior_variance_of,
+                            const Eigen::VectorXi& y, Index classes,
+                            const ClassLikelihood& likelihood, const Occupation& occupation,
                             const GeneralOptions& o, const ClassRule& rule) {
-  const Index n = K.rows(), c = classes;
+  const Index n = y.size(), c = classes;
   const ClassQuadrature fine = fine_class_quadrature(occupation.pmf, c, rule);
   const ClassQuadrature coarse = coarse_class_quadrature(occupation.pmf, c);
   ClassSolution s;
@@ -363,7 +371,7 @@ ClassSolution solve_classes(const ClassGrams& K, const Eigen::VectorXi& y, Index
     return AndersonAccelerator({kMixingDepth, 1e-10, beta, 1.0});
   };
   AndersonAccelerator mixing = mixer(length.eta());
-  const VectorXd prior_variance = K.variance().cwiseMax(1e-300);
+  const VectorXd prior_variance = prior_variance_of.cwiseMax(1e-300);
   const auto fail = [&](const std::string& why) {
     s.message = why;
     s.damping = length.eta();
@@ -375,7 +383,7 @@ ClassSolution solve_classes(const ClassGrams& K, const Eigen::VectorXi& y, Index
       Index bad = -1;
       std::string why;
       try {
-        class_gaussian_part(K, s);
+        part(s);
         bad = class_cavities(s);
       } catch (const NumericalError& e) {
         bad = 0;

@@ -12,6 +12,7 @@
 // L u), Delta lambda_c^-1), L L^T = -lambda_c.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -96,12 +97,22 @@ struct ClassSolution {
   std::string message;
 };
 
+/// The Gaussian part of the replica model on C classes (eq M4) at the sites s.dl, s.gamma,
+/// s.lam: s.m, s.V and s.C, and whatever form of G the prior keeps. The iteration needs nothing
+/// else of the prior. NumericalError when it is not defined at the sites.
+using ClassGaussianPart = std::function<void(ClassSolution& s)>;
+
 /// Algorithm 1 of docs/adatap_classification.md on C classes, from the prior (all site
 /// parameters 0), coarse rule first and checked with the fine one (replica_stages.h;
 /// options.tolerance on max |m' - m| / sqrt K_ii, |V' - V|_ab / sqrt(V_aa V_bb),
-/// |C' - C| / K_ii).
+/// |C' - C| / K_ii, K_ii = prior_variance(i), the point's largest prior variance).
 /// y: labels 0..classes-1. A numerical failure of the Gaussian part or an improper cavity that
 /// halving the step cannot avoid ends it not converged, with the message.
+ClassSolution solve_classes(const ClassGaussianPart& part, const Eigen::VectorXd& prior_variance,
+                            const Eigen::VectorXi& y, Eigen::Index classes,
+                            const ClassLikelihood& likelihood, const Occupation& occupation,
+                            const GeneralOptions& options, const ClassRule& rule = {});
+/// On the dense prior blockdiag(K_c): G formed in O((CN)^3) per iteration and kept in s.G.
 ClassSolution solve_classes(const ClassGrams& K, const Eigen::VectorXi& y, Eigen::Index classes,
                             const ClassLikelihood& likelihood, const Occupation& occupation,
                             const GeneralOptions& options, const ClassRule& rule = {});
