@@ -1,7 +1,10 @@
 #include "quench/inducing_class_features.h"
 
+#include <string>
+
 #include "quench/class_kernels.h"
 #include "quench/low_rank_prior.h"
+#include "quench/model_archive.h"
 
 namespace quench {
 
@@ -26,6 +29,30 @@ InducingClassFeatures inducing_class_features(const Kernel& kernel, const Eigen:
       out.residual.col(k) += (part.diagonal(X) - u.rowwise().squaredNorm()).cwiseMax(0.0);
   }
   return out;
+}
+
+namespace {
+
+std::string factor_entry(Eigen::Index k, Eigen::Index kernels) {
+  return "posterior/inducing_cholesky_lower" + (kernels > 0 ? "_" + std::to_string(k) : "");
+}
+
+}  // namespace
+
+void put_inducing_factors(ModelArchive& archive, const Kernel& kernel,
+                          const std::vector<Eigen::MatrixXd>& lower) {
+  const Eigen::Index kernels = kernel_classes(kernel);
+  for (std::size_t k = 0; k < lower.size(); ++k)
+    archive.put(factor_entry(static_cast<Eigen::Index>(k), kernels), lower[k]);
+}
+
+std::vector<Eigen::MatrixXd> take_inducing_factors(ModelArchive& archive, const Kernel& kernel,
+                                                   Eigen::Index m) {
+  const Eigen::Index kernels = kernel_classes(kernel);
+  std::vector<Eigen::MatrixXd> lower;
+  for (Eigen::Index k = 0; k < distinct_kernels(kernel); ++k)
+    lower.push_back(archive.take_cholesky_factor(factor_entry(k, kernels), m));
+  return lower;
 }
 
 namespace {

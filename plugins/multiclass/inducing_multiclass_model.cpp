@@ -19,11 +19,6 @@ namespace {
 constexpr Eigen::Index kFeatureBlockRows =
     2048;  // new inputs per block (u(x) is kFeatureBlockRows x M)
 
-// The entry of L (one kernel) or of L_c (a kernel per class).
-std::string lower_entry(std::size_t c, Eigen::Index kernels) {
-  return "posterior/inducing_cholesky_lower" + (kernels > 0 ? "_" + std::to_string(c) : "");
-}
-
 }  // namespace
 
 InducingMulticlassModel::InducingMulticlassModel(std::shared_ptr<const Kernel> kernel,
@@ -69,13 +64,7 @@ std::unique_ptr<InducingMulticlassModel> InducingMulticlassModel::read(ModelArch
   Eigen::MatrixXd mean = archive.take_matrix("posterior/inducing_mean", m);
   if (const std::string why = class_kernels_mismatch(*parts.kernel, mean.cols()); !why.empty())
     throw archive.error("entry 'posterior/inducing_mean': " + why);
-  const Eigen::Index kernels = kernel_classes(*parts.kernel);
-  std::vector<Eigen::MatrixXd> lower;
-  if (kernels == 0)
-    lower.push_back(archive.take_cholesky_factor("posterior/inducing_cholesky_lower", m));
-  for (Eigen::Index c = 0; c < kernels; ++c)
-    lower.push_back(
-        archive.take_cholesky_factor(lower_entry(static_cast<std::size_t>(c), kernels), m));
+  std::vector<Eigen::MatrixXd> lower = take_inducing_factors(archive, *parts.kernel, m);
   const Eigen::Index size = m * mean.cols();
   Eigen::MatrixXd inverse = archive.take_matrix("posterior/precision_inverse", size, size);
   return std::make_unique<InducingMulticlassModel>(parts.kernel, parts.likelihood, std::move(Z),
@@ -111,9 +100,7 @@ void InducingMulticlassModel::write(ModelArchive& archive) const {
   archive.put("posterior/prior", std::string("inducing"));
   archive.put("posterior/form", to_string(form_));
   archive.put("posterior/inducing_inputs", inducing_inputs_);
-  const Eigen::Index kernels = kernel_classes(*kernel_);
-  for (std::size_t c = 0; c < inducing_lower_.size(); ++c)
-    archive.put(lower_entry(c, kernels), inducing_lower_[c]);
+  put_inducing_factors(archive, *kernel_, inducing_lower_);
   archive.put("posterior/inducing_mean", inducing_mean_);
   archive.put("posterior/precision_inverse", precision_inverse_);
 }

@@ -16,6 +16,8 @@
 
 namespace quench {
 
+class ModelArchive;
+
 /// The features and residual variances of each distinct kernel (1 or C) at some inputs.
 struct QUENCH_API InducingClassFeatures {
   std::vector<Eigen::MatrixXd> features;  ///< [k]: rows x M, the rows u_k(x)^T
@@ -44,5 +46,15 @@ QUENCH_API Eigen::MatrixXd inducing_class_covariances(
 QUENCH_API Eigen::MatrixXf inducing_class_covariances(
     const std::vector<const Eigen::MatrixXf*>& features, const Eigen::MatrixXf& P,
     Eigen::Index classes);
+
+/// The lower Cholesky factors of K(Z, Z) + jitter I of each distinct kernel of `kernel` (1 or
+/// C) in a model file: posterior/inducing_cholesky_lower, or posterior/inducing_cholesky_lower_<c>
+/// for a kernel per class.
+QUENCH_API void put_inducing_factors(ModelArchive& archive, const Kernel& kernel,
+                                     const std::vector<Eigen::MatrixXd>& lower);
+/// The factors put_inducing_factors wrote, each M x M lower triangular (ModelFileError naming
+/// the entry otherwise).
+QUENCH_API std::vector<Eigen::MatrixXd> take_inducing_factors(ModelArchive& archive,
+                                                              const Kernel& kernel, Eigen::Index m);
 
 }  // namespace quench
