@@ -8,9 +8,11 @@
 #include "bootstrap_prior.h"
 #include "class_model.h"
 #include "class_outputs.h"
+#include "class_prior.h"
 #include "class_solver.h"
 #include "classifier_outputs.h"
 #include "general_solver.h"
+#include "inducing_class_model.h"
 #include "quench/class_kernels.h"
 #include "quench/errors.h"
 #include "quench/losses.h"
@@ -208,10 +210,6 @@ void AdatapBootstrap::check(const Problem& problem, Eigen::Index inducing_count)
   const bool gaussian = problem.likelihood->gaussian_noise_variance().has_value();
   if (gaussian && inducing_count > 0) check_sparse_options(options_);
   if (problem.likelihood->classes()) {
-    if (inducing_count > 0)
-      throw ConfigError({},
-                        "adatap_bootstrap with a multi-class likelihood runs on the exact prior "
-                        "only: remove `inducing:` (docs/adatap_multiclass.md)");
     const double points = std::pow(static_cast<double>(classes_.rule.nodes),
                                    static_cast<double>(problem.data->classes));
     if (classes_.rule.kind == ClassRule::Kind::product && points > 1e6)
@@ -322,11 +320,10 @@ Results AdatapBootstrap::run_classes(const Problem& problem) const {
       require_class_likelihood(problem.likelihood.get(), "adatap_bootstrap");
   const Eigen::VectorXi y = class_indices(data, DataPart::train, "adatap_bootstrap");
   const Occupation occ = normalized_occupation(*problem.resampler, tail_);
-  // Each class's Gram matrix, diagonal noise included (multiclass_ep's prior).
-  const std::vector<Eigen::MatrixXd> K = class_gram_matrices(*problem.kernel, data.X_train);
-  const auto kernel_done = clock::now();
-  ClassSolution sol = solve_classes(class_grams(K), y, data.classes, likelihood, occ,
-                                    for_run(general_, problem.context), classes_.rule);
+  const std::unique_ptr<ClassBootstrapPrior> prior = make_class_prior(problem);
+  const auto prior_done = clock::now();
+  ClassSolution sol = prior->solve(y, data.classes, likelihood, occ,
+                                   for_run(general_, problem.context), classes_.rule);
   const auto solved = clock::now();
   Results r;
   r.status.iterations = sol.iterations;
@@ -335,9 +332,7 @@ Results AdatapBootstrap::run_classes(const Problem& problem) const {
     r.status.iterations = sol.iterations;
     if (data.X_test.rows() > 0 || problem.make_model) {  // eqs M9-M10; the test outputs are
                                                          // the model's predictions
-      auto model = std::make_shared<const AdatapClassModel>(
-          problem.kernel, problem.likelihood, data.X_train, std::move(sol), classes_.rule,
-          problem.resampler->expected_size());
+      std::shared_ptr<const ClassBootstrapModel> model = prior->model(sol, classes_.rule);
       if (data.X_test.rows() > 0) class_test_results(problem, *model, likelihood, classes_, r);
       if (problem.make_model) r.model = std::move(model);
     }
@@ -346,9 +341,10 @@ Results AdatapBootstrap::run_classes(const Problem& problem) const {
     r.scalars["final_change"] = sol.final_change;
     r.status = Status{RunStatus::not_converged, sol.message, sol.iterations};
   }
-  r.info["method"] = "multi-class replica EP (docs/adatap_multiclass.md)";
-  r.timings["kernel"] = seconds(kernel_done - start).count();
-  r.timings["solve"] = seconds(solved - kernel_done).count();
+  prior->describe(r);
+  r.info["method"] =
+      std::string("multi-class replica EP (docs/adatap_multiclass.md)") + prior->where();
+  r.timings["solve"] = seconds(solved - prior_done).count();
   r.timings["total"] = seconds(clock::now() - start).count();
   return r;
 }
@@ -356,7 +352,10 @@ Results AdatapBootstrap::run_classes(const Problem& problem) const {
 std::unique_ptr<Model> AdatapBootstrap::read_model(ModelArchive& archive,
                                                    const ModelParts& parts) const {
   if (SparseAdatapModel::holds(archive)) return SparseAdatapModel::read(archive, parts);
-  if (ClassBootstrapModel::holds(archive)) return AdatapClassModel::read(archive, parts);
+  if (ClassBootstrapModel::holds(archive)) {
+    if (InducingClassModel::holds(archive)) return InducingClassModel::read(archive, parts);
+    return AdatapClassModel::read(archive, parts);
+  }
   return AdatapModel::read(archive, parts);
 }
 

@@ -45,8 +45,6 @@ MatrixXd inverse_spd(const MatrixXd& A, const char* what) {
   return llt.solve(MatrixXd::Identity(A.rows(), A.cols()));
 }
 
-MatrixXd symmetric(const MatrixXd& A) { return 0.5 * (A + A.transpose()); }
-
 // The symmetric square root of the positive part of a symmetric matrix.
 MatrixXd positive_root(const MatrixXd& A) {
   const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(symmetric(A));
@@ -214,56 +212,6 @@ AveragedClassSite averaged_class_site(const ClassLikelihood& likelihood, Index y
 
 namespace {
 
-// Eq M4 on the dense prior: G = P - (R P)^T B^-1 (R P), B = I + R P R, R the block-diagonal
-// root of D (each point's Delta lambda_i^1/2), P = blockdiag(K_0, ..., K_{C-1}) (I_C (x) K for
-// one kernel); m = G gamma and each point's blocks V_i = G_ii, C_i = -sum_j G_ij lambda_j G_ji.
-void class_gaussian_part(const ClassGrams& K, ClassSolution& s) {
-  const Index n = K.rows(), c = s.gamma.cols(), cn = c * n;
-  MatrixXd R(c, cn);
-  for (Index i = 0; i < n; ++i) R.middleCols(i * c, c) = positive_root(s.dl.middleCols(i * c, c));
-  const auto entry = [&](const MatrixXd& blocks, Index a, Index b) {  // (blocks_i(a, b))_i
-    VectorXd v(n);
-    for (Index i = 0; i < n; ++i) v(i) = blocks(a, i * c + b);
-    return v;
-  };
-  MatrixXd RP(cn, cn), B(cn, cn);
-  for (Index a = 0; a < c; ++a)
-    for (Index b = 0; b < c; ++b)
-      RP.block(a * n, b * n, n, n) = entry(R, a, b).asDiagonal() * K.of(b);
-  for (Index a = 0; a < c; ++a)
-    for (Index b = 0; b < c; ++b) {
-      auto block = B.block(a * n, b * n, n, n);
-      block.setZero();
-      for (Index d = 0; d < c; ++d)
-        block += RP.block(a * n, d * n, n, n) * entry(R, d, b).asDiagonal();
-      if (a == b) block.diagonal().array() += 1.0;
-    }
-  const Eigen::LLT<MatrixXd> llt(B);
-  if (llt.info() != Eigen::Success)
-    throw NumericalError("adatap_bootstrap", "I + R P R is not positive definite");
-  llt.matrixL().solveInPlace(RP);  // W = L^-1 R P
-  s.G.noalias() = -RP.transpose() * RP;
-  for (Index a = 0; a < c; ++a) s.G.block(a * n, a * n, n, n) += K.of(a);
-  VectorXd gamma(cn);
-  for (Index a = 0; a < c; ++a) gamma.segment(a * n, n) = s.gamma.col(a);
-  const VectorXd m = s.G * gamma;
-  s.m.resize(n, c);
-  for (Index a = 0; a < c; ++a) s.m.col(a) = m.segment(a * n, n);
-  // H = G Lambda (Lambda block-diagonal by point), then C_i(a, b) = -H_(a,i) . G_(b,i).
-  MatrixXd H = MatrixXd::Zero(cn, cn);
-  for (Index d = 0; d < c; ++d)
-    for (Index e = 0; e < c; ++e)
-      H.middleCols(d * n, n) += s.G.middleCols(e * n, n) * entry(s.lam, e, d).asDiagonal();
-  s.V.resize(c, cn);
-  s.C.resize(c, cn);
-  for (Index i = 0; i < n; ++i)
-    for (Index a = 0; a < c; ++a)
-      for (Index b = 0; b < c; ++b) {
-        s.V(a, i * c + b) = s.G(a * n + i, b * n + i);
-        s.C(a, i * c + b) = -H.row(a * n + i).dot(s.G.col(b * n + i));
-      }
-}
-
 // The cavities from site + cavity = Gaussian part (eq M5); the first improper point (a cavity
 // precision that is not positive definite or a lambda_c that is not negative semidefinite), or
 // -1.
@@ -340,6 +288,58 @@ void mixed_step(AndersonAccelerator& mixing, const ClassSites& from, const Class
 constexpr int kMixingDepth = 5;
 
 }  // namespace
+
+// Eq M4 on the dense prior: G = P - (R P)^T B^-1 (R P), B = I + R P R, R the block-diagonal
+// root of D (each point's Delta lambda_i^1/2), P = blockdiag(K_0, ..., K_{C-1}) (I_C (x) K for
+// one kernel); m = G gamma and each point's blocks V_i = G_ii, C_i = -sum_j G_ij lambda_j G_ji.
+MatrixXd symmetric(const MatrixXd& A) { return 0.5 * (A + A.transpose()); }
+
+void class_gaussian_part(const ClassGrams& K, ClassSolution& s) {
+  const Index n = K.rows(), c = s.gamma.cols(), cn = c * n;
+  MatrixXd R(c, cn);
+  for (Index i = 0; i < n; ++i) R.middleCols(i * c, c) = positive_root(s.dl.middleCols(i * c, c));
+  const auto entry = [&](const MatrixXd& blocks, Index a, Index b) {  // (blocks_i(a, b))_i
+    VectorXd v(n);
+    for (Index i = 0; i < n; ++i) v(i) = blocks(a, i * c + b);
+    return v;
+  };
+  MatrixXd RP(cn, cn), B(cn, cn);
+  for (Index a = 0; a < c; ++a)
+    for (Index b = 0; b < c; ++b)
+      RP.block(a * n, b * n, n, n) = entry(R, a, b).asDiagonal() * K.of(b);
+  for (Index a = 0; a < c; ++a)
+    for (Index b = 0; b < c; ++b) {
+      auto block = B.block(a * n, b * n, n, n);
+      block.setZero();
+      for (Index d = 0; d < c; ++d)
+        block += RP.block(a * n, d * n, n, n) * entry(R, d, b).asDiagonal();
+      if (a == b) block.diagonal().array() += 1.0;
+    }
+  const Eigen::LLT<MatrixXd> llt(B);
+  if (llt.info() != Eigen::Success)
+    throw NumericalError("adatap_bootstrap", "I + R P R is not positive definite");
+  llt.matrixL().solveInPlace(RP);  // W = L^-1 R P
+  s.G.noalias() = -RP.transpose() * RP;
+  for (Index a = 0; a < c; ++a) s.G.block(a * n, a * n, n, n) += K.of(a);
+  VectorXd gamma(cn);
+  for (Index a = 0; a < c; ++a) gamma.segment(a * n, n) = s.gamma.col(a);
+  const VectorXd m = s.G * gamma;
+  s.m.resize(n, c);
+  for (Index a = 0; a < c; ++a) s.m.col(a) = m.segment(a * n, n);
+  // H = G Lambda (Lambda block-diagonal by point), then C_i(a, b) = -H_(a,i) . G_(b,i).
+  MatrixXd H = MatrixXd::Zero(cn, cn);
+  for (Index d = 0; d < c; ++d)
+    for (Index e = 0; e < c; ++e)
+      H.middleCols(d * n, n) += s.G.middleCols(e * n, n) * entry(s.lam, e, d).asDiagonal();
+  s.V.resize(c, cn);
+  s.C.resize(c, cn);
+  for (Index i = 0; i < n; ++i)
+    for (Index a = 0; a < c; ++a)
+      for (Index b = 0; b < c; ++b) {
+        s.V(a, i * c + b) = s.G(a * n + i, b * n + i);
+        s.C(a, i * c + b) = -H.row(a * n + i).dot(s.G.col(b * n + i));
+      }
+}
 
 ClassSolution solve_classes(const ClassGrams& K, const Eigen::VectorXi& y, Index classes,
                             const ClassLikelihood& likelihood, const Occupation& occupation,

@@ -102,6 +102,13 @@ struct ClassSolution {
 /// else of the prior. NumericalError when it is not defined at the sites.
 using ClassGaussianPart = std::function<void(ClassSolution& s)>;
 
+/// (A + A^T) / 2.
+Eigen::MatrixXd symmetric(const Eigen::MatrixXd& A);
+
+/// Eq M4 on the dense prior P = blockdiag(K_c): G = P - (R P)^T (I + R P R)^-1 (R P), R the
+/// block-diagonal root of D, kept in s.G (O((CN)^3)).
+void class_gaussian_part(const ClassGrams& K, ClassSolution& s);
+
 /// Algorithm 1 of docs/adatap_classification.md on C classes, from the prior (all site
 /// parameters 0), coarse rule first and checked with the fine one (replica_stages.h;
 /// options.tolerance on max |m' - m| / sqrt K_ii, |V' - V|_ab / sqrt(V_aa V_bb),

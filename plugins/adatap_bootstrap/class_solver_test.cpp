@@ -14,6 +14,7 @@
 #include "bootstrap_resamplers.h"
 #include "class_model.h"
 #include "class_solver.h"
+#include "class_test_problem.h"
 #include "general_solver.h"
 #include "mc_bootstrap.h"
 #include "model_round_trip.h"
@@ -27,48 +28,10 @@
 namespace quench::adatap::class_solver_test {
 namespace {
 
+using namespace quench::adatap::class_test;
 using Eigen::Index;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
-
-// n points in 2-D around C centres on a circle of radius `spread`, labels i mod C.
-void clouds(int n, int classes, double spread, unsigned seed, MatrixXd& X, Eigen::VectorXi& y) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> g;
-  X.resize(n, 2);
-  y.resize(n);
-  for (int i = 0; i < n; ++i) {
-    y(i) = i % classes;
-    const double angle = 2.0 * M_PI * y(i) / classes;
-    X(i, 0) = spread * std::cos(angle) + g(gen);
-    X(i, 1) = spread * std::sin(angle) + g(gen);
-  }
-}
-
-MatrixXd gram(const MatrixXd& X, double amplitude, double length) {
-  return testing::TestKernel(amplitude, length, 0.0).gram(X);
-}
-
-likelihoods::MultinomialProbitLikelihood probit_c() {
-  return likelihoods::MultinomialProbitLikelihood(
-      Params(likelihoods::MultinomialProbitLikelihood::schema(), {}));
-}
-
-// The engine's occupation pmf of a Poisson bootstrap at S/N = ratio, normalized over the kept k.
-Occupation poisson(double ratio) {
-  resamplers::PoissonBootstrap r(
-      Params(resamplers::PoissonBootstrap::schema(), {{"ratio", ratio}}));
-  r.prepare(10);
-  return normalized_occupation(r, 1e-12);
-}
-
-GeneralOptions tight() {
-  GeneralOptions o;
-  o.tolerance = 1e-11;
-  o.max_iterations = 2000;
-  o.threads = 2;
-  return o;
-}
 
 multiclass::MulticlassEpOptions tight_ep() {
   multiclass::MulticlassEpOptions o;
@@ -176,34 +139,6 @@ TEST(ClassAdatap, TwoClassesAreTheBinaryBootstrapOfTheDifference) {
     EXPECT_NEAR(one.dot(s.C.middleCols(2 * i, 2) * one), 0.0, 1e-9) << i;
   }
 }
-
-// A C-class problem for the engines: clouds, the multinomial probit, a Poisson bootstrap.
-struct ClassProblem {
-  Dataset data;
-  Problem problem;
-  ClassProblem(int n, int m, int classes, double ratio, unsigned seed) {
-    Eigen::VectorXi y, yt;
-    clouds(n, classes, 1.5, seed, data.X_train, y);
-    clouds(m, classes, 1.5, seed + 1, data.X_test, yt);
-    data.y_train = y.cast<double>();
-    data.y_test = yt.cast<double>();
-    data.classes = classes;
-    for (int c = 0; c < classes; ++c) data.class_names.push_back(std::to_string(c));
-    problem.data = &data;
-    problem.kernel = std::make_shared<testing::TestKernel>(2.0, 1.0, 0.0);
-    problem.likelihood = std::make_shared<likelihoods::MultinomialProbitLikelihood>(probit_c());
-    auto r = std::make_shared<resamplers::PoissonBootstrap>(
-        Params(resamplers::PoissonBootstrap::schema(), {{"ratio", ratio}}));
-    r->prepare(n);
-    problem.resampler = r;
-    problem.seed = 13;
-    problem.context.threads = 2;
-    problem.context.make_engine = [](const std::string&) -> std::shared_ptr<InferenceEngine> {
-      return std::make_shared<multiclass::MulticlassEpEngine>(
-          Params(multiclass::MulticlassEpEngine::schema(), {}));
-    };
-  }
-};
 
 Results run_adatap(const Problem& p) {
   return AdatapBootstrap(Params(AdatapBootstrap::schema(), {{"site_tolerance", 1e-8}})).run(p);
