@@ -152,6 +152,20 @@ TEST(KernelPerClass, EvidenceGradientOfEveryBlockMatchesCentralDifferences) {
       {{1.5, 0.9, 0.02}, {0.7, 1.6, 0.05}, {3.0, 0.5, 0.01}});
 }
 
+// The same for the `loo` objective (class_loo_objective.h): W's class blocks reach each kernel.
+TEST(KernelPerClass, LooGradientOfEveryBlockMatchesCentralDifferences) {
+  Dataset d = class_clouds(24, 0, 3, 1.5, 9);
+  const MulticlassEpEngine engine(
+      Params(MulticlassEpEngine::schema(), {{"learning_tol", 1e-12}, {"damping", 0.8}}));
+  Problem p;
+  p.data = &d;
+  const auto lik = probit_c();
+  p.likelihood = lik;
+  expect_gradient_of_every_block_matches_central_differences(
+      *engine.hyperparameter_objective(p, "loo"), *lik,
+      {{1.5, 0.9, 0.02}, {0.7, 1.6, 0.05}, {3.0, 0.5, 0.01}});
+}
+
 // The model's predictive at the training inputs (K_c(X, x) per class) is the fit's posterior
 // (class_posterior on the K_c): means and C x C marginals to rounding of two routes, 1e-9.
 // Without diagonal noise, which the Gram matrices have and K_c(X, x) has not.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "class_loo_objective.h"
 #include "inducing_multiclass_model.h"
 #include "multiclass_ep.h"
 #include "multiclass_model.h"
@@ -20,14 +21,14 @@ namespace quench::multiclass {
 
 namespace {
 
-// log Z_EP and its gradient on the exact prior or, with inducing inputs, on the inducing-point
-// prior (multiclass_prior.h; the inputs stay where the run chose them), each evaluation
-// warm-started from the sites of the best value so far (cold again, within the same
-// max_iterations, when that fails): a line-search step that overshoots does not become the next
-// start.
-class MulticlassEvidence final : public HyperparameterObjective {
+// A learning objective evaluated at nested EP's fixed point on the exact prior or, with inducing
+// inputs, on the inducing-point prior (multiclass_prior.h; the inputs stay where the run chose
+// them), each evaluation warm-started from the sites of the best value so far (cold again,
+// within the same max_iterations, when that fails): a line-search step that overshoots does not
+// become the next start.
+class ClassFitObjective : public HyperparameterObjective {
  public:
-  MulticlassEvidence(const Problem& problem, MulticlassEpOptions options)
+  ClassFitObjective(const Problem& problem, MulticlassEpOptions options)
       : X_(problem.data->X_train),
         y_(class_indices(*problem.data, DataPart::train, "multiclass_ep")),
         classes_(problem.data->classes),
@@ -38,7 +39,6 @@ class MulticlassEvidence final : public HyperparameterObjective {
     options_.progress = nullptr;
     options_.tol = options_.learning_tol;
   }
-  std::string quantity() const override { return "log_evidence"; }
   ObjectiveValue evaluate(const Kernel& kernel, const Likelihood& likelihood) override {
     const ClassLikelihood* lik = likelihood.classes();
     if (!lik) throw ConfigError({}, "multiclass_ep: the likelihood is not multi-class");
@@ -50,15 +50,20 @@ class MulticlassEvidence final : public HyperparameterObjective {
     try {
       const std::unique_ptr<MulticlassPrior> prior =
           make_multiclass_prior(kernel, X_, inducing_.get(), threads_);
-      if (const MulticlassFit* fit = solve(prior->classes(), *lik, out))
-        out.gradient = prior->evidence_gradient(y_, *fit);
+      last_ = solve_multiclass_ep(prior->classes(), y_, classes_, *lik, options_,
+                                  best_ ? &*best_ : nullptr);
+      out.status = last_.status;
+      if (last_.status.code != RunStatus::ok) return out;
+      const Status fit_status = out.status;
+      out = at_fixed_point(kernel, *prior, *lik, last_);
+      if (out.status.code == RunStatus::ok) out.status = fit_status;
     } catch (const NumericalError& e) {
       out.status = {RunStatus::failed, e.what(), 0};
       return out;
     }
     if (out.status.code != RunStatus::ok) return out;
     if (!std::isfinite(out.value) || !out.gradient.allFinite()) {
-      out.status = {RunStatus::failed, "log Z_EP or its gradient is not finite", 0};
+      out.status = {RunStatus::failed, quantity() + " or its gradient is not finite", 0};
       return out;
     }
     if (!best_ || out.value > best_value_) {
@@ -68,19 +73,16 @@ class MulticlassEvidence final : public HyperparameterObjective {
     return out;
   }
 
- private:
-  // The fit on `prior` from the best fit's sites (solve_multiclass_ep goes on from zero sites
-  // when they fail) into last_, its status and log Z into `out`; the fit when it converged,
-  // nullptr otherwise.
-  const MulticlassFit* solve(const ClassPrior& prior, const ClassLikelihood& lik,
-                             ObjectiveValue& out) {
-    last_ = solve_multiclass_ep(prior, y_, classes_, lik, options_, best_ ? &*best_ : nullptr);
-    out.status = last_.status;
-    if (last_.status.code != RunStatus::ok) return nullptr;
-    out.value = multiclass_log_evidence(y_, last_);
-    return &last_;
-  }
+ protected:
+  /// The value and gradient at the converged fit on `prior`.
+  virtual ObjectiveValue at_fixed_point(const Kernel& kernel, const MulticlassPrior& prior,
+                                        const ClassLikelihood& likelihood,
+                                        const MulticlassFit& fit) const = 0;
+  const Eigen::MatrixXd& inputs() const { return X_; }
+  const Eigen::VectorXi& labels() const { return y_; }
+  int threads() const { return threads_; }
 
+ private:
   Eigen::MatrixXd X_;
   Eigen::VectorXi y_;
   Eigen::Index classes_;
@@ -90,6 +92,38 @@ class MulticlassEvidence final : public HyperparameterObjective {
   MulticlassFit last_;
   std::optional<MulticlassFit> best_;
   double best_value_ = 0.0;
+};
+
+// log Z_EP and its gradient.
+class MulticlassEvidence final : public ClassFitObjective {
+ public:
+  using ClassFitObjective::ClassFitObjective;
+  std::string quantity() const override { return "log_evidence"; }
+
+ private:
+  ObjectiveValue at_fixed_point(const Kernel&, const MulticlassPrior& prior, const ClassLikelihood&,
+                                const MulticlassFit& fit) const override {
+    ObjectiveValue out;
+    out.value = multiclass_log_evidence(labels(), fit);
+    out.gradient = prior.evidence_gradient(labels(), fit);
+    return out;
+  }
+};
+
+// The built-in leave-one-out log predictive and its gradient (class_loo_objective.h), on the
+// exact prior.
+class MulticlassLoo final : public ClassFitObjective {
+ public:
+  using ClassFitObjective::ClassFitObjective;
+  std::string quantity() const override { return "loo_log_predictive"; }
+
+ private:
+  ObjectiveValue at_fixed_point(const Kernel& kernel, const MulticlassPrior&,
+                                const ClassLikelihood& likelihood,
+                                const MulticlassFit& fit) const override {
+    return class_loo_value_and_gradient(kernel, inputs(), class_gram_matrices(kernel, inputs()),
+                                        labels(), likelihood, fit, threads());
+  }
 };
 
 // Retrains of multiclass_ep on counted data (MulticlassEpEngine::prepare_resampling): the drawn
@@ -269,14 +303,19 @@ Results MulticlassEpEngine::run(const Problem& problem) const {
 }
 
 std::vector<std::string> MulticlassEpEngine::hyperparameter_objectives(const EngineFactory&) const {
-  return {"evidence"};
+  return {"evidence", "loo"};
 }
 
 std::unique_ptr<HyperparameterObjective> MulticlassEpEngine::hyperparameter_objective(
     const Problem& problem, const std::string& name) const {
-  if (name != "evidence")
-    throw ConfigError({}, "multiclass_ep offers the objective 'evidence', not '" + name + "'");
-  return std::make_unique<MulticlassEvidence>(problem, options_);
+  if (name == "evidence") return std::make_unique<MulticlassEvidence>(problem, options_);
+  if (name == "loo" && problem.inducing)
+    throw ConfigError({},
+                      "multiclass_ep: no hyperparameter objective 'loo' on the inducing-point "
+                      "prior (it has: evidence)");
+  if (name == "loo") return std::make_unique<MulticlassLoo>(problem, options_);
+  throw ConfigError(
+      {}, "multiclass_ep: no hyperparameter objective '" + name + "' (it has: evidence, loo)");
 }
 
 std::unique_ptr<Model> MulticlassEpEngine::read_model(ModelArchive& archive,
