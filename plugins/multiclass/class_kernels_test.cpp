@@ -155,8 +155,9 @@ TEST(KernelPerClass, EvidenceGradientOfEveryBlockMatchesCentralDifferences) {
 // The same for the `loo` objective (class_loo_objective.h): W's class blocks reach each kernel.
 TEST(KernelPerClass, LooGradientOfEveryBlockMatchesCentralDifferences) {
   Dataset d = class_clouds(24, 0, 3, 1.5, 9);
+  // The loo objective's fits sweep to tol.
   const MulticlassEpEngine engine(
-      Params(MulticlassEpEngine::schema(), {{"learning_tol", 1e-12}, {"damping", 0.8}}));
+      Params(MulticlassEpEngine::schema(), {{"tol", 1e-12}, {"damping", 0.8}}));
   Problem p;
   p.data = &d;
   const auto lik = probit_c();

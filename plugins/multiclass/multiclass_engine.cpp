@@ -28,7 +28,8 @@ namespace {
 // become the next start.
 class ClassFitObjective : public HyperparameterObjective {
  public:
-  ClassFitObjective(const Problem& problem, MulticlassEpOptions options)
+  /// The fits sweep to `fit_tol`.
+  ClassFitObjective(const Problem& problem, MulticlassEpOptions options, double fit_tol)
       : X_(problem.data->X_train),
         y_(class_indices(*problem.data, DataPart::train, "multiclass_ep")),
         classes_(problem.data->classes),
@@ -37,7 +38,7 @@ class ClassFitObjective : public HyperparameterObjective {
         options_(std::move(options)) {
     require_class_likelihood(problem.likelihood.get(), "multiclass_ep");
     options_.progress = nullptr;
-    options_.tol = options_.learning_tol;
+    options_.tol = fit_tol;
   }
   ObjectiveValue evaluate(const Kernel& kernel, const Likelihood& likelihood) override {
     const ClassLikelihood* lik = likelihood.classes();
@@ -94,10 +95,11 @@ class ClassFitObjective : public HyperparameterObjective {
   double best_value_ = 0.0;
 };
 
-// log Z_EP and its gradient.
+// log Z_EP and its gradient, the fits to learning_tol: log Z_EP is stationary in the sites.
 class MulticlassEvidence final : public ClassFitObjective {
  public:
-  using ClassFitObjective::ClassFitObjective;
+  MulticlassEvidence(const Problem& problem, const MulticlassEpOptions& options)
+      : ClassFitObjective(problem, options, options.learning_tol) {}
   std::string quantity() const override { return "log_evidence"; }
 
  private:
@@ -111,10 +113,12 @@ class MulticlassEvidence final : public ClassFitObjective {
 };
 
 // The built-in leave-one-out log predictive and its gradient (class_loo_objective.h), on the
-// exact prior.
+// exact prior. It is not stationary in the sites (an error in them moves it to first order), so
+// its fits sweep to tol, not learning_tol.
 class MulticlassLoo final : public ClassFitObjective {
  public:
-  using ClassFitObjective::ClassFitObjective;
+  MulticlassLoo(const Problem& problem, const MulticlassEpOptions& options)
+      : ClassFitObjective(problem, options, options.tol) {}
   std::string quantity() const override { return "loo_log_predictive"; }
 
  private:
@@ -202,7 +206,7 @@ ParamSchema MulticlassEpEngine::schema() {
             1e-9, 0.0)
       .real("learning_tol",
             "tol for learning's evaluations of log Z_EP and its gradient (docs/multiclass.md, "
-            "Learning)",
+            "Learning); the loo objective's fits sweep to tol",
             1e-6, 0.0)
       .integer("acceleration_depth",
                "Anderson mixing of the last this many sweeps (0: plain damped nested EP)", 5, 0)
