@@ -1102,7 +1102,10 @@ class AdatapBootstrapClassifier(_Estimator):
     (standardize_inputs: None = True for the default kernel, False for a given one).
 
     engine_params: options of adatap_bootstrap (`quench plugins adatap_bootstrap`: e.g.
-    site_tolerance, class_cubature, error_draws).
+    site_tolerance, class_cubature, error_draws). With inducing_points=M the bootstrap (and the
+    learning) runs on the inducing-point prior of M inputs chosen by greedy conditional
+    variance (inducing_form "fitc" by default, "vfe" or "sor"; docs/adatap_multiclass.md, "On
+    the inducing-point prior"): O(C^2 N M^2) per iteration, no matrix of order C N.
 
     Fitted: classes_, n_classes_, ratios_, bootstrap_error_ (per ratio: the 0/1 error of the
     samples that leave a training point out, eq M12) and bootstrap_error_stderr_ (of its u-draws),
@@ -1115,7 +1118,8 @@ class AdatapBootstrapClassifier(_Estimator):
     _estimator_type = "classifier"  # scikit-learn's is_classifier
 
     def __init__(self, ratios=(1.0,), width=1.0, learn=True, seed=0, threads=0, verbose=False,
-                 kernel=None, standardize_inputs=None, engine_params=None):
+                 kernel=None, standardize_inputs=None, engine_params=None, inducing_points=None,
+                 inducing_form="fitc"):
         self.ratios = ratios
         self.width = width
         self.learn = learn
@@ -1125,6 +1129,8 @@ class AdatapBootstrapClassifier(_Estimator):
         self.kernel = kernel
         self.standardize_inputs = standardize_inputs
         self.engine_params = engine_params
+        self.inducing_points = inducing_points
+        self.inducing_form = inducing_form
 
     def fit(self, X, y, sample_weight=None):
         X, y = _frequency_weighted(self, X, y, sample_weight)
@@ -1151,7 +1157,8 @@ class AdatapBootstrapClassifier(_Estimator):
                           for name, value in _engine_params(self).items())
         inputs = "standardize_inputs: true" if _standardized(self, "standardize_inputs") else ""
         yaml = (f"name: estimator\nseed: {int(self.seed)}\n"
-                + _data_yaml(self, X.shape[1], inputs) + "components:\n" + kernel_entry
+                + _data_yaml(self, X.shape[1], inputs) + _inducing_yaml(self, X.shape[0])
+                + "components:\n" + kernel_entry
                 + "  likelihood: {plugin: multinomial_probit}\n"
                 + f"  resampler: {{plugin: poisson_bootstrap, ratio: {ratios!r}}}\n" + learn
                 + f"engines:\n  - {{name: adatap, plugin: adatap_bootstrap{options}}}\n"

@@ -396,3 +396,31 @@ engines:
     assert isinstance(c.kernel_, quench.PerClass)
     assert list(c.kernel_.parts[1].length_scales) == list(
         run["learning"]["learned"]["kernel.c1.length_scales"])
+
+
+def test_adatap_bootstrap_classifier_on_inducing_points_is_the_pipeline(iris):
+    # inducing_points=M reaches the multi-class bootstrap's inducing-point prior: the same
+    # numbers as the pipeline with an inducing: block (kernel fixed; FITC on 20 inputs).
+    X, y, Xt, _ = iris
+    kernel = quench.Gaussian(1.5, amplitude=20.0, fixed=("length_scales", "amplitude"))
+    c = quench.AdatapBootstrapClassifier(ratios=[1.0], kernel=kernel, standardize_inputs=True,
+                                         inducing_points=20).fit(X, y)
+    runs = quench.run(f"""name: same
+seed: 0
+data: {{file: {IRIS}, target: y, split: {{rule: column, column: train}},
+       standardize_inputs: true}}
+inducing: {{count: 20, method: greedy_variance, form: fitc}}
+components:
+  kernel: {kernel.to_yaml(X.shape[1])}
+  likelihood: {{plugin: multinomial_probit}}
+  resampler: {{plugin: poisson_bootstrap, ratio: 1.0}}
+engines:
+  - {{name: adatap, plugin: adatap_bootstrap}}
+""")
+    (run,) = runs
+    assert run["status"]["code"] == "ok"
+    assert run["scalars"]["inducing_count"] == 20
+    assert c.bootstrap_error_[0] == run["scalars"]["bootstrap_error"]
+    assert c.bootstrap_log_loss_[0] == run["scalars"]["bootstrap_log_loss"]
+    np.testing.assert_allclose(c.predict_proba(Xt), run["matrices"]["prediction_probability"],
+                               rtol=0, atol=1e-9)
