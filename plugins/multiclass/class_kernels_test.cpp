@@ -138,33 +138,23 @@ TEST(KernelPerClass, RetrainsWithEqualKernelsAreTheSharedKernels) {
   EXPECT_GT(expected(2), expected(0) + 0.1);
 }
 
-// Every block of three different kernels against central differences of log Z_EP.
-TEST(KernelPerClass, EvidenceGradientOfEveryBlockMatchesCentralDifferences) {
+// Every block of three different kernels against central differences of each objective: log
+// Z_EP and the built-in LOO (class_loo_objective.h: W's class blocks reach each kernel). The
+// fits sweep to 1e-12 (loo's to tol, the evidence's to learning_tol).
+TEST(KernelPerClass, GradientsOfEveryBlockMatchCentralDifferences) {
   Dataset d = class_clouds(24, 0, 3, 1.5, 9);
-  const MulticlassEpEngine engine(
-      Params(MulticlassEpEngine::schema(), {{"learning_tol", 1e-12}, {"damping", 0.8}}));
+  const MulticlassEpEngine engine(Params(
+      MulticlassEpEngine::schema(), {{"tol", 1e-12}, {"learning_tol", 1e-12}, {"damping", 0.8}}));
   Problem p;
   p.data = &d;
   const auto lik = probit_c();
   p.likelihood = lik;
-  expect_gradient_of_every_block_matches_central_differences(
-      *engine.hyperparameter_objective(p, "evidence"), *lik,
-      {{1.5, 0.9, 0.02}, {0.7, 1.6, 0.05}, {3.0, 0.5, 0.01}});
-}
-
-// The same for the `loo` objective (class_loo_objective.h): W's class blocks reach each kernel.
-TEST(KernelPerClass, LooGradientOfEveryBlockMatchesCentralDifferences) {
-  Dataset d = class_clouds(24, 0, 3, 1.5, 9);
-  // The loo objective's fits sweep to tol.
-  const MulticlassEpEngine engine(
-      Params(MulticlassEpEngine::schema(), {{"tol", 1e-12}, {"damping", 0.8}}));
-  Problem p;
-  p.data = &d;
-  const auto lik = probit_c();
-  p.likelihood = lik;
-  expect_gradient_of_every_block_matches_central_differences(
-      *engine.hyperparameter_objective(p, "loo"), *lik,
-      {{1.5, 0.9, 0.02}, {0.7, 1.6, 0.05}, {3.0, 0.5, 0.01}});
+  for (const char* objective : {"evidence", "loo"}) {
+    SCOPED_TRACE(objective);
+    expect_gradient_of_every_block_matches_central_differences(
+        *engine.hyperparameter_objective(p, objective), *lik,
+        {{1.5, 0.9, 0.02}, {0.7, 1.6, 0.05}, {3.0, 0.5, 0.01}});
+  }
 }
 
 // The model's predictive at the training inputs (K_c(X, x) per class) is the fit's posterior
