@@ -656,7 +656,8 @@ class Resolver {
       try {
         const auto engine = registry_.create_as<InferenceEngine>(
             Family::engine, entry->info->name, Params(entry->info->schema, fixed));
-        return engine->hyperparameter_objectives(registry_engines(registry_));
+        return engine->hyperparameter_objectives(
+            registry_engines(registry_), spec_.inducing ? PriorKind::inducing : PriorKind::exact);
       } catch (const std::exception&) {
         return std::vector<std::string>{};  // reported where the engine is resolved
       }
@@ -741,8 +742,9 @@ class Resolver {
       std::string list;
       for (const auto& o : offered) list += (list.empty() ? "'" : ", '") + o + "'";
       error(l.objective_at, "learn.objective '" + l.objective + "' is not offered by engine '" +
-                                learning.engine_name + "' (it offers " + list + ")" +
-                                suggestion(l.objective, offered));
+                                learning.engine_name + "'" +
+                                (spec_.inducing ? " on the inducing-point prior" : "") +
+                                " (it offers " + list + ")" + suggestion(l.objective, offered));
     }
     if (learning.engine.entry && spec_.inducing &&
         learning.engine.entry->info->inducing == InducingUse::none)

@@ -21,7 +21,8 @@ class ExactGpRegression final : public InferenceEngine {
   /// Retrains on any weights (the noise of point i divided by its weight), exact prior.
   Retraining retraining() const override { return {true, true, false, false}; }
   /// "evidence" (log marginal likelihood) and "loo" (regression_objectives.h).
-  std::vector<std::string> hyperparameter_objectives(const EngineFactory&) const override {
+  std::vector<std::string> hyperparameter_objectives(const EngineFactory&,
+                                                     PriorKind) const override {
     return {"evidence", "loo"};
   }
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(

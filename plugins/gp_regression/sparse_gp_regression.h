@@ -20,7 +20,8 @@ class SparseGpRegression final : public InferenceEngine {
   /// Retrains on any weights (the noise of point i divided by its weight), inducing prior.
   Retraining retraining() const override { return {true, true, true, false}; }
   /// "evidence": the log evidence (FITC, SoR) or its variational bound (VFE).
-  std::vector<std::string> hyperparameter_objectives(const EngineFactory&) const override {
+  std::vector<std::string> hyperparameter_objectives(const EngineFactory&,
+                                                     PriorKind) const override {
     return {"evidence"};
   }
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(

@@ -357,7 +357,9 @@ std::unique_ptr<ResampledModel> EpEngine::prepare_resampling(const Problem& prob
       ->resampled(problem, options_);
 }
 
-std::vector<std::string> EpEngine::hyperparameter_objectives(const EngineFactory&) const {
+std::vector<std::string> EpEngine::hyperparameter_objectives(const EngineFactory&,
+                                                             PriorKind prior) const {
+  if (prior == PriorKind::inducing) return {"evidence"};
   return {"evidence", "loo"};
 }
 

@@ -84,7 +84,8 @@ class EpEngine final : public InferenceEngine {
   void check(const Problem& problem, Eigen::Index inducing_count) const override;
   /// "evidence" and "loo" (hyperparameter_objectives.h), warm-started from the last fit; "loo"
   /// on the dense prior only.
-  std::vector<std::string> hyperparameter_objectives(const EngineFactory& engines) const override;
+  std::vector<std::string> hyperparameter_objectives(const EngineFactory& engines,
+                                                     PriorKind prior) const override;
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const override;
   /// Retrains on bootstrap counts with this engine's options (EpPrior::resampled).

@@ -395,8 +395,10 @@ TEST(WarmStartedFixedPoint, RatedFitsStartFromTheBest) {
 TEST(Engines, OfferTheirObjectives) {
   const Dataset d = toy(4, 1);
   const std::vector<std::string> both{"evidence", "loo"};
-  EXPECT_EQ(engine("tap")->hyperparameter_objectives({}), both);
-  EXPECT_EQ(engine("ep")->hyperparameter_objectives({}), both);
+  EXPECT_EQ(engine("tap")->hyperparameter_objectives({}, PriorKind::exact), both);
+  EXPECT_EQ(engine("ep")->hyperparameter_objectives({}, PriorKind::exact), both);
+  const std::vector<std::string> evidence{"evidence"};  // loo is refused on inducing points
+  EXPECT_EQ(engine("ep")->hyperparameter_objectives({}, PriorKind::inducing), evidence);
   EXPECT_THROW(engine("ep")->hyperparameter_objective(problem_for(d), "marginal"), ConfigError);
 }
 

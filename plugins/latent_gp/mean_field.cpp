@@ -476,7 +476,9 @@ std::unique_ptr<ResampledModel> TapEngine::prepare_resampling(const Problem& pro
       counted_ep_fit(problem.likelihood, EpOptions{}, "tap"), true);
 }
 
-std::vector<std::string> TapEngine::hyperparameter_objectives(const EngineFactory&) const {
+std::vector<std::string> TapEngine::hyperparameter_objectives(const EngineFactory&,
+                                                              PriorKind prior) const {
+  if (prior == PriorKind::inducing) return {"evidence"};
   return {"evidence", "loo"};
 }
 

@@ -44,7 +44,8 @@ class TapEngine final : public InferenceEngine {
   /// The exact prior's N x N matrices (K and the posterior's matrices) in memory.
   void check(const Problem& problem, Eigen::Index inducing_count) const override;
   /// "evidence" and "loo" (hyperparameter_objectives.h), warm-started from the last fit.
-  std::vector<std::string> hyperparameter_objectives(const EngineFactory& engines) const override;
+  std::vector<std::string> hyperparameter_objectives(const EngineFactory& engines,
+                                                     PriorKind prior) const override;
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const override;
   /// Retrains on bootstrap counts by EP with its default options (counted_ep_fit): EP's fixed

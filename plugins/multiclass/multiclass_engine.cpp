@@ -306,7 +306,9 @@ Results MulticlassEpEngine::run(const Problem& problem) const {
   return r;
 }
 
-std::vector<std::string> MulticlassEpEngine::hyperparameter_objectives(const EngineFactory&) const {
+std::vector<std::string> MulticlassEpEngine::hyperparameter_objectives(const EngineFactory&,
+                                                                       PriorKind prior) const {
+  if (prior == PriorKind::inducing) return {"evidence"};
   return {"evidence", "loo"};
 }
 

@@ -105,7 +105,8 @@ class MulticlassEpEngine final : public InferenceEngine {
   explicit MulticlassEpEngine(const Params& params);
   Results run(const Problem& problem) const override;
   /// "evidence" (log Z_EP with its analytic gradient), warm-started from the best fit so far.
-  std::vector<std::string> hyperparameter_objectives(const EngineFactory& engines) const override;
+  std::vector<std::string> hyperparameter_objectives(const EngineFactory& engines,
+                                                     PriorKind prior) const override;
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const override;
   /// Retrains on bootstrap or subsample counts (ResampledModel::classes() = C): the drawn points,

@@ -204,9 +204,10 @@ Results OneVsRestEngine::run(const Problem& problem) const {
   return r;
 }
 
-std::vector<std::string> OneVsRestEngine::hyperparameter_objectives(
-    const EngineFactory& engines) const {
-  return engines ? inner(engines)->hyperparameter_objectives(engines) : std::vector<std::string>{};
+std::vector<std::string> OneVsRestEngine::hyperparameter_objectives(const EngineFactory& engines,
+                                                                    PriorKind prior) const {
+  return engines ? inner(engines)->hyperparameter_objectives(engines, prior)
+                 : std::vector<std::string>{};
 }
 
 std::unique_ptr<HyperparameterObjective> OneVsRestEngine::hyperparameter_objective(

@@ -29,7 +29,8 @@ class OneVsRestEngine final : public InferenceEngine {
   void check(const Problem& problem, Eigen::Index inducing_count) const override;
   /// The inner engine's objectives, summed over the C binary problems with shared
   /// hyperparameters (value and gradient).
-  std::vector<std::string> hyperparameter_objectives(const EngineFactory& engines) const override;
+  std::vector<std::string> hyperparameter_objectives(const EngineFactory& engines,
+                                                     PriorKind prior) const override;
   std::unique_ptr<HyperparameterObjective> hyperparameter_objective(
       const Problem& problem, const std::string& name) const override;
   /// The C inner models, read by the inner engine (ModelParts::make_engine).

@@ -31,6 +31,9 @@ class InferenceEngine;
 /// one_vs_rest, mc_bootstrap) reaches its inner engine.
 using EngineFactory = std::function<std::shared_ptr<InferenceEngine>(const std::string& plugin)>;
 
+/// The prior an engine runs on: the exact one, or the inducing-point prior of `inducing:`.
+enum class PriorKind { exact, inducing };
+
 /// Services of the host during a run.
 struct RunContext {
   /// Worker threads for independent work (draws, folds); 0 = all cores. Results must not
@@ -153,11 +156,13 @@ class QUENCH_API InferenceEngine : public Component {
   };
   virtual Retraining retraining() const { return {}; }
 
-  /// Names of the hyperparameter objectives the engine offers ("evidence", "loo"); empty
-  /// (the default) when it offers none. `engines` creates the engines a wrapping engine names
-  /// (one_vs_rest offers its inner engine's).
-  virtual std::vector<std::string> hyperparameter_objectives(
-      const EngineFactory& /*engines*/) const {
+  /// Names of the hyperparameter objectives the engine offers ("evidence", "loo") on `prior`
+  /// (the exact prior, or the inducing-point prior of a pipeline's `inducing:`); empty (the
+  /// default) when it offers none. `engines` creates the engines a wrapping engine names
+  /// (one_vs_rest offers its inner engine's). `validate` checks learn.objective against it, so
+  /// hyperparameter_objective() must accept every name it lists for that prior.
+  virtual std::vector<std::string> hyperparameter_objectives(const EngineFactory& /*engines*/,
+                                                             PriorKind /*prior*/) const {
     return {};
   }
   /// The objective `name` (one of hyperparameter_objectives()) on the problem's training data,

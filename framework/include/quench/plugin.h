@@ -53,7 +53,9 @@ namespace quench {
 /// 15: what retraining takes and gives (InferenceEngine::retraining replaces retrainable),
 ///     Resampler::draws_counts and Resampler::perturbs.
 /// 16: a kernel per class (quench/class_kernels.h, PluginInfo::class_kernels, ClassKernelUse).
-inline constexpr std::uint32_t kPluginApiVersion = 16;
+/// 17: the objectives an engine offers depend on its prior
+///     (InferenceEngine::hyperparameter_objectives takes a PriorKind).
+inline constexpr std::uint32_t kPluginApiVersion = 17;
 
 /// How an engine uses the pipeline's `inducing:` block (quench/low_rank_prior.h).
 enum class InducingUse {
