@@ -3,6 +3,7 @@
 #include <string>
 
 #include "quench/class_kernels.h"
+#include "quench/diagonal_plus_low_rank.h"
 #include "quench/low_rank_prior.h"
 #include "quench/model_archive.h"
 
@@ -53,6 +54,44 @@ std::vector<Eigen::MatrixXd> take_inducing_factors(ModelArchive& archive, const 
   for (Eigen::Index k = 0; k < distinct_kernels(kernel); ++k)
     lower.push_back(archive.take_cholesky_factor(factor_entry(k, kernels), m));
   return lower;
+}
+
+namespace {
+
+template <class Matrix>
+Eigen::MatrixXd class_products(
+    const std::vector<const Matrix*>& U,
+    const std::function<Eigen::VectorXd(Eigen::Index c, Eigen::Index e)>& weights,
+    Eigen::Index classes, double diagonal) {
+  using Vector = Eigen::Matrix<typename Matrix::Scalar, Eigen::Dynamic, 1>;
+  const Eigen::Index m = U.front()->cols();
+  Eigen::MatrixXd out(classes * m, classes * m);
+  for (Eigen::Index c = 0; c < classes; ++c)
+    for (Eigen::Index e = 0; e <= c; ++e) {
+      const Vector w = weights(c, e).template cast<typename Matrix::Scalar>();
+      Eigen::MatrixXd block =
+          weighted_product(*of_class(U, c), w, *of_class(U, e)).template cast<double>();
+      if (c == e) block.diagonal().array() += diagonal;
+      out.block(c * m, e * m, m, m) = block;
+      if (c != e) out.block(e * m, c * m, m, m) = block.transpose();
+    }
+  return out;
+}
+
+}  // namespace
+
+Eigen::MatrixXd inducing_class_products(
+    const std::vector<const Eigen::MatrixXd*>& U,
+    const std::function<Eigen::VectorXd(Eigen::Index c, Eigen::Index e)>& weights,
+    Eigen::Index classes, double diagonal) {
+  return class_products(U, weights, classes, diagonal);
+}
+
+Eigen::MatrixXd inducing_class_products(
+    const std::vector<const Eigen::MatrixXf*>& U,
+    const std::function<Eigen::VectorXd(Eigen::Index c, Eigen::Index e)>& weights,
+    Eigen::Index classes, double diagonal) {
+  return class_products(U, weights, classes, diagonal);
 }
 
 namespace {

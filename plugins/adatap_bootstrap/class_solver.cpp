@@ -13,6 +13,7 @@
 #include "quench/convergence_progress.h"
 #include "quench/errors.h"
 #include "quench/parallel.h"
+#include "quench/symmetric_part.h"
 #include "replica_stages.h"
 
 namespace quench::adatap {
@@ -47,7 +48,7 @@ MatrixXd inverse_spd(const MatrixXd& A, const char* what) {
 
 // The symmetric square root of the positive part of a symmetric matrix.
 MatrixXd positive_root(const MatrixXd& A) {
-  const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(symmetric(A));
+  const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(symmetric_part(A));
   return eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).cwiseSqrt().asDiagonal() *
          eig.eigenvectors().transpose();
 }
@@ -55,7 +56,7 @@ MatrixXd positive_root(const MatrixXd& A) {
 // The positive part of a symmetric matrix (the site precisions of a log-concave likelihood are
 // positive semidefinite; quadrature rounding leaves tiny negative eigenvalues).
 MatrixXd positive_part(const MatrixXd& A) {
-  const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(symmetric(A));
+  const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(symmetric_part(A));
   return eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).asDiagonal() *
          eig.eigenvectors().transpose();
 }
@@ -161,7 +162,7 @@ ClassQuadrature coarse_class_quadrature(const VectorXd& pmf, Index classes) {
 }
 
 MatrixXd class_decoupling(const MatrixXd& lamc) {
-  const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(symmetric(-lamc));
+  const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(symmetric_part(-lamc));
   const VectorXd& s = eig.eigenvalues();
   if (!s.allFinite()) throw NumericalError("adatap_bootstrap", "the spread is not finite");
   if (s.cwiseMax(0.0).maxCoeff() == 0.0) return MatrixXd(lamc.rows(), 0);
@@ -225,7 +226,7 @@ Index class_cavities(ClassSolution& s) {
     const Eigen::LLT<MatrixXd> v(s.V.middleCols(i * c, c));
     if (v.info() != Eigen::Success) return i;
     const MatrixXd A = v.solve(MatrixXd::Identity(c, c));
-    const MatrixXd dlc = symmetric(A - s.dl.middleCols(i * c, c));
+    const MatrixXd dlc = symmetric_part(A - s.dl.middleCols(i * c, c));
     const MatrixXd spread = A * s.C.middleCols(i * c, c) * A;
     const MatrixXd& lam = s.lam.middleCols(i * c, c);
     s.dlc.middleCols(i * c, c) = dlc;
@@ -240,7 +241,7 @@ Index class_cavities(ClassSolution& s) {
     // at one point (largest 0.052) and glass at S/N = 2 e = -3.7e-4. A negative spread has no
     // decoupling; down to -kSpreadClamp those directions are taken as having none (recorded in
     // clamped_spread), below it the cavity is improper.
-    const MatrixXd S = symmetric(spread + lam);
+    const MatrixXd S = symmetric_part(spread + lam);
     const Eigen::GeneralizedSelfAdjointEigenSolver<MatrixXd> eig(S, dlc);
     if (eig.info() != Eigen::Success) return i;
     const VectorXd& e = eig.eigenvalues();
@@ -292,8 +293,6 @@ constexpr int kMixingDepth = 5;
 // Eq M4 on the dense prior: G = P - (R P)^T B^-1 (R P), B = I + R P R, R the block-diagonal
 // root of D (each point's Delta lambda_i^1/2), P = blockdiag(K_0, ..., K_{C-1}) (I_C (x) K for
 // one kernel); m = G gamma and each point's blocks V_i = G_ii, C_i = -sum_j G_ij lambda_j G_ji.
-MatrixXd symmetric(const MatrixXd& A) { return 0.5 * (A + A.transpose()); }
-
 void class_gaussian_part(const ClassGrams& K, ClassSolution& s) {
   const Index n = K.rows(), c = s.gamma.cols(), cn = c * n;
   MatrixXd R(c, cn);
@@ -475,11 +474,11 @@ ClassSolution solve_classes(const ClassGaussianPart& part, const VectorXd& prior
     try {
       for (Index i = 0; i < n; ++i) {
         const MatrixXd A =
-            inverse_spd(symmetric(V1.middleCols(i * c, c)), "the averaged covariance");
+            inverse_spd(symmetric_part(V1.middleCols(i * c, c)), "the averaged covariance");
         to.dl.middleCols(i * c, c) = positive_part(A - s.dlc.middleCols(i * c, c));
         to.gamma.row(i) = (A * m1.row(i).transpose()).transpose() - s.gammac.row(i);
         to.lam.middleCols(i * c, c) =
-            symmetric(-A * C1.middleCols(i * c, c) * A - s.lamc.middleCols(i * c, c));
+            symmetric_part(-A * C1.middleCols(i * c, c) * A - s.lamc.middleCols(i * c, c));
       }
     } catch (const NumericalError& e) {
       return fail("iteration " + std::to_string(s.iterations) + ": " + e.what());

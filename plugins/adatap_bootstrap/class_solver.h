@@ -102,9 +102,6 @@ struct ClassSolution {
 /// else of the prior. NumericalError when it is not defined at the sites.
 using ClassGaussianPart = std::function<void(ClassSolution& s)>;
 
-/// (A + A^T) / 2.
-Eigen::MatrixXd symmetric(const Eigen::MatrixXd& A);
-
 /// Eq M4 on the dense prior P = blockdiag(K_c): G = P - (R P)^T (I + R P R)^-1 (R P), R the
 /// block-diagonal root of D, kept in s.G (O((CN)^3)).
 void class_gaussian_part(const ClassGrams& K, ClassSolution& s);

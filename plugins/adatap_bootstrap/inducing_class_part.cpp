@@ -6,8 +6,8 @@
 
 #include "quench/cholesky.h"
 #include "quench/class_kernels.h"
-#include "quench/diagonal_plus_low_rank.h"
 #include "quench/errors.h"
+#include "quench/symmetric_part.h"
 
 namespace quench::adatap {
 
@@ -21,18 +21,15 @@ namespace {
 // C x C blocks of `weights` (C x CN, block i = point i).
 MatrixXd class_products(const std::vector<const MatrixXd*>& U, const MatrixXd& weights,
                         Index classes, double diagonal) {
-  const Index n = U.front()->rows(), m = U.front()->cols();
-  MatrixXd out(classes * m, classes * m);
-  VectorXd w(n);
-  for (Index c = 0; c < classes; ++c)
-    for (Index e = 0; e <= c; ++e) {
-      for (Index i = 0; i < n; ++i) w(i) = weights(c, i * classes + e);
-      MatrixXd block = weighted_product(*of_class(U, c), w, *of_class(U, e));
-      if (c == e) block.diagonal().array() += diagonal;
-      out.block(c * m, e * m, m, m) = block;
-      if (c != e) out.block(e * m, c * m, m, m) = block.transpose();
-    }
-  return out;
+  const Index n = U.front()->rows();
+  return inducing_class_products(
+      U,
+      [&](Index c, Index e) {
+        VectorXd w(n);
+        for (Index i = 0; i < n; ++i) w(i) = weights(c, i * classes + e);
+        return w;
+      },
+      classes, diagonal);
 }
 
 }  // namespace
@@ -60,8 +57,8 @@ void InducingClassPart::operator()(ClassSolution& s) {
     const auto D = s.dl.middleCols(i * c, c);
     const MatrixXd Ti = (I + residual.row(i).transpose().asDiagonal() * D).partialPivLu().solve(I);
     T.middleCols(i * c, c) = Ti;
-    Dt.middleCols(i * c, c) = symmetric(D * Ti);
-    Lt.middleCols(i * c, c) = symmetric(Ti.transpose() * s.lam.middleCols(i * c, c) * Ti);
+    Dt.middleCols(i * c, c) = symmetric_part(D * Ti);
+    Lt.middleCols(i * c, c) = symmetric_part(Ti.transpose() * s.lam.middleCols(i * c, c) * Ti);
     gt.row(i) = (Ti.transpose() * s.gamma.row(i).transpose()).transpose();
   }
   const Cholesky A(class_products(U, Dt, c, 1.0), JitterPolicy{0.0, 10.0, 0},
@@ -73,7 +70,7 @@ void InducingClassPart::operator()(ClassSolution& s) {
   weights_.within = A.inverse();
   const MatrixXd Xi = class_products(U, Lt, c, 0.0);
   weights_.spread = -weights_.within * Xi * weights_.within;
-  weights_.spread = symmetric(weights_.spread);
+  weights_.spread = symmetric_part(weights_.spread);
 
   const MatrixXd S = inducing_class_covariances(U, weights_.within, c);
   const MatrixXd Y = inducing_class_covariances(U, weights_.spread, c);
@@ -88,12 +85,12 @@ void InducingClassPart::operator()(ClassSolution& s) {
     const VectorXd r = residual.row(i).transpose();
     s.m.row(i) =
         (Ti * (g.row(i).transpose() + r.cwiseProduct(s.gamma.row(i).transpose()))).transpose();
-    const MatrixXd Ai = symmetric(Ti * S.middleCols(i * c, c) * Ti.transpose());
-    const MatrixXd Vi = Ai + symmetric(Ti * r.asDiagonal());
+    const MatrixXd Ai = symmetric_part(Ti * S.middleCols(i * c, c) * Ti.transpose());
+    const MatrixXd Vi = Ai + symmetric_part(Ti * r.asDiagonal());
     const MatrixXd lam = s.lam.middleCols(i * c, c);
     s.V.middleCols(i * c, c) = Vi;
-    s.C.middleCols(i * c, c) =
-        symmetric(Ti * Y.middleCols(i * c, c) * Ti.transpose() - Vi * lam * Vi + Ai * lam * Ai);
+    s.C.middleCols(i * c, c) = symmetric_part(Ti * Y.middleCols(i * c, c) * Ti.transpose() -
+                                              Vi * lam * Vi + Ai * lam * Ai);
   }
   if (!s.m.allFinite() || !s.V.allFinite() || !s.C.allFinite())
     throw NumericalError("adatap_bootstrap",

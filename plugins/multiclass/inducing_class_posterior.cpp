@@ -94,20 +94,11 @@ ClassPosterior InducingClassPrior::posterior(const Eigen::MatrixXd& pi, const Ei
   // Far from the fixed point (Precision::single) the N M^2 products run in single precision
   // (ssyrk, sgemm: twice as fast), P, its factor and inverse in double.
   const bool single = precision == Precision::single;
-  Eigen::MatrixXd P(classes * m, classes * m);
-  for (Eigen::Index c = 0; c < classes; ++c)
-    for (Eigen::Index k = 0; k <= c; ++k) {
-      const Eigen::VectorXd w = folded_precision(f, c, k);
-      Eigen::MatrixXd block =
-          single ? Eigen::MatrixXd(weighted_product(*of_class(U_single, c),
-                                                    Eigen::VectorXf(w.cast<float>()),
-                                                    *of_class(U_single, k))
-                                       .cast<double>())
-                 : weighted_product(*of_class(U, c), w, *of_class(U, k));
-      if (c == k) block.diagonal().array() += 1.0;
-      P.block(c * m, k * m, m, m) = block;
-      if (c != k) P.block(k * m, c * m, m, m) = block.transpose();
-    }
+  const auto precision_weights = [&](Eigen::Index c, Eigen::Index k) {
+    return folded_precision(f, c, k);
+  };
+  Eigen::MatrixXd P = single ? inducing_class_products(U_single, precision_weights, classes, 1.0)
+                             : inducing_class_products(U, precision_weights, classes, 1.0);
   const Cholesky chol_p(std::move(P), JitterPolicy{0.0, 10.0, 0},
                         "P = I + U^T Pi^ U (multi-class, inducing-point prior)");
 

@@ -6,6 +6,7 @@
 // of v (CM values) meet new inputs through these.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include <Eigen/Core>
@@ -46,6 +47,21 @@ QUENCH_API Eigen::MatrixXd inducing_class_covariances(
 QUENCH_API Eigen::MatrixXf inducing_class_covariances(
     const std::vector<const Eigen::MatrixXf*>& features, const Eigen::MatrixXf& P,
     Eigen::Index classes);
+
+/// The CM x CM matrix of blocks delta_ce `diagonal` I + U_c^T diag(w(c, e)) U_e for the factors
+/// U (N x M; one for every class, or C) and weights w(c, e) (N; asked for c >= e, the blocks
+/// above the diagonal mirrored): C(C + 1)/2 weighted products, rank updates (SYRK) where U_c and
+/// U_e are one matrix (weighted_product).
+QUENCH_API Eigen::MatrixXd inducing_class_products(
+    const std::vector<const Eigen::MatrixXd*>& U,
+    const std::function<Eigen::VectorXd(Eigen::Index c, Eigen::Index e)>& weights,
+    Eigen::Index classes, double diagonal);
+/// The same with single-precision factors (the weights rounded to single, the products summed in
+/// single, the result in double).
+QUENCH_API Eigen::MatrixXd inducing_class_products(
+    const std::vector<const Eigen::MatrixXf*>& U,
+    const std::function<Eigen::VectorXd(Eigen::Index c, Eigen::Index e)>& weights,
+    Eigen::Index classes, double diagonal);
 
 /// The lower Cholesky factors of K(Z, Z) + jitter I of each distinct kernel of `kernel` (1 or
 /// C) in a model file: posterior/inducing_cholesky_lower, or posterior/inducing_cholesky_lower_<c>
