@@ -16,6 +16,7 @@
 #include "quench/class_kernels.h"
 #include "quench/errors.h"
 #include "quench/losses.h"
+#include "quench/low_rank_prior.h"
 #include "quench/memory_budget.h"
 #include "quench/normal.h"
 #include "sparse_adatap_model.h"
@@ -210,6 +211,21 @@ void AdatapBootstrap::check(const Problem& problem, Eigen::Index inducing_count)
   const bool gaussian = problem.likelihood->gaussian_noise_variance().has_value();
   if (gaussian && inducing_count > 0) check_sparse_options(options_);
   if (problem.likelihood->classes()) {
+    if (inducing_count > 0) {
+      // inducing_class_part.h: each distinct kernel's prior (LowRankPrior::bytes) and six
+      // matrices of order CM (A, its factor, Sigma, Xi, Y and a product).
+      const double m = static_cast<double>(inducing_count),
+                   cm = m * static_cast<double>(problem.data->classes),
+                   kernels = static_cast<double>(distinct_kernels(*problem.kernel));
+      require_memory(kernels * LowRankPrior::bytes(problem.data->X_train.rows(), inducing_count) +
+                         8.0 * 6.0 * cm * cm,
+                     "adatap_bootstrap on the inducing-point prior with C = " +
+                         std::to_string(problem.data->classes) +
+                         " classes (each kernel's N x M "
+                         "factors and six matrices of order CM; N = " +
+                         std::to_string(problem.data->X_train.rows()) +
+                         ", M = " + std::to_string(inducing_count) + ")");
+    }
     const double points = std::pow(static_cast<double>(classes_.rule.nodes),
                                    static_cast<double>(problem.data->classes));
     if (classes_.rule.kind == ClassRule::Kind::product && points > 1e6)

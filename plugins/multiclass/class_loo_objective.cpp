@@ -3,10 +3,12 @@
 #include <cmath>
 #include <string>
 
+#include <Eigen/Eigenvalues>
 #include <Eigen/LU>
 
 #include "quench/class_kernels.h"
 #include "quench/parallel.h"
+#include "quench/symmetric_part.h"
 
 namespace quench::multiclass {
 
@@ -33,16 +35,18 @@ VectorXd cavity_coordinates(const VectorXd& dm, const MatrixXd& dV) {
   return x;
 }
 
-// The step of each coordinate: kCavityStep sqrt(V_aa) for m_a, kCavityStep sqrt(V_aa V_bb) for
-// V_ab.
+// The step of each coordinate: kCavityStep sqrt(v) for the means, kCavityStep v for the
+// covariances, v the smallest variance of a contrast f_a - f_b (the eigenvalues of V on the
+// contrasts, 1^T x = 0). The likelihood sees only contrasts (class_likelihood.h: Pi 1 = 0), and
+// the common direction's variance, which no site informs, grows with the prior's amplitude: steps
+// by the diagonal of V would be of its size.
 VectorXd cavity_steps(const MatrixXd& V) {
   const Index c = V.rows();
-  const VectorXd sd = V.diagonal().cwiseMax(0.0).cwiseSqrt();
-  VectorXd s(cavity_size(c));
-  s.head(c) = kCavityStep * sd;
-  Index k = c;
-  for (Index a = 0; a < c; ++a)
-    for (Index b = a; b < c; ++b) s(k++) = kCavityStep * sd(a) * sd(b);
+  const MatrixXd P = MatrixXd::Identity(c, c) - MatrixXd::Constant(c, c, 1.0 / c);
+  const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(P * V * P, Eigen::EigenvaluesOnly);
+  const double v = eig.eigenvalues()(1);  // (0) is the common direction's 0
+  VectorXd s = VectorXd::Constant(cavity_size(c), kCavityStep * v);
+  s.head(c).setConstant(kCavityStep * std::sqrt(v));
   return s;
 }
 
@@ -132,8 +136,6 @@ std::vector<SiteDerivative> site_form_derivatives(Index y, const ClassSite& t) {
   }
   return out;
 }
-
-MatrixXd symmetric(const MatrixXd& A) { return 0.5 * (A + A.transpose()); }
 
 }  // namespace
 
@@ -243,7 +245,7 @@ ObjectiveValue class_loo_value_and_gradient(const Kernel& kernel, const MatrixXd
         }
         const MatrixXd dV = -Vc[k] * E * Vc[k];
         const VectorXd dm = dV * r.row(i).transpose() + Vc[k] * own;
-        const VectorXd dc = cavity_coordinates(dm, symmetric(dV));
+        const VectorXd dc = cavity_coordinates(dm, symmetric_part(dV));
         F.block(i * nx, j * nx + d, nx, 1).noalias() = -Gc[k] * dc;
         rhs(j * nx + d) += dL[k].dot(dc);
       }
@@ -265,10 +267,10 @@ ObjectiveValue class_loo_value_and_gradient(const Kernel& kernel, const MatrixXd
     Index t = c;
     for (Index a = 0; a < c; ++a)
       for (Index b = a; b < c; ++b, ++t) H(a, b) = H(b, a) = a == b ? g(t) : 0.5 * g(t);
-    H += symmetric(gm * r.row(i));
+    H += symmetric_part(gm * r.row(i));
     const VectorXd zi = A[k] * Vc[k] * gm;
     Xblk.middleCols(i * c, c) = A[k] * Vc[k] * H * Vc[k] * A[k] -
-                                symmetric(zi * (A[k] * mu_p.row(i).transpose()).transpose());
+                                symmetric_part(zi * (A[k] * mu_p.row(i).transpose()).transpose());
     for (Index a = 0; a < c; ++a) z(a * n + i) = zi(a);
   }
   MatrixXd XB = MatrixXd::Zero(cn, cn);  // Xblk B: row a N + i = sum_b X_i(a, b) B.row(b N + i)

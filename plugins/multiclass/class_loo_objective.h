@@ -17,11 +17,12 @@
 // h_i). dc/dP in closed form: dSigma = B dP B^T, dmu = B dP b with B = (I + P Pi)^-1 and b = B^T h
 // the mean weights, so the kernel part is one contraction W = B^T X B + sym(B^T z b^T) with X
 // block-diagonal by point. G_c and dL/dc (the inner EP and the likelihood's predictive, both
-// solved to 1e-12) by central differences in the cavity's C + C(C + 1)/2 coordinates at steps
-// of 1e-4 of its standard deviations (truncation ~1e-8, rounding ~1e-8 relative).
+// solved to 1e-12) by central differences in the cavity's n_c = C + C(C + 1)/2 coordinates, at
+// steps of 1e-4 of the smallest contrast variance v (sqrt v for the means; the likelihood sees
+// only contrasts f_a - f_b, and the common direction's variance grows with the amplitude).
 // Cost beyond the fit: the LU of I + P Pi (order CN), 2(C - 1) N^2 C x C block products for
-// c_x, the LU of order 2(C - 1) N, B^T X B ((CN)^3), and (C + C(C + 1)) inner EPs per point for
-// the differences, C per predictive.
+// c_x, the LU of order 2(C - 1) N, B^T X B ((CN)^3), and 2 (C + 1) n_c inner EPs per point for
+// the differences (2 n_c for G_c, 2 n_c predictives of C each for dL/dc).
 #pragma once
 
 #include <memory>

@@ -319,7 +319,18 @@ std::unique_ptr<HyperparameterObjective> MulticlassEpEngine::hyperparameter_obje
     throw ConfigError({},
                       "multiclass_ep: no hyperparameter objective 'loo' on the inducing-point "
                       "prior (it has: evidence)");
-  if (name == "loo") return std::make_unique<MulticlassLoo>(problem, options_);
+  if (name == "loo") {
+    // class_loo_objective.h: six matrices of order CN (I + P Pi, its LU, B, Sigma, X B, W), the
+    // adjoint's matrix of order 2(C - 1)N and its LU, and the C Gram matrices.
+    const double n = static_cast<double>(problem.data->X_train.rows()),
+                 c = static_cast<double>(problem.data->classes);
+    require_memory(8.0 * n * n * (6.0 * c * c + 8.0 * (c - 1.0) * (c - 1.0) + c),
+                   "multiclass_ep's loo objective (eight dense matrices of order C N or 2(C - 1) "
+                   "N; N = " +
+                       std::to_string(problem.data->X_train.rows()) +
+                       ", C = " + std::to_string(problem.data->classes) + ")");
+    return std::make_unique<MulticlassLoo>(problem, options_);
+  }
   throw ConfigError(
       {}, "multiclass_ep: no hyperparameter objective '" + name + "' (it has: evidence, loo)");
 }

@@ -95,12 +95,10 @@ inline double max_relative(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
 
 // The objective's gradient at TestKernel(theta) against central differences of its values
 // (relative step 1e-5: truncation ~1e-10 and rounding ~1e-11 relative for fits to 1e-12, so
-// 1e-6 relative is a bound with margin for a gradient in closed form; `tolerance` for one with
-// differences of its own).
+// 1e-6 relative, absolute below 1, is a bound with margin).
 inline void expect_gradient_matches_central_differences(HyperparameterObjective& objective,
                                                         const Likelihood& lik,
-                                                        const double (&theta)[3],
-                                                        double tolerance = 1e-6) {
+                                                        const double (&theta)[3]) {
   const ObjectiveValue v = objective.evaluate(TestKernel(theta[0], theta[1], theta[2]), lik);
   ASSERT_EQ(v.status.code, RunStatus::ok) << v.status.message;
   const char* names[] = {"amplitude", "length_scale", "noise"};
@@ -116,7 +114,7 @@ inline void expect_gradient_matches_central_differences(HyperparameterObjective&
       values[s] = w.value;
     }
     const double fd = (values[1] - values[0]) / (2 * step);
-    EXPECT_NEAR(v.gradient(j), fd, tolerance * std::max(1.0, std::abs(fd))) << names[j];
+    EXPECT_NEAR(v.gradient(j), fd, 1e-6 * std::max(1.0, std::abs(fd))) << names[j];
   }
 }
 
