@@ -434,17 +434,23 @@ ClassSolution solve_classes(const ClassGaussianPart& part, const VectorXd& prior
     const MatrixXd& V1 = a.variance;
     // The change relative to the prior's scale at the point (means by sqrt K_ii, bootstrap
     // covariances by K_ii; a learned amplitude of 30 converges as amplitude 1) and of the
-    // within-sample covariances to their own.
+    // within-sample covariances to their own. The bootstrap covariances are compared with
+    // what the cavities imply, V_i (-lambda_c - lambda_i) V_i: C_i itself (eq M5), except where
+    // a slightly negative spread was taken as none (class_cavities). There C_i can never be
+    // met (the sites would need the negative spread back), while the site update below
+    // reproduces the implied one: the iteration's fixed point is where C' meets it.
     MatrixXd C1(c, c * n);
     double change = 0.0;
     for (Index i = 0; i < n; ++i) {
       const auto block = [&](const MatrixXd& M) { return M.middleCols(i * c, c); };
       C1.middleCols(i * c, c) = block(a.second_moment) - m1.row(i).transpose() * m1.row(i);
       const VectorXd sd = block(s.V).diagonal().cwiseSqrt();
+      const MatrixXd implied =
+          symmetric_part(block(s.V) * (-block(s.lamc) - block(s.lam)) * block(s.V));
       change = std::max(
           {change, (m1.row(i) - s.m.row(i)).cwiseAbs().maxCoeff() / std::sqrt(prior_variance(i)),
            ((block(V1) - block(s.V)).array() / (sd * sd.transpose()).array()).abs().maxCoeff(),
-           (block(C1) - block(s.C)).cwiseAbs().maxCoeff() / prior_variance(i)});
+           (block(C1) - implied).cwiseAbs().maxCoeff() / prior_variance(i)});
     }
     s.final_change = change;
     s.damping = length.eta();
