@@ -205,30 +205,8 @@ TEST(ClassAdatap, TheModelIsTheFixedPointAtTrainingInputsAndSurvivesItsFile) {
           std::make_shared<testing::TestKernel>(3.0, 1.6, 0.0)});
     f.problem.make_model = true;
     const Results r = run_adatap(f.problem);
-    ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
-    ASSERT_TRUE(r.model);
-    EXPECT_EQ(r.model->kind(), "adatap_multiclass");
-    const auto& model = dynamic_cast<const AdatapClassModel&>(*r.model);
-    const ClassPredictive at_train = model.latents(f.data.X_train);
-    const double scale = max_abs(r.matrices.at("train_prediction_mean"));
-    EXPECT_LT(max_abs(at_train.mean - r.matrices.at("train_prediction_mean")), 1e-9 * scale);
-    EXPECT_LT(max_abs(at_train.within - r.matrices.at("train_within_sample_covariance")), 1e-9);
-    EXPECT_LT(max_abs(at_train.spread - r.matrices.at("train_prediction_covariance")), 1e-9);
-    EXPECT_GT(max_abs(at_train.spread), 1e-3);  // a real bootstrap spread
-    const auto loaded =
-        testing::through_file(AdatapBootstrap(Params(AdatapBootstrap::schema(), {})), *r.model,
-                              {f.problem.kernel, f.problem.likelihood, nullptr, &f.data.X_train});
-    std::mt19937 gen(5);
-    std::uniform_real_distribution<double> u(-4, 4);
-    MatrixXd X(300, 2);  // two blocks of new inputs
-    for (Index i = 0; i < X.size(); ++i) X(i) = u(gen);
-    const Predictions p = r.model->predict(X), q = loaded->predict(X);
-    EXPECT_EQ(p.columns.size(), 10u);  // 3 means, 3 probabilities, 3 variances, label
-    EXPECT_TRUE(p.values == q.values);
-    const Predictions t = r.model->predict(f.data.X_test);
-    for (Index c = 0; c < 3; ++c)
-      EXPECT_TRUE(t.column(class_column("probability", c)) ==
-                  r.matrices.at("prediction_probability").col(c));
+    expect_model_is_the_fixed_point_and_survives_its_file(
+        f, r, "adatap_multiclass", 1e-9 * max_abs(r.matrices.at("train_prediction_mean")));
   }
 }
 

@@ -1,5 +1,6 @@
 // C-class test problems of the adatap_bootstrap tests: clouds of points around C centres, the
-// multinomial probit, a Poisson bootstrap's occupation, tight solver options.
+// multinomial probit, a Poisson bootstrap's occupation, tight solver options, and the checks of
+// a run's model that both priors share.
 #pragma once
 
 #include <cmath>
@@ -7,12 +8,16 @@
 #include <random>
 #include <string>
 
+#include <gtest/gtest.h>
 #include <Eigen/Core>
 
 #include "adatap_bootstrap.h"
 #include "bootstrap_resamplers.h"
+#include "class_model.h"
+#include "model_round_trip.h"
 #include "multiclass_ep.h"
 #include "multinomial_probit_likelihood.h"
+#include "quench/class_results.h"
 #include "quench/dataset.h"
 #include "test_kernel.h"
 
@@ -89,5 +94,40 @@ struct ClassProblem {
     };
   }
 };
+
+// A run's model (`kind`, 3 classes, 2-D inputs): at the training inputs eq M9 is the fixed
+// point's m, V and C (another computation of M4: the means to `mean_tolerance`, the covariances
+// to 1e-9), with a real bootstrap spread; through its file it predicts the same bits at 300 new
+// inputs (two blocks); the run's test probabilities are its predictions.
+inline void expect_model_is_the_fixed_point_and_survives_its_file(const ClassProblem& f,
+                                                                  const Results& r,
+                                                                  const std::string& kind,
+                                                                  double mean_tolerance) {
+  ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
+  ASSERT_TRUE(r.model);
+  EXPECT_EQ(r.model->kind(), kind);
+  const auto& model = dynamic_cast<const ClassBootstrapModel&>(*r.model);
+  const ClassPredictive at_train = model.latents(f.data.X_train);
+  const auto max_abs = [](const MatrixXd& a) { return a.cwiseAbs().maxCoeff(); };
+  EXPECT_LT(max_abs(at_train.mean - r.matrices.at("train_prediction_mean")), mean_tolerance);
+  EXPECT_LT(max_abs(at_train.within - r.matrices.at("train_within_sample_covariance")), 1e-9);
+  EXPECT_LT(max_abs(at_train.spread - r.matrices.at("train_prediction_covariance")), 1e-9);
+  EXPECT_GT(max_abs(at_train.spread), 1e-3);  // a real bootstrap spread
+  const auto loaded =
+      testing::through_file(AdatapBootstrap(Params(AdatapBootstrap::schema(), {})), *r.model,
+                            {f.problem.kernel, f.problem.likelihood, nullptr, &f.data.X_train});
+  EXPECT_EQ(loaded->kind(), kind);
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<double> u(-4, 4);
+  MatrixXd X(300, 2);
+  for (Index i = 0; i < X.size(); ++i) X(i) = u(gen);
+  const Predictions p = r.model->predict(X), q = loaded->predict(X);
+  EXPECT_EQ(p.columns.size(), 10u);  // 3 means, 3 probabilities, 3 variances, label
+  EXPECT_TRUE(p.values == q.values);
+  const Predictions t = r.model->predict(f.data.X_test);
+  for (Index c = 0; c < 3; ++c)
+    EXPECT_TRUE(t.column(class_column("probability", c)) ==
+                r.matrices.at("prediction_probability").col(c));
+}
 
 }  // namespace quench::adatap::class_test

@@ -35,7 +35,12 @@ MatrixXd class_products(const std::vector<const MatrixXd*>& U, const MatrixXd& w
 }  // namespace
 
 InducingClassPart::InducingClassPart(std::vector<const LowRankPrior*> priors, Index classes)
-    : priors_(std::move(priors)), classes_(classes) {}
+    : priors_(std::move(priors)), classes_(classes) {
+  for (const LowRankPrior* p : priors_) U_.push_back(&p->factor());
+  residual_.resize(priors_.front()->size(), classes);
+  for (Index k = 0; k < classes; ++k)
+    residual_.col(k) = of_class(priors_, k)->diagonal_correction();
+}
 
 VectorXd InducingClassPart::variance() const {
   VectorXd v = VectorXd::Zero(priors_.front()->size());
@@ -46,10 +51,8 @@ VectorXd InducingClassPart::variance() const {
 
 void InducingClassPart::operator()(ClassSolution& s) {
   const Index n = s.gamma.rows(), c = classes_, m = priors_.front()->rank();
-  std::vector<const MatrixXd*> U;
-  for (const LowRankPrior* p : priors_) U.push_back(&p->factor());
-  MatrixXd residual(n, c);  // Lambda_i as rows
-  for (Index k = 0; k < c; ++k) residual.col(k) = of_class(priors_, k)->diagonal_correction();
+  const std::vector<const MatrixXd*>& U = U_;
+  const MatrixXd& residual = residual_;
   // Each point's T_i and its folded site D~_i, gamma~_i and spread lambda~_i = T_i^T lambda_i T_i.
   MatrixXd T(c, c * n), Dt(c, c * n), Lt(c, c * n), gt(n, c);
   const MatrixXd I = MatrixXd::Identity(c, c);

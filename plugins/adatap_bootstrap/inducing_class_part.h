@@ -53,6 +53,8 @@ class InducingClassPart {
  private:
   std::vector<const LowRankPrior*> priors_;
   Eigen::Index classes_;
+  std::vector<const Eigen::MatrixXd*> U_;  // each prior's factor
+  Eigen::MatrixXd residual_;               // N x C: Lambda_i as rows
   InducingClassWeights weights_;
 };
 

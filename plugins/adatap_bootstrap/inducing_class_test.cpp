@@ -189,29 +189,8 @@ TEST(InducingClassAdatap, TheModelIsTheFixedPointAtTrainingInputsAndSurvivesItsF
     SCOPED_TRACE(per_class);
     InducingProblem f(24, 10, 12, LowRankForm::sor, per_class);
     f.problem.make_model = true;
-    const Results r = run_adatap_tight(f.problem);
-    ASSERT_EQ(r.status.code, RunStatus::ok) << r.status.message;
-    ASSERT_TRUE(r.model);
-    EXPECT_EQ(r.model->kind(), "sparse_adatap_multiclass");
-    const auto& model = dynamic_cast<const ClassBootstrapModel&>(*r.model);
-    const ClassPredictive at_train = model.latents(f.data.X_train);
-    EXPECT_LT(max_abs(at_train.mean - r.matrices.at("train_prediction_mean")), 1e-9);
-    EXPECT_LT(max_abs(at_train.within - r.matrices.at("train_within_sample_covariance")), 1e-9);
-    EXPECT_LT(max_abs(at_train.spread - r.matrices.at("train_prediction_covariance")), 1e-9);
-    EXPECT_GT(max_abs(at_train.spread), 1e-3);
-    const auto loaded =
-        testing::through_file(AdatapBootstrap(Params(AdatapBootstrap::schema(), {})), *r.model,
-                              {f.problem.kernel, f.problem.likelihood, nullptr, &f.data.X_train});
-    EXPECT_EQ(loaded->kind(), "sparse_adatap_multiclass");
-    std::mt19937 gen(5);
-    std::uniform_real_distribution<double> u(-4, 4);
-    MatrixXd X(300, 2);
-    for (Index i = 0; i < X.size(); ++i) X(i) = u(gen);
-    EXPECT_TRUE(r.model->predict(X).values == loaded->predict(X).values);
-    const Predictions t = r.model->predict(f.data.X_test);
-    for (Index c = 0; c < 3; ++c)
-      EXPECT_TRUE(t.column(class_column("probability", c)) ==
-                  r.matrices.at("prediction_probability").col(c));
+    expect_model_is_the_fixed_point_and_survives_its_file(f, run_adatap_tight(f.problem),
+                                                          "sparse_adatap_multiclass", 1e-9);
   }
 }
 
